@@ -1,0 +1,526 @@
+"""The ``.dp`` accessors on :class:`pandas.DataFrame` and :class:`pandas.Series`.
+
+They parse arguments and hand over to :mod:`pandas_dp.statistics`; nothing else.
+They are stateless and cheap to build (pandas builds one on every ``df.dp``).
+
+Every method takes the same keyword-only DP parameters:
+
+epsilon : float
+    Privacy budget of this release (required).
+delta : float, default 0.0
+    Only with ``mechanism="gaussian"``.
+bounds : (lower, upper) or dict, optional
+    Public bounds, for every column or per column. Take precedence over ``schema``.
+schema : pandera DataFrameSchema, DataFrameModel class, SeriesSchema or Column, optional
+    Where bounds (``in_range``, ``between``, ``ge``/``gt``, ``le``/``lt``) and
+    ``nullable`` are declared. Without ``bounds`` or ``schema``, the schema pandera
+    attached with ``schema.validate(df)`` is used.
+mechanism : {"laplace", "gaussian"}, default "laplace"
+bounding : {"bit", "truncated", "none"}, default "bit"
+    Output bounding mode (see :mod:`pandas_dp.bounding`).
+neighbouring : {"substitute", "add_remove"}, default "substitute"
+out_of_bounds : {"clip", "raise"}, default "clip"
+    ``"raise"`` validates with pandera first and is **not** DP-safe.
+random_state : int or numpy.random.Generator, optional
+    Reproducible (not secure) noise, for tests and teaching.
+budget : PrivacyBudget, optional
+    Charge this budget instead of the active one (``with budget:``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pandas_dp import statistics as st
+from pandas_dp.budget import PrivacyBudget
+from pandas_dp.declarations import attached_schema, resolve_bounds
+from pandas_dp.result import DPFloat, DPInt
+
+__all__ = ["DPFrameAccessor", "DPSeriesAccessor"]
+
+Columns = Hashable | Sequence[Hashable] | None
+
+
+def _is_numeric(series: pd.Series) -> bool:
+    dtype = series.dtype
+    return bool(pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype))
+
+
+def _check_numeric(statistic: str, columns: dict[Hashable, pd.Series]) -> None:
+    for label, series in columns.items():
+        if not _is_numeric(series):
+            raise TypeError(
+                f"{statistic} needs numeric columns, but column {label!r} has dtype "
+                f"{series.dtype}. Convert it (e.g. with pd.to_numeric) or select numeric "
+                f"columns only"
+            )
+
+
+class _Base:
+    """Shared argument parsing of the two accessors."""
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, pandas_obj: pd.DataFrame | pd.Series) -> None:
+        self._obj = pandas_obj
+
+    def _select(self, columns: Columns) -> tuple[dict[Hashable, pd.Series], bool]:
+        raise NotImplementedError
+
+    def _schema_for(self, schema: Any) -> Any:
+        return schema
+
+    def _moment(
+        self,
+        statistic: str,
+        columns: Columns,
+        *,
+        bounds: Any,
+        schema: Any,
+        settings: st.Settings,
+        ddof: int = 1,
+        root: bool = False,
+    ) -> DPFloat | pd.Series:
+        selected, scalar = self._select(columns)
+        name = "std" if root else statistic
+        _check_numeric(name, selected)
+        attached = attached_schema(self._obj) if bounds is None and schema is None else None
+        decls = resolve_bounds(
+            selected, bounds=bounds, schema=self._schema_for(schema), attached=attached
+        )
+        return st.release_moment(
+            statistic,
+            selected,
+            decls,
+            len(self._obj),
+            settings,
+            scalar=scalar,
+            ddof=ddof,
+            root=root,
+        )
+
+
+class DPFrameAccessor(_Base):
+    """Differentially private aggregations of a DataFrame: ``df.dp``.
+
+    Examples
+    --------
+    >>> import pandas as pd, pandas_dp
+    >>> df = pd.DataFrame({"age": [23.0, 35.0, 51.0, 64.0], "kids": [0, 2, 1, 3]})
+    >>> m = df.dp.mean("age", epsilon=1.0, bounds=(0, 100), random_state=0)
+    >>> 0 <= m <= 100
+    True
+    >>> means = df.dp.mean(["age", "kids"], epsilon=1.0,
+    ...                    bounds={"age": (0, 100), "kids": (0, 10)}, random_state=0)
+    >>> list(means.index)
+    ['age', 'kids']
+    >>> means.attrs["dp"].statistic
+    'mean'
+    """
+
+    _obj: pd.DataFrame
+
+    def _select(self, columns: Columns) -> tuple[dict[Hashable, pd.Series], bool]:
+        frame = self._obj
+        labels: list[Hashable]
+        if columns is None:
+            labels = [c for c in frame.columns if _is_numeric(frame[c])]
+            if not labels:
+                raise ValueError("the frame has no numeric columns; name the columns to release")
+            scalar = False
+        elif isinstance(columns, str) or not isinstance(columns, Sequence | pd.Index):
+            labels, scalar = [columns], True
+        else:
+            labels, scalar = list(columns), False
+            if not labels:
+                raise ValueError("columns is empty; name at least one column")
+        absent = [c for c in labels if c not in frame.columns]
+        if absent:
+            raise KeyError(f"column(s) {absent} not in the frame; it has {list(frame.columns)}")
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"columns {labels} name a column twice")
+        return {c: frame[c] for c in labels}, scalar
+
+    # -------------------------------------------------------------- counts
+    def count(
+        self,
+        *,
+        epsilon: float,
+        numeric_only: bool = False,
+        delta: float = 0.0,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "substitute",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> pd.Series:
+        """Noisy number of non-missing values per column, like ``df.count()``.
+
+        The counts are one release: one record can change every column's count,
+        so the budget is shared by the columns. Counts stay integers (discrete
+        noise) and are bounded to ``[0, n]`` (substitute) or ``[0, inf)``.
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> df = pd.DataFrame({"a": [1.0, None, 3.0], "b": ["x", "y", None]})
+        >>> c = df.dp.count(epsilon=1.0, random_state=0)
+        >>> list(c.index), str(c.dtype)
+        (['a', 'b'], 'int64')
+        """
+        settings = st.Settings(
+            epsilon, delta, mechanism, bounding, neighbouring, "clip", random_state, budget
+        )
+        frame = self._obj
+        labels = [c for c in frame.columns if not numeric_only or _is_numeric(frame[c])]
+        if not labels:
+            raise ValueError("the frame has no columns to count")
+        selected: dict[Hashable, pd.Series] = {c: frame[c] for c in labels}
+        result = st.release_count(selected, len(frame), settings, scalar=False)
+        assert isinstance(result, pd.Series)
+        return result
+
+    def len(
+        self,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "substitute",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> DPInt:
+        """Noisy number of rows, like ``len(df)``.
+
+        Use it when the frame's length is private -- for instance after filtering
+        rows by a condition on the data.
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> df = pd.DataFrame({"a": range(1000)})
+        >>> n = df.dp.len(epsilon=1.0, random_state=0)
+        >>> isinstance(n, int), n >= 0
+        (True, True)
+        """
+        settings = st.Settings(
+            epsilon, delta, mechanism, bounding, neighbouring, "clip", random_state, budget
+        )
+        return st.release_len(len(self._obj), settings)
+
+    # -------------------------------------------------------------- moments
+    def sum(
+        self,
+        columns: Columns = None,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        bounds: Any = None,
+        schema: Any = None,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "substitute",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> DPFloat | pd.Series:
+        """Noisy sum of bounded numeric columns, like ``df[columns].sum()``.
+
+        One column name gives a float; a list (or ``None``: every numeric column)
+        gives a Series indexed by column.
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> df = pd.DataFrame({"hours": [38.0, 40.0, 45.0, 20.0]})
+        >>> s = df.dp.sum("hours", epsilon=1.0, bounds=(0, 80), random_state=0)
+        >>> 0 <= s <= 4 * 80
+        True
+        """
+        settings = st.Settings(
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+        )
+        return self._moment("sum", columns, bounds=bounds, schema=schema, settings=settings)
+
+    def mean(
+        self,
+        columns: Columns = None,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        bounds: Any = None,
+        schema: Any = None,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "substitute",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> DPFloat | pd.Series:
+        """Noisy mean of bounded numeric columns, like ``df[columns].mean()``.
+
+        Values are clamped to the declared bounds. With several columns the
+        budget is shared (each column's share is in ``attrs["dp"].details``).
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> df = pd.DataFrame({"age": [23.0, 35.0, 51.0, 64.0]})
+        >>> m = df.dp.mean("age", epsilon=1.0, bounds=(0, 100), random_state=0)
+        >>> lo, hi = m.attrs["dp"].interval(0.05)
+        >>> lo <= m <= hi
+        True
+        """
+        settings = st.Settings(
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+        )
+        return self._moment("mean", columns, bounds=bounds, schema=schema, settings=settings)
+
+    def var(
+        self,
+        columns: Columns = None,
+        ddof: int = 1,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        bounds: Any = None,
+        schema: Any = None,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "substitute",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> DPFloat | pd.Series:
+        """Noisy sample variance (``ddof=1`` like pandas) of bounded numeric columns.
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> df = pd.DataFrame({"x": [0.1, 0.4, 0.5, 0.9, 0.3]})
+        >>> v = df.dp.var("x", epsilon=1.0, bounds=(0, 1), random_state=0)
+        >>> 0 <= v <= v.attrs["dp"].output_bounds[1]
+        True
+        """
+        settings = st.Settings(
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+        )
+        return self._moment(
+            "var", columns, bounds=bounds, schema=schema, settings=settings, ddof=ddof
+        )
+
+    def std(
+        self,
+        columns: Columns = None,
+        ddof: int = 1,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        bounds: Any = None,
+        schema: Any = None,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "substitute",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> DPFloat | pd.Series:
+        """Noisy standard deviation: the square root of :meth:`var` (post-processing).
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> df = pd.DataFrame({"x": [0.1, 0.4, 0.5, 0.9, 0.3]})
+        >>> s = df.dp.std("x", epsilon=1.0, bounds=(0, 1), random_state=0)
+        >>> s.attrs["dp"].statistic
+        'std'
+        """
+        settings = st.Settings(
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+        )
+        return self._moment(
+            "var", columns, bounds=bounds, schema=schema, settings=settings, ddof=ddof, root=True
+        )
+
+
+class DPSeriesAccessor(_Base):
+    """Differentially private aggregations of a Series: ``s.dp``.
+
+    Examples
+    --------
+    >>> import pandas as pd, pandas_dp
+    >>> s = pd.Series([23.0, 35.0, 51.0, 64.0], name="age")
+    >>> m = s.dp.mean(epsilon=1.0, bounds=(0, 100), random_state=0)
+    >>> isinstance(m, float)
+    True
+    """
+
+    _obj: pd.Series
+
+    def _select(self, columns: Columns) -> tuple[dict[Hashable, pd.Series], bool]:
+        return {self._obj.name: self._obj}, True
+
+    def _schema_for(self, schema: Any) -> Any:
+        """A lone Column/SeriesSchema describes this Series whatever its name."""
+        import pandera.pandas as pa
+
+        if isinstance(schema, pa.Column | pa.SeriesSchema):
+            return {self._obj.name: schema}
+        return schema
+
+    def count(
+        self,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "substitute",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> DPInt:
+        """Noisy number of non-missing values, like ``s.count()``.
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> c = pd.Series([1.0, None, 3.0]).dp.count(epsilon=1.0, random_state=0)
+        >>> isinstance(c, int)
+        True
+        """
+        settings = st.Settings(
+            epsilon, delta, mechanism, bounding, neighbouring, "clip", random_state, budget
+        )
+        result = st.release_count(
+            {self._obj.name: self._obj}, len(self._obj), settings, scalar=True
+        )
+        assert isinstance(result, DPInt)
+        return result
+
+    def len(
+        self,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "substitute",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> DPInt:
+        """Noisy length of the Series, like ``len(s)``."""
+        settings = st.Settings(
+            epsilon, delta, mechanism, bounding, neighbouring, "clip", random_state, budget
+        )
+        return st.release_len(len(self._obj), settings)
+
+    def sum(
+        self,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        bounds: Any = None,
+        schema: Any = None,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "substitute",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> DPFloat:
+        """Noisy sum of the bounded values, like ``s.sum()``."""
+        settings = st.Settings(
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+        )
+        return self._scalar("sum", bounds, schema, settings)
+
+    def mean(
+        self,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        bounds: Any = None,
+        schema: Any = None,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "substitute",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> DPFloat:
+        """Noisy mean of the bounded values, like ``s.mean()``."""
+        settings = st.Settings(
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+        )
+        return self._scalar("mean", bounds, schema, settings)
+
+    def var(
+        self,
+        ddof: int = 1,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        bounds: Any = None,
+        schema: Any = None,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "substitute",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> DPFloat:
+        """Noisy sample variance (``ddof=1`` like pandas) of the bounded values."""
+        settings = st.Settings(
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+        )
+        return self._scalar("var", bounds, schema, settings, ddof=ddof)
+
+    def std(
+        self,
+        ddof: int = 1,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        bounds: Any = None,
+        schema: Any = None,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "substitute",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> DPFloat:
+        """Noisy standard deviation: the square root of :meth:`var`."""
+        settings = st.Settings(
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+        )
+        return self._scalar("var", bounds, schema, settings, ddof=ddof, root=True)
+
+    def _scalar(
+        self,
+        statistic: str,
+        bounds: Any,
+        schema: Any,
+        settings: st.Settings,
+        *,
+        ddof: int = 1,
+        root: bool = False,
+    ) -> DPFloat:
+        if isinstance(bounds, dict):
+            bounds = bounds.get(self._obj.name, bounds)
+        result = self._moment(
+            statistic,
+            None,
+            bounds=bounds,
+            schema=schema,
+            settings=settings,
+            ddof=ddof,
+            root=root,
+        )
+        assert isinstance(result, DPFloat)
+        return result

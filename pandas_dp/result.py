@@ -1,0 +1,230 @@
+"""Return values: pandas-native results carrying their noise metadata.
+
+Every release returns what pandas itself would -- a scalar for one column, a
+:class:`pandas.Series` indexed by column for several -- with
+``result.attrs["dp"]``, a frozen :class:`DPMetadata` record of how it was made.
+Scalars are :class:`DPFloat` / :class:`DPInt`, subclasses of ``float`` / ``int``,
+so arithmetic and formatting work unchanged (and return plain numbers).
+
+Note that pandas copies ``attrs`` onto the results of most operations
+(``result * 2`` keeps them), so the metadata describes the release as returned,
+not what was computed from it afterwards.
+
+Examples
+--------
+>>> x = DPFloat(3.5)
+>>> x + 1
+4.5
+>>> f"{x:.1f}"
+'3.5'
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["DPFloat", "DPInt", "DPMetadata"]
+
+IntervalFn = Callable[[float], tuple[np.ndarray, np.ndarray]]
+
+
+class DPFloat(float):
+    """A released real number: a ``float`` with an ``attrs`` dict like pandas objects."""
+
+    __slots__ = ("attrs",)
+    attrs: dict[str, Any]
+
+    def __new__(cls, value: float, attrs: dict[str, Any] | None = None) -> DPFloat:
+        obj = super().__new__(cls, value)
+        obj.attrs = {} if attrs is None else attrs
+        return obj
+
+    def __repr__(self) -> str:
+        return float.__repr__(self)
+
+
+class DPInt(int):
+    """A released integer (a noisy count): an ``int`` with an ``attrs`` dict."""
+
+    attrs: dict[str, Any]
+
+    def __new__(cls, value: int, attrs: dict[str, Any] | None = None) -> DPInt:
+        obj = super().__new__(cls, value)
+        obj.attrs = {} if attrs is None else attrs
+        return obj
+
+    def __repr__(self) -> str:
+        return int.__repr__(self)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, pd.Series):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, pd.DataFrame):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, tuple | list | np.ndarray):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, float | np.floating):
+        number = float(value)
+        return number if math.isfinite(number) else None
+    return value
+
+
+@dataclass(frozen=True, eq=False)
+class DPMetadata:
+    """How a release was made: everything in it is public or chosen by the caller.
+
+    Attributes
+    ----------
+    statistic : str
+        ``"mean"``, ``"var"``, ``"count"`` ...
+    columns : tuple
+        The columns the release read.
+    mechanism : str
+        ``"laplace"`` or ``"gaussian"`` (discrete versions for integer releases).
+    epsilon, delta : float
+        The budget the release spent.
+    neighbouring : str
+        ``"substitute"`` or ``"add_remove"``.
+    n : int or None
+        The public row count used by the sensitivity (``None`` where no row count
+        was treated as public, e.g. ``len``).
+    sensitivity, scale : float or pandas.Series
+        One number for the whole release, or one per entry (each entry released
+        with its own share of the budget). ``scale`` is the Laplace ``b`` or the
+        Gaussian ``sigma`` actually used (after re-calibration for ``truncated``).
+    input_bounds : dict
+        ``column -> (lower, upper)`` as declared.
+    output_bounds : tuple or dict
+        The public range of the statistic the bounding mode used.
+    bounding : str
+        ``"bit"``, ``"truncated"`` or ``"none"``.
+    secure : bool
+        ``True`` when the noise came from the OS CSPRNG, ``False`` with ``random_state``.
+    details : dict
+        Anything else worth knowing (budget split, null handling, grid spacing).
+    """
+
+    statistic: str
+    columns: tuple[Hashable, ...]
+    mechanism: str
+    epsilon: float
+    delta: float
+    neighbouring: str
+    n: int | None
+    sensitivity: Any
+    scale: Any
+    input_bounds: dict[Hashable, tuple[float, float]]
+    output_bounds: Any
+    bounding: str
+    secure: bool
+    value: Any = field(repr=False)
+    details: dict[str, Any] = field(default_factory=dict)
+    _interval: IntervalFn | None = field(default=None, repr=False)
+    _index: pd.Index | None = field(default=None, repr=False)
+
+    # -------------------------------------------------------------- intervals
+    def interval(self, alpha: float = 0.05, *, simultaneous: bool = False) -> Any:
+        """A ``1 - alpha`` confidence interval for the exact statistic.
+
+        It is honest for the mechanism and bounding mode used (REFERENCE.md §7).
+
+        Parameters
+        ----------
+        alpha : float, default 0.05
+        simultaneous : bool, default False
+            For a vector release, intervals that hold for *all* entries at once
+            with probability ``1 - alpha`` (a union bound over the entries).
+
+        Returns
+        -------
+        tuple of float or pandas.DataFrame
+            ``(lower, upper)`` for a scalar release; for a vector, a DataFrame with
+            columns ``lower`` and ``upper`` indexed like the result.
+        """
+        if not 0.0 < alpha < 1.0:
+            raise ValueError(f"alpha must lie in (0, 1); got {alpha}")
+        if self._interval is None:
+            raise NotImplementedError(f"no interval is available for {self.statistic}")
+        k = 1 if self._index is None else len(self._index)
+        per_entry = alpha / k if simultaneous else alpha
+        lo, hi = self._interval(per_entry)
+        if self._index is None:
+            return (float(lo[0]), float(hi[0]))
+        return pd.DataFrame({"lower": lo, "upper": hi}, index=self._index)
+
+    # -------------------------------------------------------------- exports
+    def to_dict(self) -> dict[str, Any]:
+        """The record as plain, JSON-ready Python objects (non-finite numbers -> None)."""
+        out = {
+            "statistic": self.statistic,
+            "columns": [str(c) for c in self.columns],
+            "mechanism": self.mechanism,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "neighbouring": self.neighbouring,
+            "n": self.n,
+            "sensitivity": self.sensitivity,
+            "scale": self.scale,
+            "input_bounds": self.input_bounds,
+            "output_bounds": self.output_bounds,
+            "bounding": self.bounding,
+            "secure": self.secure,
+            "details": self.details,
+        }
+        result: dict[str, Any] = _jsonable(out)
+        json.dumps(result)  # fail here, not in the caller's serialiser
+        return result
+
+    def _rows(self) -> list[tuple[str, str]]:
+        def fmt(v: Any) -> str:
+            if isinstance(v, pd.Series):
+                return ", ".join(f"{k}: {x:.4g}" for k, x in v.items())
+            if isinstance(v, float):
+                return f"{v:.6g}"
+            return str(v)
+
+        rows = [
+            ("statistic", self.statistic),
+            ("columns", ", ".join(str(c) for c in self.columns)),
+            ("mechanism", self.mechanism),
+            ("epsilon", fmt(self.epsilon)),
+            ("delta", fmt(self.delta)),
+            ("neighbouring", self.neighbouring),
+            ("n", str(self.n)),
+            ("sensitivity", fmt(self.sensitivity)),
+            ("scale", fmt(self.scale)),
+            ("input bounds", fmt(self.input_bounds)),
+            ("output bounds", fmt(self.output_bounds)),
+            ("bounding", self.bounding),
+            ("secure", str(self.secure)),
+        ]
+        if self._interval is not None and self._index is None:
+            lo, hi = self.interval(0.05)
+            rows.append(("95% interval", f"[{lo:.6g}, {hi:.6g}]"))
+        return rows
+
+    def __str__(self) -> str:
+        rows = self._rows()
+        width = max(len(k) for k, _ in rows)
+        return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+
+    def _repr_html_(self) -> str:
+        body = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+            f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
+            for k, v in self._rows()
+        )
+        return f"<table class='pandas-dp-metadata'><caption>DP release</caption>{body}</table>"

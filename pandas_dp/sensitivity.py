@@ -1,0 +1,224 @@
+"""The sensitivity table: one row per (statistic, neighbouring relation).
+
+Every release looks its global sensitivity up here and nowhere else. Each row is a
+formula of public facts only -- the declared bounds ``[a, b]`` (``R = b - a``) and
+the public row count ``n`` -- and each row is proven by a brute-force search over
+neighbouring datasets in ``tests/test_sensitivity.py``.
+
+``"substitute"`` is Liu (2019) Definition 1: same ``n``, one record changed.
+``"add_remove"`` is Definition 2: one record added or removed, ``n`` the larger
+size. The frame's length is treated as public (DESIGN.md).
+
+The table also holds each statistic's public output range (REFERENCE.md §2),
+which the output bounding modes clamp or truncate to.
+
+Examples
+--------
+>>> sensitivity("mean", "substitute", 0.0, 100.0, n=50)
+2.0
+>>> sensitivity("sum", "add_remove", -3.0, 1.0, n=10)
+3.0
+>>> output_range("var", 0.0, 1.0, n=4)
+(0.0, 0.3333333333333333)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["NEIGHBOURING", "TABLE", "Rule", "output_range", "sensitivity", "table_frame"]
+
+Neighbouring = Literal["substitute", "add_remove"]
+NEIGHBOURING: tuple[str, ...] = ("substitute", "add_remove")
+
+Formula = Callable[[float, float, int], float]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One row of the table: the L1 (= L2, scalar) global sensitivity of a statistic."""
+
+    statistic: str
+    neighbouring: str
+    formula: Formula
+    text: str
+    min_n: int = 1
+    source: str = "Liu 2019, supplementary appendices D-H"
+
+
+def _r(a: float, b: float) -> float:
+    return b - a
+
+
+def _mag(a: float, b: float) -> float:
+    return max(abs(a), abs(b))
+
+
+_ROWS = [
+    # counts: one record moves one count by at most one
+    Rule("count", "substitute", lambda a, b, n: 1.0, "1"),
+    Rule("count", "add_remove", lambda a, b, n: 1.0, "1"),
+    Rule("len", "substitute", lambda a, b, n: 1.0, "1 (conservative: n is fixed)"),
+    Rule("len", "add_remove", lambda a, b, n: 1.0, "1"),
+    # sums of n values on [a, b] (non-nullable: a null is imputed inside the bounds)
+    Rule("sum", "substitute", lambda a, b, n: _r(a, b), "R"),
+    Rule("sum", "add_remove", lambda a, b, n: _mag(a, b), "max(|a|, |b|)"),
+    # sums of a nullable column: a null contributes 0, and may replace a value
+    Rule(
+        "sum_nullable",
+        "substitute",
+        lambda a, b, n: max(_r(a, b), _mag(a, b)),
+        "max(R, |a|, |b|)",
+        source="derived; brute-force tested",
+    ),
+    Rule(
+        "sum_nullable",
+        "add_remove",
+        lambda a, b, n: _mag(a, b),
+        "max(|a|, |b|)",
+        source="derived; brute-force tested",
+    ),
+    # sum of (x - midpoint) over the non-null values of a nullable column
+    Rule(
+        "centred_sum",
+        "substitute",
+        lambda a, b, n: _r(a, b),
+        "R",
+        source="derived; brute-force tested",
+    ),
+    Rule(
+        "centred_sum",
+        "add_remove",
+        lambda a, b, n: _r(a, b) / 2.0,
+        "R / 2",
+        source="derived; brute-force tested",
+    ),
+    # sum of (x - midpoint)^2 over the non-null values of a nullable column
+    Rule(
+        "centred_sumsq",
+        "substitute",
+        lambda a, b, n: _r(a, b) ** 2 / 4.0,
+        "R^2 / 4",
+        source="derived; brute-force tested",
+    ),
+    Rule(
+        "centred_sumsq",
+        "add_remove",
+        lambda a, b, n: _r(a, b) ** 2 / 4.0,
+        "R^2 / 4",
+        source="derived; brute-force tested",
+    ),
+    # mean and variance of n values on [a, b]
+    Rule("mean", "substitute", lambda a, b, n: _r(a, b) / n, "R / n"),
+    Rule("mean", "add_remove", lambda a, b, n: _r(a, b) / n, "R / n"),
+    Rule("var", "substitute", lambda a, b, n: _r(a, b) ** 2 / n, "R^2 / n", min_n=2),
+    Rule("var", "add_remove", lambda a, b, n: _r(a, b) ** 2 / n, "R^2 / n", min_n=3),
+]
+
+#: ``(statistic, neighbouring) -> Rule``
+TABLE: dict[tuple[str, str], Rule] = {(r.statistic, r.neighbouring): r for r in _ROWS}
+
+
+def check_neighbouring(neighbouring: str) -> str:
+    """Return ``neighbouring`` if it names a relation, else raise ``ValueError``."""
+    if neighbouring not in NEIGHBOURING:
+        raise ValueError(
+            f"neighbouring={neighbouring!r} is not a neighbouring relation; use "
+            f"'substitute' (same n, one record changed) or 'add_remove' (one record "
+            f"added or removed)"
+        )
+    return neighbouring
+
+
+def rule(statistic: str, neighbouring: str) -> Rule:
+    """Look a row of the table up, with a clear error for a missing one."""
+    check_neighbouring(neighbouring)
+    try:
+        return TABLE[(statistic, neighbouring)]
+    except KeyError:
+        known = sorted({s for s, _ in TABLE})
+        raise ValueError(
+            f"no sensitivity is known for statistic {statistic!r}; known: {known}"
+        ) from None
+
+
+def sensitivity(statistic: str, neighbouring: str, lower: float, upper: float, n: int) -> float:
+    """Global sensitivity of ``statistic`` under ``neighbouring`` on ``[lower, upper]``.
+
+    Parameters
+    ----------
+    statistic : str
+        A key of :data:`TABLE` (``"count"``, ``"sum"``, ``"mean"``, ``"var"`` ...).
+    neighbouring : {"substitute", "add_remove"}
+    lower, upper : float
+        The declared public bounds of the column.
+    n : int
+        The public number of rows.
+
+    Raises
+    ------
+    ValueError
+        If the statistic is unknown or ``n`` is below the row's minimum (a variance
+        needs two rows; under add/remove, three, so that the smaller neighbour has
+        two).
+    """
+    r = rule(statistic, neighbouring)
+    if n < r.min_n:
+        raise ValueError(
+            f"{statistic} under neighbouring={neighbouring!r} needs at least {r.min_n} "
+            f"rows; the frame has {n}. The row count is public, so this is not a leak."
+        )
+    return float(r.formula(float(lower), float(upper), n))
+
+
+def output_range(
+    statistic: str,
+    lower: float,
+    upper: float,
+    n: int,
+    neighbouring: str = "substitute",
+) -> tuple[float, float]:
+    """Public range of a statistic's exact value (REFERENCE.md §2).
+
+    Bounding modes clamp or truncate releases to it. For ``"var"`` it is the
+    largest sample variance (``ddof=1``) of ``n`` points in ``[lower, upper]``.
+    """
+    r2 = (upper - lower) ** 2
+    if statistic == "mean":
+        return (lower, upper)
+    if statistic == "sum":
+        return (n * lower, n * upper)
+    if statistic == "sum_nullable":
+        return (n * min(lower, 0.0), n * max(upper, 0.0))
+    if statistic == "var":
+        if n < 2:
+            return (0.0, math.inf)
+        top = n * r2 / (4.0 * (n - 1)) if n % 2 == 0 else (n + 1) * r2 / (4.0 * n)
+        return (0.0, top)
+    if statistic == "var_nullable":  # the non-null count is private and may be 2
+        return (0.0, r2 / 2.0)
+    if statistic == "count":  # non-null count of a column: at most n when n is fixed
+        return (0.0, float(n)) if neighbouring == "substitute" else (0.0, math.inf)
+    if statistic == "len":  # the number of rows being released is not public
+        return (0.0, math.inf)
+    raise ValueError(f"no public output range is known for statistic {statistic!r}")
+
+
+def table_frame() -> object:
+    """The table as a :class:`pandas.DataFrame` (for the docs and notebooks)."""
+    import pandas as pd  # local import: this module itself does not depend on pandas
+
+    rows = [
+        {
+            "statistic": r.statistic,
+            "neighbouring": r.neighbouring,
+            "sensitivity": r.text,
+            "min n": r.min_n,
+            "source": r.source,
+        }
+        for r in _ROWS
+    ]
+    return pd.DataFrame(rows)
