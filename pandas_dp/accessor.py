@@ -122,6 +122,7 @@ class DPFrameAccessor(_Base):
     'mean'
     """
 
+    __slots__ = ()
     _obj: pd.DataFrame
 
     def _select(self, columns: Columns) -> tuple[dict[Hashable, pd.Series], bool]:
@@ -360,6 +361,7 @@ class DPSeriesAccessor(_Base):
     True
     """
 
+    __slots__ = ()
     _obj: pd.Series
 
     def _select(self, columns: Columns) -> tuple[dict[Hashable, pd.Series], bool]:

@@ -84,8 +84,11 @@ class NoisePlan:
     delta: float
 
     @property
-    def accept_floor(self) -> FloatArray:
-        """A lower bound on the probability that a noisy draw falls in the range."""
+    def min_mass(self) -> FloatArray:
+        """The smallest probability the untruncated noise puts on the range.
+
+        For a true value at an end of the range; ``C_min`` of REFERENCE.md §7.
+        """
         t = self.scale / self.granularity
         points = (self.upper - self.lower) / self.granularity
         q = np.exp(-1.0 / t)
@@ -178,11 +181,14 @@ def plan_noise(
         scale = mech.gaussian_sigma(l2, epsilon, delta) * paid
     elif bounding == "truncated":
         eps_i = epsilon / l1
+        # a one-point range needs no noise (its value is public); calibrate it as
+        # one-sided only to keep the arithmetic finite -- apply_noise returns the point
+        one_point = ~(hi > lo)
         if integer:
-            points = np.floor(hi) - np.ceil(lo)
+            points = np.where(one_point, np.inf, np.floor(hi) - np.ceil(lo))
             scale = mech.truncated_discrete_laplace_scale(paid, points, eps_i)
         else:
-            scale = mech.truncated_laplace_scale(paid, hi - lo, eps_i)
+            scale = mech.truncated_laplace_scale(paid, np.where(one_point, np.inf, hi - lo), eps_i)
     else:
         scale = paid * l1 / epsilon
     return NoisePlan(
@@ -198,9 +204,9 @@ def plan_noise(
     )
 
 
-def _draw(plan: NoisePlan, idx: NDArray[np.intp], src: mech.RandomSource) -> FloatArray:
-    """Integer noise draws (as floats) for the entries ``idx``, in grid units."""
-    t = plan.scale[idx] / plan.granularity[idx]
+def _draw(plan: NoisePlan, src: mech.RandomSource) -> FloatArray:
+    """Integer noise draws (as floats), in grid units."""
+    t = plan.scale / plan.granularity
     if plan.mechanism == "gaussian":
         return mech.discrete_gaussian(t, src).astype(np.float64)
     return mech.discrete_laplace(t, src).astype(np.float64)
@@ -214,28 +220,51 @@ def apply_noise(theta: FloatArray, plan: NoisePlan, src: mech.RandomSource) -> F
     theta = np.asarray(theta, dtype=np.float64)
     g = plan.granularity
     base = theta if plan.integer else np.rint(theta / g) * g
-    k = theta.size
     if plan.bounding != "truncated":
-        out = base + g * _draw(plan, np.arange(k), src)
+        out = base + g * _draw(plan, src)
         if plan.bounding == "bit":
             out = np.clip(out, plan.lower, plan.upper)
         return np.asarray(out, dtype=np.float64)
 
-    out = np.empty(k)
-    pending = np.arange(k)
-    floor = plan.accept_floor
-    while pending.size:
-        m = pending.size
-        need = math.ceil(2.0 / max(float(floor[pending].min()), 1e-12))
-        reps = int(min(max(need, 1), max(1, 2**20 // m)))
-        idx = np.repeat(pending, reps)
-        cand = (base[idx] + g[idx] * _draw(plan, idx, src)).reshape(m, reps)
-        ok = (cand >= plan.lower[pending, None]) & (cand <= plan.upper[pending, None])
-        hit = ok.any(axis=1)
-        first = ok.argmax(axis=1)
-        out[pending[hit]] = cand[hit, first[hit]]
-        pending = pending[~hit]
-    return out
+    t = plan.scale / g
+    k_lo = np.ceil((plan.lower - base) / g)
+    k_hi = np.floor((plan.upper - base) / g)
+    out = base + g * _truncated_offsets(t, -k_lo, k_hi, src)
+    one_point = ~(plan.upper > plan.lower)
+    out[one_point] = plan.lower[one_point]
+    return np.asarray(np.clip(out, plan.lower, plan.upper), dtype=np.float64)
+
+
+def _side_mass(t: FloatArray, m: FloatArray) -> FloatArray:
+    """``sum_{j=1..m} q^j`` with ``q = e^{-1/t}`` (``m`` may be infinite)."""
+    q = np.exp(-1.0 / t)
+    return np.asarray(q * np.expm1(-m / t) / np.expm1(-1.0 / t), dtype=np.float64)
+
+
+def _truncated_offsets(
+    t: FloatArray, below: FloatArray, above: FloatArray, src: mech.RandomSource
+) -> FloatArray:
+    """Draw ``K`` with ``P(K = k)`` proportional to ``e^{-|k|/t}`` on ``[-below, above]``.
+
+    Inverse-CDF sampling, a fixed amount of work per entry whatever the true value
+    (rejection sampling would take longer near a boundary, a timing channel): pick
+    the negative side, zero or the positive side by their masses, then a geometric
+    variable truncated to that side's length.
+    """
+    below = np.maximum(below, 0.0)
+    above = np.maximum(above, 0.0)
+    w_neg = _side_mass(t, below)
+    w_pos = _side_mass(t, above)
+    pick = src.uniform(t.size) * (w_neg + 1.0 + w_pos)
+    negative = pick < w_neg
+    positive = pick > w_neg + 1.0
+    length = np.where(negative, below, above)
+    u = src.uniform(t.size)
+    # G on {0, .., length - 1} with P(G = g) proportional to q^g
+    geo = np.floor(-t * np.log1p(u * np.expm1(-length / t)))
+    geo = np.clip(geo, 0.0, np.maximum(length - 1.0, 0.0))
+    step = geo + 1.0
+    return np.where(negative, -step, np.where(positive, step, 0.0))
 
 
 def halfwidth(plan: NoisePlan, alpha: float) -> FloatArray:
@@ -252,7 +281,7 @@ def halfwidth(plan: NoisePlan, alpha: float) -> FloatArray:
     if plan.mechanism == "gaussian":
         h = mech.gaussian_halfwidth(plan.scale, alpha)
     elif plan.bounding == "truncated":
-        h = mech.laplace_halfwidth(plan.scale, alpha) - plan.scale * np.log(plan.accept_floor)
+        h = mech.laplace_halfwidth(plan.scale, alpha) - plan.scale * np.log(plan.min_mass)
     else:
         h = mech.laplace_halfwidth(plan.scale, alpha)
     if not plan.integer:

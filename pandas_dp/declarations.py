@@ -170,16 +170,22 @@ def _check_bounds(check: Any) -> tuple[float | None, float | None] | None:
 
 
 def schema_columns(schema: Any) -> dict[Hashable, Any]:
-    """The ``name -> pandera Column`` mapping of any schema-like object."""
+    """The ``name -> pandera Column`` mapping of any schema-like object.
+
+    Accepts a ``DataFrameSchema``, a ``DataFrameModel`` class, a ``SeriesSchema``
+    or ``Column`` (keyed by its name), or a dict ``label -> Column``.
+    """
     if isinstance(schema, type) and issubclass(schema, pa.DataFrameModel):
         schema = schema.to_schema()
     if isinstance(schema, pa.DataFrameSchema):
         return dict(schema.columns)
     if isinstance(schema, pa.Column | pa.SeriesSchema):
         return {schema.name: schema}
+    if isinstance(schema, Mapping):  # column label -> pandera Column
+        return dict(schema)
     raise TypeError(
-        f"schema must be a pandera DataFrameSchema, DataFrameModel class, SeriesSchema or "
-        f"Column; got {type(schema).__name__}"
+        f"schema must be a pandera DataFrameSchema, DataFrameModel class, SeriesSchema, "
+        f"Column or a dict of Columns; got {type(schema).__name__}"
     )
 
 

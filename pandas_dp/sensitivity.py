@@ -59,10 +59,10 @@ def _mag(a: float, b: float) -> float:
 
 _ROWS = [
     # counts: one record moves one count by at most one
-    Rule("count", "substitute", lambda a, b, n: 1.0, "1"),
-    Rule("count", "add_remove", lambda a, b, n: 1.0, "1"),
-    Rule("len", "substitute", lambda a, b, n: 1.0, "1 (conservative: n is fixed)"),
-    Rule("len", "add_remove", lambda a, b, n: 1.0, "1"),
+    Rule("count", "substitute", lambda a, b, n: 1.0, "1", min_n=0),
+    Rule("count", "add_remove", lambda a, b, n: 1.0, "1", min_n=0),
+    Rule("len", "substitute", lambda a, b, n: 1.0, "1 (conservative: n is fixed)", min_n=0),
+    Rule("len", "add_remove", lambda a, b, n: 1.0, "1", min_n=0),
     # sums of n values on [a, b] (non-nullable: a null is imputed inside the bounds)
     Rule("sum", "substitute", lambda a, b, n: _r(a, b), "R"),
     Rule("sum", "add_remove", lambda a, b, n: _mag(a, b), "max(|a|, |b|)"),

@@ -178,7 +178,7 @@ def release_count(
 def release_len(n: int, settings: Settings) -> DPInt:
     """Noisy number of rows. The exact length is never reported."""
     lo, hi = output_range("len", 0.0, 1.0, n, settings.neighbouring)
-    sens = np.array([sensitivity("len", settings.neighbouring, 0.0, 1.0, max(n, 1))])
+    sens = np.array([sensitivity("len", settings.neighbouring, 0.0, 1.0, n)])
     plan = plan_noise(
         sens,
         np.array([lo]),
@@ -210,8 +210,8 @@ def release_len(n: int, settings: Settings) -> DPInt:
 def _direct_interval(released: FloatArray, plan: NoisePlan) -> Any:
     def interval(alpha: float) -> tuple[FloatArray, FloatArray]:
         h = halfwidth(plan, alpha)
-        lo = np.maximum(released - h, plan.lower)
-        hi = np.minimum(released + h, plan.upper)
+        lo = np.clip(released - h, plan.lower, plan.upper)
+        hi = np.clip(released + h, plan.lower, plan.upper)
         if plan.integer:
             lo, hi = np.ceil(lo), np.floor(hi)
         return lo, hi
@@ -368,8 +368,6 @@ def release_moment(
     labels = list(columns)
     name = "std" if root else statistic
     _check_n(name, n)
-    if statistic == "var" and not 0 <= ddof < n:
-        raise ValueError(f"ddof must satisfy 0 <= ddof < n (n={n} rows); got ddof={ddof}")
 
     # steps 1-3: public facts only, then the budget
     layout: list[_Column] = []
@@ -392,6 +390,8 @@ def release_moment(
             lows.append(lo)
             highs.append(hi)
             entry_labels.append(c if kind == "direct" else f"{c}: {part}")
+    if statistic == "var" and not 0 <= ddof < n:
+        raise ValueError(f"ddof must satisfy 0 <= ddof < n (n={n} rows); got ddof={ddof}")
     sens_a = np.asarray(sens)
     plan = plan_noise(
         sens_a,
@@ -507,8 +507,8 @@ class _Finish:
             sl = slice(col.first, col.first + col.size)
             h = halfwidth(self.plan, alpha / col.size)[sl]
             x = self.noisy[sl]
-            lo_e = np.maximum(x - h, self.plan.lower[sl])
-            hi_e = np.minimum(x + h, self.plan.upper[sl])
+            lo_e = np.clip(x - h, self.plan.lower[sl], self.plan.upper[sl])
+            hi_e = np.clip(x + h, self.plan.lower[sl], self.plan.upper[sl])
             if col.kind == "direct":
                 lo, hi = float(lo_e[0]), float(hi_e[0])
             elif col.kind == "nullable mean":
@@ -523,7 +523,8 @@ class _Finish:
                     (np.array([c_lo]), np.array([c_hi])),
                 )
                 lo, hi = float(v_lo[0]), float(v_hi[0])
-            lo, hi = max(lo, col.out_range[0]), min(hi, col.out_range[1])
+            lo = min(max(lo, col.out_range[0]), col.out_range[1])
+            hi = min(max(hi, col.out_range[0]), col.out_range[1])
             if self.statistic == "var":
                 # the ddof factor is largest at the smallest count; widen accordingly
                 c_small = self.n if col.kind == "direct" else max(lo_e[0], 2.0)

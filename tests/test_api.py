@@ -1,0 +1,340 @@
+"""The accessor's public behaviour: return types, metadata, parameters, errors."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pandas_dp
+from pandas_dp import DPFloat, DPInt, DPMetadata
+
+B = (0.0, 100.0)
+
+
+@pytest.fixture
+def df() -> pd.DataFrame:
+    rng = np.random.default_rng(1)
+    return pd.DataFrame(
+        {
+            "age": rng.uniform(0, 100, 300),
+            "kids": rng.integers(0, 5, 300),
+            "smoker": rng.random(300) < 0.3,
+            "region": pd.Series(rng.choice(["N", "S", "E"], 300), dtype="str"),
+        }
+    )
+
+
+# --------------------------------------------------------------------------- shapes
+
+
+@pytest.mark.parametrize("method", ["sum", "mean", "var", "std"])
+def test_one_column_gives_a_float_many_give_a_series(df: pd.DataFrame, method: str) -> None:
+    one = getattr(df.dp, method)("age", epsilon=1.0, bounds=B, random_state=0)
+    assert isinstance(one, DPFloat) and isinstance(one, float)
+    assert isinstance(one.attrs["dp"], DPMetadata)
+    many = getattr(df.dp, method)(["age", "kids"], epsilon=1.0, bounds=B, random_state=0)
+    assert isinstance(many, pd.Series)
+    assert list(many.index) == ["age", "kids"] and many.dtype == np.float64
+    assert many.attrs["dp"].columns == ("age", "kids")
+    series = getattr(df["age"].dp, method)(epsilon=1.0, bounds=B, random_state=0)
+    assert isinstance(series, DPFloat)
+
+
+def test_default_columns_are_the_numeric_ones(df: pd.DataFrame) -> None:
+    r = df.dp.mean(epsilon=1.0, bounds=B, random_state=0)
+    assert list(r.index) == ["age", "kids", "smoker"]
+
+
+def test_count_like_pandas(df: pd.DataFrame) -> None:
+    frame = df.assign(age=df["age"].where(df.index % 3 != 0))
+    c = frame.dp.count(epsilon=1.0, random_state=0)
+    assert list(c.index) == list(frame.columns) and c.dtype == np.int64
+    assert c.attrs["dp"].mechanism == "discrete laplace"
+    assert c.attrs["dp"].output_bounds == (0.0, 300.0)
+    numeric = frame.dp.count(epsilon=1.0, numeric_only=True, random_state=0)
+    assert "region" not in numeric.index
+    s = frame["age"].dp.count(epsilon=1.0, random_state=0)
+    assert isinstance(s, DPInt) and isinstance(s, int)
+
+
+def test_count_is_close_with_a_large_epsilon(df: pd.DataFrame) -> None:
+    frame = df.assign(age=df["age"].where(df.index % 3 != 0))
+    c = frame.dp.count(epsilon=1e4, random_state=0)
+    pd.testing.assert_series_equal(c, frame.count(), check_names=False)
+
+
+def test_len_hides_n_from_the_metadata(df: pd.DataFrame) -> None:
+    n = df.dp.len(epsilon=1.0, random_state=3)
+    meta = n.attrs["dp"]
+    assert isinstance(n, DPInt) and meta.n is None and meta.statistic == "len"
+    assert "300" not in json.dumps(meta.to_dict())
+    assert df["age"].dp.len(epsilon=1e4, random_state=0) == 300
+
+
+def test_large_epsilon_recovers_pandas(df: pd.DataFrame) -> None:
+    eps = 1e6
+    cols = ["age", "kids"]
+    pd.testing.assert_series_equal(
+        df.dp.mean(cols, epsilon=eps, bounds=B, random_state=0), df[cols].mean(),
+        check_exact=False, rtol=1e-3,
+    )
+    pd.testing.assert_series_equal(
+        df.dp.var(cols, epsilon=eps, bounds=B, random_state=0), df[cols].var(),
+        check_exact=False, rtol=1e-3,
+    )
+    assert df.dp.sum("age", epsilon=eps, bounds=B, random_state=0) == pytest.approx(
+        df["age"].sum(), rel=1e-5
+    )
+    assert df.dp.std("age", epsilon=eps, bounds=B, random_state=0) == pytest.approx(
+        df["age"].std(), rel=1e-3
+    )
+    assert df.dp.var("age", ddof=0, epsilon=eps, bounds=B, random_state=0) == pytest.approx(
+        df["age"].var(ddof=0), rel=1e-3
+    )
+
+
+def test_clipping_is_applied_before_the_statistic() -> None:
+    frame = pd.DataFrame({"x": [-50.0, 5.0, 500.0, np.inf, -np.inf, np.nan]})
+    # clipped to [0, 10], NaN -> midpoint 5: [0, 5, 10, 10, 0, 5]
+    m = frame.dp.mean("x", epsilon=1e7, bounds=(0, 10), random_state=0)
+    assert m == pytest.approx(5.0, abs=1e-4)
+    s = frame.dp.sum("x", epsilon=1e7, bounds=(0, 10), random_state=0)
+    assert s == pytest.approx(30.0, abs=1e-3)
+
+
+def test_nullable_column_skips_missing_values() -> None:
+    import pandera.pandas as pa
+
+    frame = pd.DataFrame({"x": [1.0, 3.0, np.nan, np.nan, np.nan, 8.0]})
+    schema = pa.DataFrameSchema({"x": pa.Column(float, pa.Check.in_range(0, 10), nullable=True)})
+    m = frame.dp.mean("x", epsilon=1e7, schema=schema, random_state=0)
+    assert m == pytest.approx(4.0, abs=1e-3)
+    v = frame.dp.var("x", epsilon=1e7, schema=schema, random_state=0)
+    assert v == pytest.approx(frame["x"].var(), abs=1e-3)
+    s = frame.dp.sum("x", epsilon=1e7, schema=schema, random_state=0)
+    assert s == pytest.approx(12.0, abs=1e-3)
+    meta = m.attrs["dp"]
+    assert list(meta.sensitivity.index) == ["x: count", "x: centred sum"]
+
+
+# --------------------------------------------------------------------------- metadata
+
+FIELDS = [
+    "statistic", "columns", "mechanism", "epsilon", "delta", "neighbouring", "n",
+    "sensitivity", "scale", "input_bounds", "output_bounds", "bounding", "secure",
+]
+
+
+def test_metadata_fields(df: pd.DataFrame) -> None:
+    m = df.dp.mean("age", epsilon=0.5, bounds=B, neighbouring="add_remove", random_state=0)
+    meta = m.attrs["dp"]
+    for name in FIELDS:
+        assert hasattr(meta, name)
+    assert meta.statistic == "mean" and meta.columns == ("age",)
+    assert meta.epsilon == 0.5 and meta.delta == 0.0 and meta.n == 300
+    assert meta.sensitivity == pytest.approx(100 / 300)
+    assert meta.scale == pytest.approx(100 / 300 / 0.5, rel=1e-9)
+    assert meta.input_bounds == {"age": B} and meta.output_bounds == B
+    assert meta.bounding == "bit" and meta.neighbouring == "add_remove"
+    assert meta.secure is False  # random_state was given
+    with pytest.raises(AttributeError):
+        meta.epsilon = 3.0  # type: ignore[misc]
+
+
+def test_secure_by_default(df: pd.DataFrame) -> None:
+    assert df.dp.mean("age", epsilon=1.0, bounds=B).attrs["dp"].secure is True
+
+
+def test_to_dict_is_json_ready_and_complete(df: pd.DataFrame) -> None:
+    r = df.dp.var(["age", "kids"], epsilon=1.0, bounds=B, random_state=0)
+    d = r.attrs["dp"].to_dict()
+    for name in FIELDS:
+        assert name in d
+    text = json.dumps(d, allow_nan=False)
+    assert "age" in text
+    assert d["sensitivity"] == {"age": pytest.approx(100**2 / 300), "kids": pytest.approx(100**2 / 300)}
+
+
+def test_vector_metadata_per_entry(df: pd.DataFrame) -> None:
+    r = df.dp.mean(["age", "kids"], epsilon=1.0, bounds={"age": B, "kids": (0, 4)}, random_state=0)
+    meta = r.attrs["dp"]
+    assert isinstance(meta.scale, pd.Series) and list(meta.scale.index) == ["age", "kids"]
+    assert meta.sensitivity["kids"] == pytest.approx(4 / 300)
+    # each entry got half the budget
+    assert meta.scale["age"] == pytest.approx(2 * (100 / 300), rel=1e-9)
+    assert meta.details["budget_split"] == {"age": 0.5, "kids": 0.5}
+    iv = meta.interval(0.05)
+    assert list(iv.columns) == ["lower", "upper"] and list(iv.index) == ["age", "kids"]
+    sim = meta.interval(0.05, simultaneous=True)
+    assert (sim["upper"] - sim["lower"] >= iv["upper"] - iv["lower"] - 1e-12).all()
+
+
+def test_renderings(df: pd.DataFrame) -> None:
+    meta = df.dp.mean("age", epsilon=1.0, bounds=B, random_state=0).attrs["dp"]
+    html = meta._repr_html_()
+    assert "<table" in html and "epsilon" in html and "95% interval" in html
+    assert "laplace" in str(meta)
+
+
+def test_scalar_arithmetic_is_plain(df: pd.DataFrame) -> None:
+    m = df.dp.mean("age", epsilon=1.0, bounds=B, random_state=0)
+    assert type(m + 1) is float and f"{m:.2f}" == f"{float(m):.2f}"
+    assert repr(m) == repr(float(m))
+
+
+def test_random_state_reproducible(df: pd.DataFrame) -> None:
+    a = df.dp.mean("age", epsilon=0.1, bounds=B, random_state=42)
+    b = df.dp.mean("age", epsilon=0.1, bounds=B, random_state=42)
+    c = df.dp.mean("age", epsilon=0.1, bounds=B, random_state=43)
+    assert a == b and a != c
+    gen = np.random.default_rng(5)
+    assert df.dp.mean("age", epsilon=0.1, bounds=B, random_state=gen).attrs["dp"].secure is False
+
+
+def test_secure_noise_differs_between_calls(df: pd.DataFrame) -> None:
+    values = {float(df.dp.mean("age", epsilon=0.1, bounds=B)) for _ in range(5)}
+    assert len(values) == 5
+
+
+def test_real_outputs_lie_on_the_power_of_two_grid(df: pd.DataFrame) -> None:
+    r = df.dp.mean("age", epsilon=1.0, bounds=B, bounding="none", random_state=0)
+    g = r.attrs["dp"].details["granularity"]
+    assert math.log2(g) == int(math.log2(g))
+    assert float(r) / g == int(float(r) / g)
+
+
+def test_gaussian(df: pd.DataFrame) -> None:
+    r = df.dp.mean("age", epsilon=1.0, delta=1e-6, bounds=B, mechanism="gaussian", random_state=0)
+    meta = r.attrs["dp"]
+    assert meta.mechanism == "gaussian" and meta.delta == 1e-6
+    c = df.dp.count(epsilon=1.0, delta=1e-6, mechanism="gaussian", random_state=0)
+    assert c.attrs["dp"].mechanism == "discrete gaussian" and c.dtype == np.int64
+
+
+@pytest.mark.parametrize("bounding", ["bit", "truncated", "none"])
+def test_bounding_modes(df: pd.DataFrame, bounding: str) -> None:
+    r = df.dp.var("age", epsilon=0.01, bounds=B, bounding=bounding, random_state=0)
+    lo, hi = r.attrs["dp"].output_bounds
+    if bounding != "none":
+        assert lo <= r <= hi
+    assert r.attrs["dp"].bounding == bounding
+
+
+def test_truncated_scale_is_recalibrated() -> None:
+    frame = pd.DataFrame({"x": [0.5, 0.1, 0.9, 0.3]})
+    bit = frame.dp.mean("x", epsilon=1.0, bounds=(0, 1), random_state=0)
+    tr = frame.dp.mean("x", epsilon=1.0, bounds=(0, 1), bounding="truncated", random_state=0)
+    # Delta = 1/4 < D = 1: truncation needs a larger scale than Delta / epsilon
+    assert tr.attrs["dp"].scale > bit.attrs["dp"].scale * 1.05
+    # with Delta >= D the renormalising constants cancel: no extra cost
+    one = frame.head(1)
+    tr1 = one.dp.mean("x", epsilon=1.0, bounds=(0, 1), bounding="truncated", random_state=0)
+    assert tr1.attrs["dp"].scale == pytest.approx(1.0)
+
+
+# --------------------------------------------------------------------------- parameters
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, fragment",
+    [
+        ({"epsilon": 0}, ValueError, "epsilon"),
+        ({"epsilon": -1}, ValueError, "epsilon"),
+        ({"epsilon": math.inf}, ValueError, "epsilon"),
+        ({"epsilon": math.nan}, ValueError, "epsilon"),
+        ({"epsilon": "1"}, TypeError, "epsilon"),
+        ({"epsilon": 1, "mechanism": "exponential"}, ValueError, "laplace"),
+        ({"epsilon": 1, "bounding": "clamp"}, ValueError, "bit"),
+        ({"epsilon": 1, "neighbouring": "swap"}, ValueError, "substitute"),
+        ({"epsilon": 1, "out_of_bounds": "drop"}, ValueError, "clip"),
+        ({"epsilon": 1, "mechanism": "gaussian"}, ValueError, "delta"),
+        ({"epsilon": 1, "delta": 1e-5}, ValueError, "gaussian"),
+        ({"epsilon": 1, "delta": 1e-5, "mechanism": "gaussian", "bounding": "truncated"},
+         ValueError, "Laplace"),
+        ({"epsilon": 1, "random_state": "seed"}, TypeError, "random_state"),
+    ],
+)
+def test_parameter_errors(df: pd.DataFrame, kwargs: dict, error: type, fragment: str) -> None:
+    with pytest.raises(error, match=fragment):
+        df.dp.mean("age", bounds=B, **kwargs)
+
+
+def test_epsilon_is_keyword_only(df: pd.DataFrame) -> None:
+    with pytest.raises(TypeError):
+        df.dp.mean("age", 1.0)  # type: ignore[misc]
+
+
+def test_column_errors(df: pd.DataFrame) -> None:
+    with pytest.raises(KeyError, match="nope"):
+        df.dp.mean("nope", epsilon=1.0, bounds=B)
+    with pytest.raises(TypeError, match="region"):
+        df.dp.mean("region", epsilon=1.0, bounds=B)
+    with pytest.raises(ValueError, match="twice"):
+        df.dp.mean(["age", "age"], epsilon=1.0, bounds=B)
+    with pytest.raises(ValueError, match="empty"):
+        df.dp.mean([], epsilon=1.0, bounds=B)
+
+
+def test_small_n_errors_are_about_public_n() -> None:
+    empty = pd.DataFrame({"x": pd.Series([], dtype=float)})
+    with pytest.raises(ValueError, match="empty"):
+        empty.dp.mean("x", epsilon=1.0, bounds=(0, 1))
+    one = pd.DataFrame({"x": [0.3]})
+    with pytest.raises(ValueError, match="at least 2"):
+        one.dp.var("x", epsilon=1.0, bounds=(0, 1))
+    two = pd.DataFrame({"x": [0.3, 0.4]})
+    with pytest.raises(ValueError, match="at least 3"):
+        two.dp.var("x", epsilon=1.0, bounds=(0, 1), neighbouring="add_remove")
+    with pytest.raises(ValueError, match="ddof"):
+        two.dp.var("x", ddof=2, epsilon=1.0, bounds=(0, 1))
+
+
+# --------------------------------------------------------------------------- pandas semantics
+
+
+def test_no_mutation_of_the_callers_frame(df: pd.DataFrame) -> None:
+    frame = df.assign(age=df["age"] * 3 - 50)  # values outside the bounds
+    frame.loc[0, "age"] = np.nan
+    before = frame.copy(deep=True)
+    frame.dp.mean(["age", "kids"], epsilon=1.0, bounds=B, random_state=0)
+    frame.dp.var("age", epsilon=1.0, bounds=B, random_state=0)
+    frame.dp.count(epsilon=1.0, random_state=0)
+    pd.testing.assert_frame_equal(frame, before)
+    assert frame.attrs == {}
+
+
+def test_default_string_dtype_and_copy_on_write(df: pd.DataFrame) -> None:
+    assert str(df["region"].dtype) in ("str", "string")
+    counts = df.dp.count(epsilon=1e5, random_state=0)
+    assert counts["region"] == 300
+    view = df["age"]
+    view.dp.mean(epsilon=1.0, bounds=B, random_state=0)
+    assert df["age"].equals(view)
+
+
+@pytest.mark.parametrize(
+    "values, dtype",
+    [
+        ([1, 2, None, 4], "Int64"),
+        ([0.5, None, 2.5, 1.0], "Float64"),
+        ([True, False, None, True], "boolean"),
+        ([1, 2, 3, 4], "int8"),
+        ([1, 2, 3, 4], "uint16"),
+        ([1.0, 2.0, 3.0, 4.0], "float32"),
+    ],
+)
+def test_extension_and_small_dtypes(values: list, dtype: str) -> None:
+    s = pd.Series(values, dtype=dtype, name="x")
+    m = s.dp.mean(epsilon=1e7, bounds=(0, 4), random_state=0)
+    expected = s.astype("float64").fillna(2.0).clip(0, 4).mean()
+    assert m == pytest.approx(expected, abs=1e-4)
+
+
+def test_accessor_is_cheap_and_stateless(df: pd.DataFrame) -> None:
+    a, b = df.dp, df.dp
+    assert a._obj is b._obj
+    assert not hasattr(a, "__dict__")
