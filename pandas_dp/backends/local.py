@@ -87,8 +87,8 @@ def moments(series: pd.Series, lower: float, upper: float, *, squares: bool = Tr
     mid = 0.5 * (lower + upper)
     low_c = lower - mid
     high_c = upper - mid
-    is_float = x.dtype.kind == "f"
     buf = np.empty(min(CHUNK, max(n, 1)), dtype=np.float64)
+    b2 = np.empty_like(buf) if squares else buf
     total = 0.0
     sq = 0.0
     missing = 0
@@ -96,17 +96,20 @@ def moments(series: pd.Series, lower: float, upper: float, *, squares: bool = Tr
         chunk = x[start : start + CHUNK]
         m = chunk.shape[0]
         b = buf[:m]
-        # subtract first, then clamp with fmax/fmin: NaN becomes low_c and is
-        # taken back out below, +-inf land on the bounds
-        np.subtract(chunk, mid, out=b, casting="unsafe")
-        np.fmax(b, low_c, out=b)
-        np.fmin(b, high_c, out=b)
-        total += float(b.sum())
+        if squares:  # centre first: sums of squares of centred values lose no precision
+            np.subtract(chunk, mid, out=b, casting="unsafe")
+            np.clip(b, low_c, high_c, out=b)
+        else:
+            np.clip(chunk, lower, upper, out=b, casting="unsafe")
+        part = float(b.sum())
+        if part != part:  # NaN in this chunk (+-inf were clamped): count and drop them
+            holes = np.isnan(b)
+            missing += int(np.count_nonzero(holes))
+            b[holes] = 0.0 if squares else mid
+            part = float(b.sum())
+        total += part if squares else part - m * mid
         if squares:
-            sq += float(np.dot(b, b))
-        if is_float:
-            missing += m - int(np.count_nonzero(chunk == chunk))
-    if missing:
-        total -= missing * low_c
-        sq -= missing * low_c * low_c
-    return Moments(rows=n, count=n - missing, total=total, squares=sq if squares else 0.0)
+            # not np.dot: a BLAS call per chunk may wake BLAS threads, which costs
+            # milliseconds when the cores are busy
+            sq += float(np.multiply(b, b, out=b2[:m]).sum())
+    return Moments(rows=n, count=n - missing, total=total, squares=sq)
