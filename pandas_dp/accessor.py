@@ -29,15 +29,21 @@ budget : PrivacyBudget, optional
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from pandas_dp import histograms as hist
 from pandas_dp import statistics as st
 from pandas_dp.budget import PrivacyBudget
-from pandas_dp.declarations import attached_schema, resolve_bounds
+from pandas_dp.declarations import (
+    CategoricalDeclaration,
+    attached_schema,
+    resolve_bounds,
+    resolve_categories,
+)
 from pandas_dp.result import DPFloat, DPInt
 
 __all__ = ["DPFrameAccessor", "DPSeriesAccessor"]
@@ -101,6 +107,63 @@ class _Base:
             scalar=scalar,
             ddof=ddof,
             root=root,
+        )
+
+    def _categorical(
+        self, series: pd.Series, categories: Any, schema: Any
+    ) -> CategoricalDeclaration:
+        attached = attached_schema(self._obj) if categories is None and schema is None else None
+        decls = resolve_categories(
+            {series.name: series},
+            categories=categories,
+            schema=self._schema_for(schema),
+            attached=attached,
+        )
+        return decls[series.name]
+
+    def _histogram(
+        self,
+        series: pd.Series,
+        *,
+        normalize: bool,
+        sort: bool,
+        ascending: bool,
+        dropna: bool,
+        categories: Any,
+        schema: Any,
+        other: Any,
+        method: str,
+        via: str,
+        settings: st.Settings,
+        proportions: bool = False,
+    ) -> pd.Series:
+        hist.check_method(method, via)
+        decl = self._categorical(series, categories, schema)
+        if settings.out_of_bounds == "raise":
+            st.validate({series.name: series}, {series.name: decl})
+        n = len(self._obj)
+        if normalize or proportions:
+            return hist.release_proportions(
+                series,
+                decl,
+                n,
+                settings,
+                method=method,
+                via=via,
+                dropna=dropna,
+                other=other,
+                sort=sort,
+                ascending=ascending,
+            )
+        return hist.release_value_counts(
+            series,
+            decl,
+            n,
+            settings,
+            sort=sort,
+            ascending=ascending,
+            dropna=dropna,
+            other=other,
         )
 
 
@@ -348,6 +411,177 @@ class DPFrameAccessor(_Base):
             "var", columns, bounds=bounds, schema=schema, settings=settings, ddof=ddof, root=True
         )
 
+    # -------------------------------------------------------------- categorical
+    def value_counts(
+        self,
+        column: Hashable,
+        normalize: bool = False,
+        sort: bool = True,
+        ascending: bool = False,
+        dropna: bool = True,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        categories: Any = None,
+        schema: Any = None,
+        other: Any = None,
+        method: str = hist.DEFAULT_METHOD,
+        via: str = "proportions",
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "substitute",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> pd.Series:
+        """Noisy counts of one column's declared categories, like ``df[column].value_counts()``.
+
+        See :meth:`DPSeriesAccessor.value_counts`.
+        """
+        settings = st.Settings(
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+        )
+        series = self._select(column)[0][column]
+        return self._histogram(
+            series,
+            normalize=normalize,
+            sort=sort,
+            ascending=ascending,
+            dropna=dropna,
+            categories=categories,
+            schema=schema,
+            other=other,
+            method=method,
+            via=via,
+            settings=settings,
+        )
+
+    def proportions(
+        self,
+        column: Hashable,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        categories: Any = None,
+        schema: Any = None,
+        method: str = hist.DEFAULT_METHOD,
+        via: str = "proportions",
+        dropna: bool = True,
+        other: Any = None,
+        sort: bool = False,
+        ascending: bool = False,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "substitute",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> pd.Series:
+        """Noisy proportions of one column's declared categories, summing to one.
+
+        See :meth:`DPSeriesAccessor.proportions`.
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> df = pd.DataFrame({"region": ["N", "S", "N", "E", "N", "S"] * 50})
+        >>> p = df.dp.proportions("region", epsilon=1.0, categories=["N", "S", "E", "W"],
+        ...                       random_state=0)
+        >>> list(p.index), round(float(p.sum()), 12)
+        (['N', 'S', 'E', 'W'], 1.0)
+        """
+        settings = st.Settings(
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+        )
+        series = self._select(column)[0][column]
+        return self._histogram(
+            series,
+            normalize=True,
+            sort=sort,
+            ascending=ascending,
+            dropna=dropna,
+            categories=categories,
+            schema=schema,
+            other=other,
+            method=method,
+            via=via,
+            settings=settings,
+            proportions=True,
+        )
+
+    def counts(
+        self,
+        queries: Mapping[Hashable, Any],
+        *,
+        epsilon: float,
+        normalize: bool = False,
+        delta: float = 0.0,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "substitute",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> pd.Series:
+        """A workload of counting queries, released together.
+
+        Parameters
+        ----------
+        queries : dict
+            Name -> boolean mask (a Series aligned with the frame, or an array of
+            its length) or a ``df.eval`` expression string. Each must be a
+            *per-record* predicate: a mask built from an aggregate of the data
+            (``df.age > df.age.mean()``) is not, and is not protected.
+        normalize : bool, default False
+            Release fractions of the ``n`` rows instead of counts.
+
+        Notes
+        -----
+        One record may satisfy all ``k`` queries, so the L1 sensitivity is ``k``
+        and each count gets Laplace noise of scale ``k / epsilon``. With
+        probability ``1 - alpha`` every count is within ``(k/epsilon) ln(k/alpha)``
+        (the simultaneous interval of the metadata).
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> df = pd.DataFrame({"age": [25, 35, 45, 55] * 25, "smoker": [True, False] * 50})
+        >>> c = df.dp.counts({"smokers": df.smoker, "old smokers": "smoker and age > 30"},
+        ...                  epsilon=1.0, random_state=0)
+        >>> list(c.index)
+        ['smokers', 'old smokers']
+        """
+        settings = st.Settings(
+            epsilon, delta, mechanism, bounding, neighbouring, "clip", random_state, budget
+        )
+        masks = {name: self._mask(name, q) for name, q in dict(queries).items()}
+        return hist.release_counts(masks, len(self._obj), settings, normalize=normalize)
+
+    def _mask(self, name: Hashable, query: Any) -> pd.Series:
+        frame = self._obj
+        if isinstance(query, str):
+            query = frame.eval(query)
+        if isinstance(query, pd.Series):
+            if not query.index.equals(frame.index):
+                raise ValueError(
+                    f"the mask of query {name!r} is not aligned with the frame's index; "
+                    f"build it from the frame's own columns (e.g. df.age > 30)"
+                )
+            mask = query
+        else:
+            values = np.asarray(query)
+            if values.ndim != 1 or len(values) != len(frame):
+                raise ValueError(
+                    f"query {name!r} must be a boolean mask of the frame's length "
+                    f"{len(frame)}; got shape {values.shape}"
+                )
+            mask = pd.Series(values, index=frame.index)
+        if not pd.api.types.is_bool_dtype(mask.dtype):
+            raise TypeError(
+                f"query {name!r} must be boolean (a predicate per record); got dtype "
+                f"{mask.dtype}. Compare values, e.g. df.age > 30"
+            )
+        return mask
+
 
 class DPSeriesAccessor(_Base):
     """Differentially private aggregations of a Series: ``s.dp``.
@@ -502,6 +736,133 @@ class DPSeriesAccessor(_Base):
             epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
         )
         return self._scalar("var", bounds, schema, settings, ddof=ddof, root=True)
+
+    def value_counts(
+        self,
+        normalize: bool = False,
+        sort: bool = True,
+        ascending: bool = False,
+        dropna: bool = True,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        categories: Any = None,
+        schema: Any = None,
+        other: Any = None,
+        method: str = hist.DEFAULT_METHOD,
+        via: str = "proportions",
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "substitute",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> pd.Series:
+        """Noisy counts of the declared categories, like ``s.value_counts()``.
+
+        Every declared category is in the result, also one that does not occur in
+        the data; a value that is not declared never is.
+
+        Parameters
+        ----------
+        normalize : bool, default False
+            Return proportions (summing to one, by ``method`` and ``via``) instead.
+        sort, ascending : bool
+            Order by the *released* counts, as pandas does by the exact ones.
+        dropna : bool, default True
+            With ``False``, missing values get a bucket of their own (index NaN).
+        categories : list or dict, optional
+            The public categories; else ``Check.isin`` of the schema, else the
+            categories of a ``pd.CategoricalDtype``. Declare that dtype with its
+            categories (``pd.CategoricalDtype([...])``): ``astype("category")``
+            reads them off the data.
+        other : label, optional
+            Count undeclared values in a bucket with this label (else they are
+            dropped). Either way the sensitivity is the same: one record moves
+            one unit out of one bucket and into at most one other.
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> s = pd.Series(["N", "S", "N", "E", "N", "X"] * 40, name="region")
+        >>> vc = s.dp.value_counts(epsilon=1.0, categories=["N", "S", "E", "W"],
+        ...                        other="other", random_state=0)
+        >>> sorted(vc.index), str(vc.dtype)
+        (['E', 'N', 'S', 'W', 'other'], 'int64')
+        """
+        settings = st.Settings(
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+        )
+        return self._histogram(
+            self._obj,
+            normalize=normalize,
+            sort=sort,
+            ascending=ascending,
+            dropna=dropna,
+            categories=categories,
+            schema=schema,
+            other=other,
+            method=method,
+            via=via,
+            settings=settings,
+        )
+
+    def proportions(
+        self,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        categories: Any = None,
+        schema: Any = None,
+        method: str = hist.DEFAULT_METHOD,
+        via: str = "proportions",
+        dropna: bool = True,
+        other: Any = None,
+        sort: bool = False,
+        ascending: bool = False,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "substitute",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> pd.Series:
+        """Noisy proportions of the declared categories, in ``[0, 1]``, summing to one.
+
+        Parameters
+        ----------
+        method : {"project", "rescale", "all_but_one", "hierarchical"}
+            The sum-to-one procedure (REFERENCE.md §5). ``"project"``, the
+            Euclidean projection onto the simplex, is the default: it had the
+            lowest RMSE in the accuracy study (see the docs).
+        via : {"proportions", "counts"}
+            Noise the proportions (sensitivity ``1/n`` each) or integer counts.
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> s = pd.Series(["a", "b", "a", "a"] * 100)
+        >>> p = s.dp.proportions(epsilon=1.0, categories=["a", "b", "c"], random_state=0)
+        >>> bool(((p >= 0) & (p <= 1)).all()), round(float(p.sum()), 12)
+        (True, 1.0)
+        """
+        settings = st.Settings(
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+        )
+        return self._histogram(
+            self._obj,
+            normalize=True,
+            sort=sort,
+            ascending=ascending,
+            dropna=dropna,
+            categories=categories,
+            schema=schema,
+            other=other,
+            method=method,
+            via=via,
+            settings=settings,
+            proportions=True,
+        )
 
     def _scalar(
         self,

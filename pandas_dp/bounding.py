@@ -135,6 +135,7 @@ def plan_noise(
     integer: bool = False,
     joint_l1: float | None = None,
     joint_l2: float | None = None,
+    max_changed: float | None = None,
 ) -> NoisePlan:
     """Calibrate the noise for a vector release (public inputs only).
 
@@ -152,9 +153,12 @@ def plan_noise(
         Integer-valued entries (and integer sensitivities): discrete noise, no grid.
     joint_l1, joint_l2 : float, optional
         Sensitivity of the vector after dividing entry ``i`` by ``Delta_i``.
-        Default ``k`` and ``sqrt(k)``. For ``truncated``, ``joint_l1`` must be the
-        largest number of entries one record can move (each by at most
-        ``Delta_i``).
+        Default ``k`` and ``sqrt(k)`` (one record may move every entry fully).
+    max_changed : float, optional
+        For ``truncated``: the largest number of entries one record can move
+        (each by at most ``Delta_i``); each entry is calibrated to
+        ``epsilon / max_changed``. Default ``joint_l1``, right when entries move
+        by all or nothing (counts); give ``k`` when they move partially.
     """
     check_mode(mechanism, bounding, delta)
     sens = np.asarray(sensitivity, dtype=np.float64)
@@ -180,7 +184,7 @@ def plan_noise(
     if mechanism == "gaussian":
         scale = mech.gaussian_sigma(l2, epsilon, delta) * paid
     elif bounding == "truncated":
-        eps_i = epsilon / l1
+        eps_i = epsilon / (l1 if max_changed is None else float(max_changed))
         # a one-point range needs no noise (its value is public); calibrate it as
         # one-sided only to keep the arithmetic finite -- apply_noise returns the point
         one_point = ~(hi > lo)

@@ -34,16 +34,19 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+import pandas as pd
 import pandera.pandas as pa
 
 from pandas_dp.errors import InvalidBoundsError, MissingBoundsError
 
 __all__ = [
     "OUT_OF_BOUNDS",
+    "CategoricalDeclaration",
     "NumericDeclaration",
     "attached_schema",
     "check_out_of_bounds",
     "resolve_bounds",
+    "resolve_categories",
     "schema_columns",
 ]
 
@@ -270,4 +273,122 @@ def resolve_bounds(
             missing.append(str(column))
     if missing:
         raise MissingBoundsError(missing)
+    return out
+
+
+# ----------------------------------------------------------------------------- categories
+
+
+@dataclass(frozen=True)
+class CategoricalDeclaration:
+    """The public category list of one column.
+
+    Attributes
+    ----------
+    column : hashable
+    categories : tuple
+        Declared categories, in declaration order, without duplicates.
+    nullable : bool
+        Whether a missing value is a legal value of the column.
+    source : str
+        ``"categories"``, ``"schema"``, ``"attached schema"`` or ``"dtype"``.
+    """
+
+    column: Hashable
+    categories: tuple[Any, ...]
+    nullable: bool = True
+    source: str = "categories"
+    schema_column: Any = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def pandera_column(self) -> pa.Column:
+        """The declaration as a pandera column (the user's own when from a schema)."""
+        if self.schema_column is not None:
+            column: pa.Column = self.schema_column
+            return column
+        return pa.Column(
+            checks=pa.Check.isin(list(self.categories)),
+            nullable=self.nullable,
+            name=self.column,  # type: ignore[arg-type]
+        )
+
+
+def _category_list(column: Hashable, values: Any) -> tuple[Any, ...]:
+    if isinstance(values, str) or not isinstance(values, Iterable):
+        raise ValueError(
+            f"categories for column {column!r} must be a list of values; got {values!r}"
+        )
+    items = tuple(values)
+    if not items:
+        raise ValueError(f"categories for column {column!r} is empty; declare at least one")
+    if len(set(items)) != len(items):
+        raise ValueError(f"categories for column {column!r} repeat a value: {list(items)}")
+    return items
+
+
+def _schema_categories(col: Any) -> tuple[Any, ...] | None:
+    for check in getattr(col, "checks", None) or []:
+        stats = getattr(check, "statistics", None) or {}
+        name = getattr(check, "name", None)
+        if name == "isin" or set(stats) == {"allowed_values"}:
+            return tuple(dict.fromkeys(stats["allowed_values"]))
+    return None
+
+
+def resolve_categories(
+    columns: Mapping[Hashable, Any],
+    *,
+    categories: Any,
+    schema: Any,
+    attached: Any,
+) -> dict[Hashable, CategoricalDeclaration]:
+    """Resolve the public categories of every column in ``columns`` (label -> Series).
+
+    Order: ``categories=`` (a list for every column, or a dict column -> list) >
+    ``schema=`` (``Check.isin``) > the attached schema > the column's
+    :class:`pandas.CategoricalDtype`. Never the values in the data.
+
+    Raises
+    ------
+    MissingBoundsError
+        Naming every column without declared categories.
+    """
+    wanted = list(columns)
+    per_column: Mapping[Hashable, Any]
+    if categories is None:
+        per_column = {}
+    elif isinstance(categories, Mapping):
+        per_column = categories
+    else:
+        per_column = dict.fromkeys(wanted, categories)
+    sources = []
+    if schema is not None:
+        sources.append((schema_columns(schema), "schema"))
+    if attached is not None:
+        sources.append((schema_columns(attached), "attached schema"))
+
+    out: dict[Hashable, CategoricalDeclaration] = {}
+    missing: list[str] = []
+    for column in wanted:
+        if column in per_column:
+            cats = _category_list(column, per_column[column])
+            out[column] = CategoricalDeclaration(column, cats, True, "categories")
+            continue
+        found = None
+        for cols, source in sources:
+            if column in cols and (cats_s := _schema_categories(cols[column])) is not None:
+                col = cols[column]
+                nullable = bool(getattr(col, "nullable", False))
+                found = CategoricalDeclaration(column, cats_s, nullable, source, col)
+                break
+        if found is None:
+            dtype = getattr(columns[column], "dtype", None)
+            if isinstance(dtype, pd.CategoricalDtype) and len(dtype.categories):
+                found = CategoricalDeclaration(column, tuple(dtype.categories), True, "dtype")
+        if found is None:
+            missing.append(str(column))
+        else:
+            out[column] = found
+    if missing:
+        raise MissingBoundsError(missing, what="categories")
     return out

@@ -40,7 +40,15 @@ from pandas_dp.mechanisms import RandomSource
 from pandas_dp.result import DPFloat, DPInt, DPMetadata
 from pandas_dp.sensitivity import check_neighbouring, output_range, sensitivity
 
-__all__ = ["Settings", "release_count", "release_len", "release_moment"]
+__all__ = [
+    "Settings",
+    "build_metadata",
+    "direct_interval",
+    "release_count",
+    "release_len",
+    "release_moment",
+    "validate",
+]
 
 FloatArray = NDArray[np.float64]
 
@@ -110,9 +118,7 @@ def _budget_split(settings: Settings, labels: list[Any]) -> dict[str, Any]:
     return {"joint gaussian over normalised entries": [str(label) for label in labels]}
 
 
-def _validate(
-    columns: Mapping[Hashable, pd.Series], decls: Mapping[Hashable, NumericDeclaration]
-) -> None:
+def validate(columns: Mapping[Hashable, pd.Series], decls: Mapping[Hashable, Any]) -> None:
     """``out_of_bounds="raise"``: let pandera's SchemaError through (not DP-safe)."""
     frame = pd.DataFrame(dict(columns))
     schema = pa.DataFrameSchema({c: decls[c].pandera_column for c in columns})
@@ -157,7 +163,7 @@ def release_count(
     settings.charge("count", tuple(labels))
     exact = np.array([backends.non_null_count(columns[c]) for c in labels], dtype=np.float64)
     released = apply_noise(exact, plan, settings.source)
-    meta = _meta(
+    meta = build_metadata(
         "count",
         labels,
         settings,
@@ -168,7 +174,7 @@ def release_count(
         {},
         (lo, hi),
         scalar,
-        _direct_interval(released, plan),
+        direct_interval(released, plan),
     )
     if scalar:
         return DPInt(int(released[0]), {"dp": meta})
@@ -191,7 +197,7 @@ def release_len(n: int, settings: Settings) -> DPInt:
     )
     settings.charge("len", ())
     released = apply_noise(np.array([float(n)]), plan, settings.source)
-    meta = _meta(
+    meta = build_metadata(
         "len",
         [],
         settings,
@@ -202,12 +208,12 @@ def release_len(n: int, settings: Settings) -> DPInt:
         {},
         (lo, hi),
         True,
-        _direct_interval(released, plan),
+        direct_interval(released, plan),
     )
     return DPInt(int(released[0]), {"dp": meta})
 
 
-def _direct_interval(released: FloatArray, plan: NoisePlan) -> Any:
+def direct_interval(released: FloatArray, plan: NoisePlan) -> Any:
     def interval(alpha: float) -> tuple[FloatArray, FloatArray]:
         h = halfwidth(plan, alpha)
         lo = np.clip(released - h, plan.lower, plan.upper)
@@ -219,7 +225,7 @@ def _direct_interval(released: FloatArray, plan: NoisePlan) -> Any:
     return interval
 
 
-def _meta(
+def build_metadata(
     statistic: str,
     labels: list[Hashable],
     settings: Settings,
@@ -233,9 +239,12 @@ def _meta(
     interval: Any,
     entry_labels: list[Any] | None = None,
     details: dict[str, Any] | None = None,
+    budget_split: dict[str, Any] | None = None,
+    index: list[Any] | None = None,
 ) -> DPMetadata:
     entries = entry_labels if entry_labels is not None else (labels or [statistic])
-    info = {"budget_split": _budget_split(settings, entries)}
+    split = budget_split if budget_split is not None else _budget_split(settings, entries)
+    info: dict[str, Any] = {"budget_split": split}
     if not plan.integer:
         info["granularity"] = _per_entry(plan.granularity, entries)
     info.update(details or {})
@@ -256,7 +265,7 @@ def _meta(
         value=released if not scalar else float(released[0]),
         details=info,
         _interval=interval,
-        _index=None if scalar else pd.Index(labels),
+        _index=None if scalar else pd.Index(index if index is not None else labels),
     )
 
 
@@ -406,7 +415,7 @@ def release_moment(
 
     # step 4: read the data once per column, noise, bound
     if settings.out_of_bounds == "raise":
-        _validate(columns, decls)
+        validate(columns, decls)
     exact: list[float] = []
     for col in layout:
         m = backends.moments(
@@ -421,7 +430,7 @@ def release_moment(
 
     values, finish = _finish(statistic, layout, noisy, plan, settings, n, ddof, root)
     out_bounds = {c.decl.column: finish.bounds(c) for c in layout}
-    meta = _meta(
+    meta = build_metadata(
         name,
         labels,
         settings,

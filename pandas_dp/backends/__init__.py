@@ -6,6 +6,22 @@ that works on those numbers. :mod:`pandas_dp.backends.local` does it for pandas
 objects held in memory, with numpy on the column's own array.
 """
 
-from pandas_dp.backends.local import Moments, column_values, moments, non_null_count
+from pandas_dp.backends.local import (
+    CategoryCounts,
+    Moments,
+    category_counts,
+    column_values,
+    mask_counts,
+    moments,
+    non_null_count,
+)
 
-__all__ = ["Moments", "column_values", "moments", "non_null_count"]
+__all__ = [
+    "CategoryCounts",
+    "Moments",
+    "category_counts",
+    "column_values",
+    "mask_counts",
+    "moments",
+    "non_null_count",
+]

@@ -21,7 +21,16 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-__all__ = ["CHUNK", "Moments", "column_values", "moments", "non_null_count"]
+__all__ = [
+    "CHUNK",
+    "CategoryCounts",
+    "Moments",
+    "category_counts",
+    "column_values",
+    "mask_counts",
+    "moments",
+    "non_null_count",
+]
 
 #: Rows per chunk: 16 Ki doubles = 128 KiB, small enough to stay in L2.
 CHUNK = 1 << 14
@@ -113,3 +122,47 @@ def moments(series: pd.Series, lower: float, upper: float, *, squares: bool = Tr
             # milliseconds when the cores are busy
             sq += float(np.multiply(b, b, out=b2[:m]).sum())
     return Moments(rows=n, count=n - missing, total=total, squares=sq)
+
+
+@dataclass(frozen=True)
+class CategoryCounts:
+    """Counts of a categorical column over its declared categories (all private).
+
+    Attributes
+    ----------
+    counts : ndarray of int64
+        One count per declared category, in declaration order.
+    missing : int
+        Missing values.
+    other : int
+        Values that are not missing and not among the declared categories.
+    """
+
+    counts: NDArray[np.int64]
+    missing: int
+    other: int
+
+
+def category_counts(series: pd.Series, categories: tuple[object, ...]) -> CategoryCounts:
+    """One pass (pandas' hash table, or the codes of a categorical) over a column.
+
+    The data's own distinct values never leave this function: only the counts of
+    the declared categories, of missing values and of everything else do.
+    """
+    observed = series.value_counts(dropna=False, sort=False)
+    holes = np.asarray(observed.index.isna())
+    missing = int(observed.to_numpy()[holes].sum())
+    known: pd.Series = observed.iloc[np.flatnonzero(~holes)]
+    counts = known.reindex(pd.Index(categories, dtype=object), fill_value=0)
+    found = counts.to_numpy(dtype=np.int64)
+    other = int(known.sum()) - int(found.sum())
+    return CategoryCounts(counts=found, missing=missing, other=other)
+
+
+def mask_counts(masks: list[pd.Series]) -> NDArray[np.int64]:
+    """Number of rows where each boolean mask is true (missing counts as false)."""
+    out = np.empty(len(masks), dtype=np.int64)
+    for i, mask in enumerate(masks):
+        values = mask.to_numpy(dtype=bool, na_value=False)
+        out[i] = int(np.count_nonzero(values))
+    return out
