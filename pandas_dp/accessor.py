@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pandas_dp import covariance as covmod
 from pandas_dp import histograms as hist
 from pandas_dp import statistics as st
 from pandas_dp.budget import PrivacyBudget
@@ -90,6 +91,7 @@ class _Base:
         settings: st.Settings,
         ddof: int = 1,
         root: bool = False,
+        method: str = "auto",
     ) -> DPFloat | pd.Series:
         selected, scalar = self._select(columns)
         name = "std" if root else statistic
@@ -354,6 +356,7 @@ class DPFrameAccessor(_Base):
         delta: float = 0.0,
         bounds: Any = None,
         schema: Any = None,
+        method: str = "auto",
         mechanism: str = "laplace",
         bounding: str = "bit",
         neighbouring: str = "substitute",
@@ -375,7 +378,13 @@ class DPFrameAccessor(_Base):
             epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
         )
         return self._moment(
-            "var", columns, bounds=bounds, schema=schema, settings=settings, ddof=ddof
+            "var",
+            columns,
+            bounds=bounds,
+            schema=schema,
+            settings=settings,
+            ddof=ddof,
+            method=method,
         )
 
     def std(
@@ -387,6 +396,7 @@ class DPFrameAccessor(_Base):
         delta: float = 0.0,
         bounds: Any = None,
         schema: Any = None,
+        method: str = "auto",
         mechanism: str = "laplace",
         bounding: str = "bit",
         neighbouring: str = "substitute",
@@ -408,7 +418,160 @@ class DPFrameAccessor(_Base):
             epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
         )
         return self._moment(
-            "var", columns, bounds=bounds, schema=schema, settings=settings, ddof=ddof, root=True
+            "var",
+            columns,
+            bounds=bounds,
+            schema=schema,
+            settings=settings,
+            ddof=ddof,
+            root=True,
+            method=method,
+        )
+
+    # -------------------------------------------------------------- matrices
+    def cov(
+        self,
+        columns: Columns = None,
+        ddof: int = 1,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        bounds: Any = None,
+        schema: Any = None,
+        method: str = "auto",
+        psd: str = "clip",
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "substitute",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> pd.DataFrame:
+        """Noisy covariance matrix, like ``df[columns].cov(ddof=1)``.
+
+        Positive semi-definite by construction (``psd="clip"``: eigenvalues
+        clipped at zero; ``"higham"``: nearest matrix keeping the variances).
+
+        Parameters
+        ----------
+        method : {"auto", "moments", "direct"}
+            ``"direct"`` is Liu's procedure (variances first, then covariances
+            bounded by the released variances); ``"moments"`` noises centred
+            sums and sums of products in one release. ``"auto"`` (moments) had
+            the lower or equal RMSE in every setting of the accuracy study.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, pandas_dp
+        >>> rng = np.random.default_rng(0)
+        >>> df = pd.DataFrame(rng.uniform(-1, 1, (500, 3)), columns=["a", "b", "c"])
+        >>> c = df.dp.cov(epsilon=1.0, bounds=(-1, 1), random_state=0)
+        >>> c.shape, bool(np.all(np.linalg.eigvalsh(c.to_numpy()) >= -1e-12))
+        ((3, 3), True)
+        """
+        return self._matrix(
+            columns,
+            ddof,
+            epsilon,
+            delta,
+            bounds,
+            schema,
+            method,
+            psd,
+            mechanism,
+            bounding,
+            neighbouring,
+            out_of_bounds,
+            random_state,
+            budget,
+            corr=False,
+        )
+
+    def corr(
+        self,
+        columns: Columns = None,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        bounds: Any = None,
+        schema: Any = None,
+        method: str = "auto",
+        psd: str = "clip",
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "substitute",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> pd.DataFrame:
+        """Noisy Pearson correlation matrix: post-processing of :meth:`cov`.
+
+        Unit diagonal, entries in ``[-1, 1]``. ``method`` is the covariance
+        method (only Pearson correlation is offered).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, pandas_dp
+        >>> rng = np.random.default_rng(0)
+        >>> df = pd.DataFrame(rng.uniform(-1, 1, (500, 2)), columns=["a", "b"])
+        >>> r = df.dp.corr(epsilon=1.0, bounds=(-1, 1), random_state=0)
+        >>> np.diag(r).tolist()
+        [1.0, 1.0]
+        """
+        return self._matrix(
+            columns,
+            1,
+            epsilon,
+            delta,
+            bounds,
+            schema,
+            method,
+            psd,
+            mechanism,
+            bounding,
+            neighbouring,
+            out_of_bounds,
+            random_state,
+            budget,
+            corr=True,
+        )
+
+    def _matrix(
+        self,
+        columns: Columns,
+        ddof: int,
+        epsilon: float,
+        delta: float,
+        bounds: Any,
+        schema: Any,
+        method: str,
+        psd: str,
+        mechanism: str,
+        bounding: str,
+        neighbouring: str,
+        out_of_bounds: str,
+        random_state: int | np.random.Generator | None,
+        budget: PrivacyBudget | None,
+        *,
+        corr: bool,
+    ) -> pd.DataFrame:
+        settings = st.Settings(
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+        )
+        selected, _ = self._select([columns] if isinstance(columns, str) else columns)
+        name = "corr" if corr else "cov"
+        _check_numeric(name, selected)
+        attached = attached_schema(self._obj) if bounds is None and schema is None else None
+        decls = resolve_bounds(selected, bounds=bounds, schema=schema, attached=attached)
+        return covmod.release_cov(
+            selected,
+            decls,
+            len(self._obj),
+            settings,
+            method=st.resolve_method(method, settings),
+            ddof=ddof,
+            psd=psd,
+            corr=corr,
         )
 
     # -------------------------------------------------------------- categorical
@@ -703,6 +866,7 @@ class DPSeriesAccessor(_Base):
         delta: float = 0.0,
         bounds: Any = None,
         schema: Any = None,
+        method: str = "auto",
         mechanism: str = "laplace",
         bounding: str = "bit",
         neighbouring: str = "substitute",
@@ -714,7 +878,7 @@ class DPSeriesAccessor(_Base):
         settings = st.Settings(
             epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
         )
-        return self._scalar("var", bounds, schema, settings, ddof=ddof)
+        return self._scalar("var", bounds, schema, settings, ddof=ddof, method=method)
 
     def std(
         self,
@@ -724,6 +888,7 @@ class DPSeriesAccessor(_Base):
         delta: float = 0.0,
         bounds: Any = None,
         schema: Any = None,
+        method: str = "auto",
         mechanism: str = "laplace",
         bounding: str = "bit",
         neighbouring: str = "substitute",
@@ -735,7 +900,7 @@ class DPSeriesAccessor(_Base):
         settings = st.Settings(
             epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
         )
-        return self._scalar("var", bounds, schema, settings, ddof=ddof, root=True)
+        return self._scalar("var", bounds, schema, settings, ddof=ddof, root=True, method=method)
 
     def value_counts(
         self,
@@ -873,6 +1038,7 @@ class DPSeriesAccessor(_Base):
         *,
         ddof: int = 1,
         root: bool = False,
+        method: str = "auto",
     ) -> DPFloat:
         if isinstance(bounds, dict):
             bounds = bounds.get(self._obj.name, bounds)

@@ -29,7 +29,7 @@ from pandas_dp import backends, constraints
 from pandas_dp.bounding import NoisePlan, apply_noise, halfwidth, plan_noise
 from pandas_dp.declarations import CategoricalDeclaration
 from pandas_dp.result import DPMetadata
-from pandas_dp.sensitivity import output_range
+from pandas_dp.sensitivity import output_range, sensitivity
 from pandas_dp.statistics import Settings, build_metadata, direct_interval
 
 __all__ = [
@@ -92,11 +92,11 @@ def _exact_buckets(
 
 
 def _histogram_l1(settings: Settings) -> float:
-    return 2.0 if settings.neighbouring == "substitute" else 1.0
+    return sensitivity("histogram", settings.neighbouring, 0.0, 1.0, 0)
 
 
 def _histogram_l2(settings: Settings) -> float:
-    return math.sqrt(2.0) if settings.neighbouring == "substitute" else 1.0
+    return sensitivity("histogram_l2", settings.neighbouring, 0.0, 1.0, 0)
 
 
 def _index(labels: list[Any], name: Hashable) -> pd.Index:
@@ -123,8 +123,9 @@ def release_value_counts(
     k = len(labels)
     lo, hi = output_range("count", 0.0, 1.0, n, settings.neighbouring)
     l1 = _histogram_l1(settings)
+    per_bucket = sensitivity("count", settings.neighbouring, 0.0, 1.0, n)
     plan = plan_noise(
-        np.ones(k),
+        np.full(k, per_bucket),
         np.full(k, lo),
         np.full(k, hi),
         epsilon=settings.epsilon,
@@ -244,7 +245,8 @@ def release_proportions(
     labels, covered = _buckets(series, decl, dropna=dropna, other=other)
     k = len(labels)
     counts = via == "counts"
-    unit = 1.0 if counts else 1.0 / n
+    rel = settings.neighbouring
+    unit = sensitivity("count" if counts else "proportion", rel, 0.0, 1.0, n)
     levels = constraints.noised_levels(k) if method == "hierarchical" else 1
     sizes = (
         [len(level) for level in _tree_shapes(k)]
@@ -255,9 +257,14 @@ def release_proportions(
     if m == 0:  # one bucket: its proportion is 1, a public fact
         return _single_bucket(decl, labels, settings, n, method, via)
 
-    substitute = settings.neighbouring == "substitute"
-    per_level_l1 = 2.0 if (substitute or not counts) else 1.0
-    per_level_l2 = math.sqrt(2.0) if (substitute or not counts) else 1.0
+    substitute = rel == "substitute"
+    # one level of the tree is one histogram; in units of the per-entry sensitivity:
+    if counts:
+        per_level_l1 = _histogram_l1(settings)
+        per_level_l2 = _histogram_l2(settings)
+    else:
+        per_level_l1 = sensitivity("proportions", rel, 0.0, 1.0, n) / unit
+        per_level_l2 = sensitivity("proportions_l2", rel, 0.0, 1.0, n) / unit
     if counts:
         lo, hi = output_range("count", 0.0, 1.0, n, settings.neighbouring)
     else:
@@ -403,9 +410,12 @@ def release_counts(
     k = len(names)
     if k == 0:
         raise ValueError("the workload is empty; pass at least one query")
+    # one record may satisfy every query: each count moves by its own sensitivity,
+    # all at once (plan_noise's default joint sensitivity, k of them)
+    per_query = sensitivity("count", settings.neighbouring, 0.0, 1.0, n)
     lo, hi = output_range("count", 0.0, 1.0, n, settings.neighbouring)
     plan = plan_noise(
-        np.ones(k),
+        np.full(k, per_query),
         np.full(k, lo),
         np.full(k, hi),
         epsilon=settings.epsilon,

@@ -29,7 +29,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["NEIGHBOURING", "TABLE", "Rule", "output_range", "sensitivity", "table_frame"]
+__all__ = [
+    "NEIGHBOURING",
+    "PAIR_TABLE",
+    "TABLE",
+    "Rule",
+    "output_range",
+    "pair_sensitivity",
+    "sensitivity",
+    "table_frame",
+]
 
 Neighbouring = Literal["substitute", "add_remove"]
 NEIGHBOURING: tuple[str, ...] = ("substitute", "add_remove")
@@ -116,10 +125,57 @@ _ROWS = [
     Rule("mean", "add_remove", lambda a, b, n: _r(a, b) / n, "R / n"),
     Rule("var", "substitute", lambda a, b, n: _r(a, b) ** 2 / n, "R^2 / n", min_n=2),
     Rule("var", "add_remove", lambda a, b, n: _r(a, b) ** 2 / n, "R^2 / n", min_n=3),
+    # histograms over public buckets: one record sits in one bucket (a, b unused)
+    Rule("histogram", "substitute", lambda a, b, n: 2.0, "2 (L1)", min_n=0),
+    Rule("histogram", "add_remove", lambda a, b, n: 1.0, "1 (L1)", min_n=0),
+    Rule("histogram_l2", "substitute", lambda a, b, n: math.sqrt(2.0), "sqrt(2) (L2)", min_n=0),
+    Rule("histogram_l2", "add_remove", lambda a, b, n: 1.0, "1 (L2)", min_n=0),
+    # proportions count / n of n rows (a, b unused)
+    Rule("proportion", "substitute", lambda a, b, n: 1.0 / n, "1 / n"),
+    Rule("proportion", "add_remove", lambda a, b, n: 1.0 / n, "1 / n"),
+    Rule("proportions", "substitute", lambda a, b, n: 2.0 / n, "2 / n (L1)"),
+    Rule("proportions", "add_remove", lambda a, b, n: 2.0 / n, "2 / n (L1)"),
+    Rule(
+        "proportions_l2",
+        "substitute",
+        lambda a, b, n: math.sqrt(2.0) / n,
+        "sqrt(2) / n (L2)",
+        source="derived; brute-force tested",
+    ),
+    Rule(
+        "proportions_l2",
+        "add_remove",
+        lambda a, b, n: math.sqrt(2.0) / n,
+        "sqrt(2) / n (L2)",
+        source="derived; brute-force tested",
+    ),
 ]
 
-#: ``(statistic, neighbouring) -> Rule``
+#: Statistics of two columns on ``[a1, b1] x [a2, b2]``: ``formula(R1, R2, n)``.
+_PAIR_ROWS = [
+    Rule("cov", "substitute", lambda r1, r2, n: r1 * r2 / n, "R1 R2 / n", min_n=2),
+    Rule("cov", "add_remove", lambda r1, r2, n: r1 * r2 / n, "R1 R2 / n", min_n=3),
+    # sum over rows of (x - m1)(y - m2), midpoints m: each product lies in +-R1 R2 / 4
+    Rule(
+        "centred_product",
+        "substitute",
+        lambda r1, r2, n: r1 * r2 / 2.0,
+        "R1 R2 / 2",
+        source="derived; brute-force tested",
+    ),
+    Rule(
+        "centred_product",
+        "add_remove",
+        lambda r1, r2, n: r1 * r2 / 4.0,
+        "R1 R2 / 4",
+        source="derived; brute-force tested",
+    ),
+]
+
+#: ``(statistic, neighbouring) -> Rule`` for statistics of one column: ``formula(a, b, n)``
 TABLE: dict[tuple[str, str], Rule] = {(r.statistic, r.neighbouring): r for r in _ROWS}
+#: ``(statistic, neighbouring) -> Rule`` for two columns: ``formula(R1, R2, n)``
+PAIR_TABLE: dict[tuple[str, str], Rule] = {(r.statistic, r.neighbouring): r for r in _PAIR_ROWS}
 
 
 def check_neighbouring(neighbouring: str) -> str:
@@ -174,6 +230,34 @@ def sensitivity(statistic: str, neighbouring: str, lower: float, upper: float, n
     return float(r.formula(float(lower), float(upper), n))
 
 
+def pair_sensitivity(
+    statistic: str, neighbouring: str, width1: float, width2: float, n: int
+) -> float:
+    """Global sensitivity of a two-column statistic (``"cov"``, ``"centred_product"``).
+
+    ``width1`` and ``width2`` are the widths ``R1``, ``R2`` of the declared bounds.
+
+    Examples
+    --------
+    >>> pair_sensitivity("cov", "substitute", 2.0, 2.0, n=100)
+    0.04
+    """
+    check_neighbouring(neighbouring)
+    try:
+        r = PAIR_TABLE[(statistic, neighbouring)]
+    except KeyError:
+        known = sorted({s for s, _ in PAIR_TABLE})
+        raise ValueError(
+            f"no sensitivity is known for statistic {statistic!r}; known: {known}"
+        ) from None
+    if n < r.min_n:
+        raise ValueError(
+            f"{statistic} under neighbouring={neighbouring!r} needs at least {r.min_n} "
+            f"rows; the frame has {n}. The row count is public, so this is not a leak."
+        )
+    return float(r.formula(float(width1), float(width2), n))
+
+
 def output_range(
     statistic: str,
     lower: float,
@@ -219,6 +303,6 @@ def table_frame() -> object:
             "min n": r.min_n,
             "source": r.source,
         }
-        for r in _ROWS
+        for r in [*_ROWS, *_PAIR_ROWS]
     ]
     return pd.DataFrame(rows)

@@ -47,10 +47,30 @@ __all__ = [
     "release_count",
     "release_len",
     "release_moment",
+    "resolve_method",
     "validate",
 ]
 
 FloatArray = NDArray[np.float64]
+
+#: How a variance is made: noised directly, or from noisy centred moments.
+VAR_METHODS: tuple[str, ...] = ("moments", "direct")
+
+
+def resolve_method(method: str, settings: Settings) -> str:
+    """``"auto"`` -> the method the accuracy study favours for the relation.
+
+    Under add/remove the centred moments are as accurate or better in every
+    setting measured (``benchmarks/accuracy.py``); under substitution they are
+    twice as accurate for data centred in its bounds but up to twice worse for
+    data piled at one bound, so the direct release, never worse than that, is
+    the default.
+    """
+    if method == "auto":
+        return "moments" if settings.neighbouring == "add_remove" else "direct"
+    if method not in VAR_METHODS:
+        raise ValueError(f"method={method!r} is not supported; use 'auto', 'moments' or 'direct'")
+    return method
 
 
 @dataclass(frozen=True)
@@ -277,17 +297,33 @@ class _Column:
     """How one column's statistic is built from noisy entries."""
 
     decl: NumericDeclaration
-    kind: str  # "direct", "nullable mean", "nullable var"
+    kind: str  # "direct", "nullable mean", "nullable var", "moments var"
     first: int  # index of its first entry in the release vector
     size: int
     out_range: tuple[float, float]
 
 
 def _entries(
-    statistic: str, decl: NumericDeclaration, n: int, neighbouring: str
+    statistic: str, decl: NumericDeclaration, n: int, neighbouring: str, method: str = "direct"
 ) -> tuple[str, list[tuple[str, float, float, float]]]:
     """The noisy entries a column needs: ``(part, sensitivity, lower, upper)``."""
     a, b, r = decl.lower, decl.upper, decl.width
+    if statistic == "var" and method == "moments" and not decl.nullable:
+        sensitivity("var", neighbouring, a, b, n)  # the same minimum n as the direct way
+        return "moments var", [
+            (
+                "centred sum",
+                sensitivity("centred_sum", neighbouring, a, b, n),
+                -n * r / 2,
+                n * r / 2,
+            ),
+            (
+                "centred squares",
+                sensitivity("centred_sumsq", neighbouring, a, b, n),
+                0.0,
+                n * r * r / 4,
+            ),
+        ]
     if statistic == "sum":
         stat = "sum_nullable" if decl.nullable else "sum"
         lo, hi = output_range(stat, a, b, n)
@@ -317,6 +353,8 @@ def _exact(statistic: str, decl: NumericDeclaration, m: backends.Moments, kind: 
         return [float(m.count), m.total]
     if kind == "nullable var":
         return [float(m.count), m.total, m.squares]
+    if kind == "moments var":
+        return [m.total, m.squares]
     if statistic == "sum":
         return [(m.count if decl.nullable else n) * mid + m.total]
     if statistic == "mean":
@@ -372,8 +410,16 @@ def release_moment(
     scalar: bool,
     ddof: int = 1,
     root: bool = False,
+    method: str = "direct",
 ) -> DPFloat | pd.Series:
-    """Release ``sum``, ``mean`` or ``var`` (``std`` with ``root=True``) of numeric columns."""
+    """Release ``sum``, ``mean`` or ``var`` (``std`` with ``root=True``) of numeric columns.
+
+    ``method`` matters for ``var`` only: ``"direct"`` noises the sample variance
+    (sensitivity ``R^2/n``); ``"moments"`` noises the centred sum and sum of
+    squares and combines them (sensitivities ``R`` or ``R/2``, and ``R^2/4``).
+    """
+    if method not in VAR_METHODS:
+        raise ValueError(f"method={method!r} is not supported; use 'moments' or 'direct'")
     labels = list(columns)
     name = "std" if root else statistic
     _check_n(name, n)
@@ -386,11 +432,13 @@ def release_moment(
     entry_labels: list[Any] = []
     for c in labels:
         decl = decls[c]
-        kind, parts = _entries(statistic, decl, n, settings.neighbouring)
+        kind, parts = _entries(statistic, decl, n, settings.neighbouring, method)
         if kind == "direct":
             out_range = (parts[0][2], parts[0][3])
         elif kind == "nullable mean":
             out_range = (decl.lower, decl.upper)
+        elif kind == "moments var":
+            out_range = output_range("var", decl.lower, decl.upper, n)
         else:
             out_range = output_range("var_nullable", decl.lower, decl.upper, n)
         layout.append(_Column(decl, kind, len(sens), len(parts), out_range))
@@ -445,7 +493,7 @@ def release_moment(
         entry_labels,
         {
             "missing values": {str(c.decl.column): _null_policy(c) for c in layout},
-            **({"ddof": ddof} if statistic == "var" else {}),
+            **({"ddof": ddof, "method": method} if statistic == "var" else {}),
         },
     )
     if scalar:
@@ -457,6 +505,10 @@ def _null_policy(col: _Column) -> str:
     if col.decl.nullable:
         return "skipped; the non-missing count is released with noise"
     return "not allowed by the declaration; a missing value is clamped to the midpoint"
+
+
+#: Column kinds whose variance divides by the public ``n``, not a noisy count.
+_FIXED_N = ("direct", "moments var")
 
 
 @dataclass
@@ -479,7 +531,7 @@ class _Finish:
     def bounds(self, col: _Column) -> tuple[float, float]:
         lo, hi = col.out_range
         if self.statistic == "var":
-            f = float(self.factor(self.n if col.kind == "direct" else 2.0))
+            f = float(self.factor(self.n if col.kind in _FIXED_N else 2.0))
             lo, hi = lo * f, hi * f
             if self.root:
                 lo, hi = math.sqrt(lo), math.sqrt(hi)
@@ -492,16 +544,22 @@ class _Finish:
         elif col.kind == "nullable mean":
             value = decl.midpoint + float(x[1]) / max(float(x[0]), 1.0)
         else:
-            c = max(float(x[0]), 2.0)
-            value = float(_var_of(np.asarray(x[2]), np.asarray(x[1]) ** 2, np.asarray(c)))
+            c, total, squares = self._var_parts(col, x)
+            value = float(_var_of(np.asarray(squares), np.asarray(total) ** 2, np.asarray(c)))
         if self.clamp:
             value = min(max(value, col.out_range[0]), col.out_range[1])
         return float(self._post(col, value, float(x[0])))
 
+    def _var_parts(self, col: _Column, x: FloatArray) -> tuple[float, float, float]:
+        """``(count, centred sum, centred squares)`` of a variance made from moments."""
+        if col.kind == "moments var":
+            return float(self.n), float(x[0]), float(x[1])
+        return max(float(x[0]), 2.0), float(x[1]), float(x[2])
+
     def _post(self, col: _Column, value: Any, count: Any) -> Any:
         if self.statistic != "var":
             return value
-        c = self.n if col.kind == "direct" else np.maximum(count, 2.0)
+        c = self.n if col.kind in _FIXED_N else np.maximum(count, 2.0)
         value = value * self.factor(c)
         return np.sqrt(np.maximum(value, 0.0)) if self.root else value
 
@@ -525,10 +583,15 @@ class _Finish:
                 r_lo, r_hi = _ratio_box(lo_e[1:2], hi_e[1:2], np.array([c_lo]), np.array([c_hi]))
                 lo, hi = col.decl.midpoint + float(r_lo[0]), col.decl.midpoint + float(r_hi[0])
             else:
-                c_lo, c_hi = max(lo_e[0], 2.0), max(hi_e[0], 2.0)
+                if col.kind == "moments var":
+                    c_lo = c_hi = float(self.n)
+                    s_at, q_at = slice(0, 1), slice(1, 2)
+                else:
+                    c_lo, c_hi = max(lo_e[0], 2.0), max(hi_e[0], 2.0)
+                    s_at, q_at = slice(1, 2), slice(2, 3)
                 v_lo, v_hi = _var_box(
-                    (lo_e[2:3], hi_e[2:3]),
-                    (lo_e[1:2], hi_e[1:2]),
+                    (lo_e[q_at], hi_e[q_at]),
+                    (lo_e[s_at], hi_e[s_at]),
                     (np.array([c_lo]), np.array([c_hi])),
                 )
                 lo, hi = float(v_lo[0]), float(v_hi[0])
@@ -536,8 +599,9 @@ class _Finish:
             hi = min(max(hi, col.out_range[0]), col.out_range[1])
             if self.statistic == "var":
                 # the ddof factor is largest at the smallest count; widen accordingly
-                c_small = self.n if col.kind == "direct" else max(lo_e[0], 2.0)
-                c_big = self.n if col.kind == "direct" else max(hi_e[0], 2.0)
+                fixed = col.kind in _FIXED_N
+                c_small = self.n if fixed else max(lo_e[0], 2.0)
+                c_big = self.n if fixed else max(hi_e[0], 2.0)
                 f_lo, f_hi = sorted((float(self.factor(c_small)), float(self.factor(c_big))))
                 lo, hi = lo * f_lo, hi * f_hi
                 if self.root:
