@@ -45,6 +45,8 @@ from pandas_dp.declarations import (
     resolve_bounds,
     resolve_categories,
 )
+from pandas_dp.describe import release_describe
+from pandas_dp.errors import MissingBoundsError
 from pandas_dp.result import DPFloat, DPInt
 
 __all__ = ["DPFrameAccessor", "DPSeriesAccessor"]
@@ -573,6 +575,75 @@ class DPFrameAccessor(_Base):
             psd=psd,
             corr=corr,
         )
+
+    def describe(
+        self,
+        columns: Columns = None,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        bounds: Any = None,
+        categories: Any = None,
+        schema: Any = None,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "substitute",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> pd.DataFrame:
+        """A private ``df.describe()``: count, mean and std of numeric columns,
+        proportions of categorical ones, with ``epsilon`` split equally.
+
+        With ``columns=None``: every numeric column, and every other column whose
+        categories are declared. The split is in ``attrs["dp"].details`` and in
+        the budget's ledger.
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> from pandas_dp.datasets import load_survey, survey_schema
+        >>> d = load_survey().dp.describe(["age", "region"], epsilon=2.0,
+        ...                                schema=survey_schema(), random_state=0)
+        >>> list(d.index)[:3], list(d.columns)
+        (['count', 'mean', 'std'], ['age', 'region'])
+        """
+        settings = st.Settings(
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+        )
+        frame = self._obj
+        attached = (
+            attached_schema(frame)
+            if bounds is None and schema is None and categories is None
+            else None
+        )
+        if columns is None:
+            labels: list[Hashable] = [c for c in frame.columns if _is_numeric(frame[c])]
+            others = [c for c in frame.columns if c not in labels]
+            declared = []
+            for c in others:
+                try:
+                    resolve_categories(
+                        {c: frame[c]},
+                        categories=categories,
+                        schema=self._schema_for(schema),
+                        attached=attached,
+                    )
+                except MissingBoundsError:
+                    continue
+                declared.append(c)
+            selected: dict[Hashable, pd.Series] = {c: frame[c] for c in labels + declared}
+        else:
+            selected = self._select([columns] if isinstance(columns, str) else columns)[0]
+        numeric: dict[Hashable, pd.Series] = {c: s for c, s in selected.items() if _is_numeric(s)}
+        categorical: dict[Hashable, pd.Series] = {
+            c: s for c, s in selected.items() if c not in numeric
+        }
+        num_decls = resolve_bounds(numeric, bounds=bounds, schema=schema, attached=attached)
+        cat_decls = resolve_categories(
+            categorical, categories=categories, schema=schema, attached=attached
+        )
+        return release_describe(numeric, num_decls, categorical, cat_decls, len(frame), settings)
 
     # -------------------------------------------------------------- categorical
     def value_counts(

@@ -233,6 +233,9 @@ def resolve_bounds(
 ) -> dict[Hashable, NumericDeclaration]:
     """Resolve the public bounds of every column in ``columns``.
 
+    ``columns`` is a list of labels or a mapping label -> Series; with a mapping,
+    an undeclared boolean column gets the bounds ``(0, 1)`` its type implies.
+
     Raises
     ------
     MissingBoundsError
@@ -270,10 +273,19 @@ def resolve_bounds(
                     out[column] = found
                     break
         else:
-            missing.append(str(column))
+            if _is_boolean(columns, column):  # True/False lie in [0, 1] by type
+                out[column] = NumericDeclaration(column, 0.0, 1.0, False, "dtype")
+            else:
+                missing.append(str(column))
     if missing:
         raise MissingBoundsError(missing)
     return out
+
+
+def _is_boolean(columns: Any, column: Hashable) -> bool:
+    series = columns.get(column) if isinstance(columns, Mapping) else None
+    dtype = getattr(series, "dtype", None)
+    return dtype is not None and bool(pd.api.types.is_bool_dtype(dtype))
 
 
 # ----------------------------------------------------------------------------- categories

@@ -66,6 +66,8 @@ class DPInt(int):
 
 
 def _jsonable(value: Any) -> Any:
+    if isinstance(value, DPMetadata):
+        return value.to_dict()
     if isinstance(value, pd.Series):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, pd.DataFrame):
