@@ -163,9 +163,8 @@ def _reindexed(meta: DPMetadata, index: pd.Index) -> DPMetadata:
     """The same record, with intervals reported in the order of a sorted result."""
     import dataclasses
 
-    old = meta._index
-    assert old is not None and meta._interval is not None
-    order = old.get_indexer(index)
+    assert meta._index is not None and meta._interval is not None
+    order = pd.Index(meta._index).get_indexer(index)
     fn = meta._interval
 
     def interval(alpha: float) -> tuple[np.ndarray, np.ndarray]:
@@ -254,7 +253,7 @@ def release_proportions(
         else [k - 1 if method == "all_but_one" else k]
     )
     m = int(sum(sizes))
-    if m == 0:  # one bucket: its proportion is 1, a public fact
+    if k == 1:  # one bucket: its proportion is 1, a public fact
         return _single_bucket(decl, labels, settings, n, method, via)
 
     substitute = rel == "substitute"

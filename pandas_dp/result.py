@@ -135,7 +135,7 @@ class DPMetadata:
     value: Any = field(repr=False)
     details: dict[str, Any] = field(default_factory=dict)
     _interval: IntervalFn | None = field(default=None, repr=False)
-    _index: pd.Index | None = field(default=None, repr=False)
+    _index: pd.Index | list[Any] | None = field(default=None, repr=False)
 
     # -------------------------------------------------------------- intervals
     def interval(self, alpha: float = 0.05, *, simultaneous: bool = False) -> Any:
@@ -165,7 +165,7 @@ class DPMetadata:
         lo, hi = self._interval(per_entry)
         if self._index is None:
             return (float(lo[0]), float(hi[0]))
-        return pd.DataFrame({"lower": lo, "upper": hi}, index=self._index)
+        return pd.DataFrame({"lower": lo, "upper": hi}, index=pd.Index(self._index))
 
     # -------------------------------------------------------------- exports
     def to_dict(self) -> dict[str, Any]:

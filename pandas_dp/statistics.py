@@ -128,7 +128,7 @@ def _mechanism_name(settings: Settings, integer: bool) -> str:
 def _per_entry(values: FloatArray, labels: list[Any]) -> Any:
     if len(labels) == 1:
         return float(values[0])
-    return pd.Series(values, index=pd.Index(labels))
+    return pd.Series(values, index=pd.Index(labels, dtype=object))
 
 
 def _budget_split(settings: Settings, labels: list[Any]) -> dict[str, Any]:
@@ -285,7 +285,7 @@ def build_metadata(
         value=released if not scalar else float(released[0]),
         details=info,
         _interval=interval,
-        _index=None if scalar else pd.Index(index if index is not None else labels),
+        _index=None if scalar else list(index if index is not None else labels),
     )
 
 

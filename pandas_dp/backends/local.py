@@ -163,6 +163,9 @@ def mask_counts(masks: list[pd.Series]) -> NDArray[np.int64]:
     """Number of rows where each boolean mask is true (missing counts as false)."""
     out = np.empty(len(masks), dtype=np.int64)
     for i, mask in enumerate(masks):
-        values = mask.to_numpy(dtype=bool, na_value=False)
+        if isinstance(mask.dtype, np.dtype):  # numpy bool: no missing values possible
+            values = mask.to_numpy()
+        else:
+            values = mask.to_numpy(dtype=bool, na_value=False)
         out[i] = int(np.count_nonzero(values))
     return out
