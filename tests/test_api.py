@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import pandas_dp
+import pandas_dp  # noqa: F401  (registers .dp)
 from pandas_dp import DPFloat, DPInt, DPMetadata
 
 B = (0.0, 100.0)
@@ -79,12 +79,16 @@ def test_large_epsilon_recovers_pandas(df: pd.DataFrame) -> None:
     eps = 1e6
     cols = ["age", "kids"]
     pd.testing.assert_series_equal(
-        df.dp.mean(cols, epsilon=eps, bounds=B, random_state=0), df[cols].mean(),
-        check_exact=False, rtol=1e-3,
+        df.dp.mean(cols, epsilon=eps, bounds=B, random_state=0),
+        df[cols].mean(),
+        check_exact=False,
+        rtol=1e-3,
     )
     pd.testing.assert_series_equal(
-        df.dp.var(cols, epsilon=eps, bounds=B, random_state=0), df[cols].var(),
-        check_exact=False, rtol=1e-3,
+        df.dp.var(cols, epsilon=eps, bounds=B, random_state=0),
+        df[cols].var(),
+        check_exact=False,
+        rtol=1e-3,
     )
     assert df.dp.sum("age", epsilon=eps, bounds=B, random_state=0) == pytest.approx(
         df["age"].sum(), rel=1e-5
@@ -124,8 +128,19 @@ def test_nullable_column_skips_missing_values() -> None:
 # --------------------------------------------------------------------------- metadata
 
 FIELDS = [
-    "statistic", "columns", "mechanism", "epsilon", "delta", "neighbouring", "n",
-    "sensitivity", "scale", "input_bounds", "output_bounds", "bounding", "secure",
+    "statistic",
+    "columns",
+    "mechanism",
+    "epsilon",
+    "delta",
+    "neighbouring",
+    "n",
+    "sensitivity",
+    "scale",
+    "input_bounds",
+    "output_bounds",
+    "bounding",
+    "secure",
 ]
 
 
@@ -156,7 +171,8 @@ def test_to_dict_is_json_ready_and_complete(df: pd.DataFrame) -> None:
         assert name in d
     text = json.dumps(d, allow_nan=False)
     assert "age" in text
-    assert d["sensitivity"] == {"age": pytest.approx(100**2 / 300), "kids": pytest.approx(100**2 / 300)}
+    expected = pytest.approx(100**2 / 300)
+    assert d["sensitivity"] == {"age": expected, "kids": expected}
 
 
 def test_vector_metadata_per_entry(df: pd.DataFrame) -> None:
@@ -253,8 +269,11 @@ def test_truncated_scale_is_recalibrated() -> None:
         ({"epsilon": 1, "out_of_bounds": "drop"}, ValueError, "clip"),
         ({"epsilon": 1, "mechanism": "gaussian"}, ValueError, "delta"),
         ({"epsilon": 1, "delta": 1e-5}, ValueError, "gaussian"),
-        ({"epsilon": 1, "delta": 1e-5, "mechanism": "gaussian", "bounding": "truncated"},
-         ValueError, "Laplace"),
+        (
+            {"epsilon": 1, "delta": 1e-5, "mechanism": "gaussian", "bounding": "truncated"},
+            ValueError,
+            "Laplace",
+        ),
         ({"epsilon": 1, "random_state": "seed"}, TypeError, "random_state"),
     ],
 )

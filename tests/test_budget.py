@@ -100,8 +100,16 @@ def test_delta_is_budgeted(df: pd.DataFrame) -> None:
     assert budget.spent == (1.0, 1e-6)
 
 
-@pytest.mark.parametrize("kwargs", [{"epsilon": 0}, {"epsilon": -1}, {"epsilon": 1, "delta": 1},
-                                    {"epsilon": 1, "delta": -0.1}, {"epsilon": float("nan")}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"epsilon": 0},
+        {"epsilon": -1},
+        {"epsilon": 1, "delta": 1},
+        {"epsilon": 1, "delta": -0.1},
+        {"epsilon": float("nan")},
+    ],
+)
 def test_invalid_budget(kwargs: dict) -> None:
     with pytest.raises(ValueError):
         PrivacyBudget(**kwargs)

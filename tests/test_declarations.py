@@ -37,7 +37,9 @@ def test_explicit_pair_applies_to_every_column(df: pd.DataFrame) -> None:
 
 def test_explicit_dict_per_column(df: pd.DataFrame) -> None:
     r = df.dp.mean(
-        ["age", "income"], epsilon=1.0, bounds={"age": (0, 100), "income": [0, 1e3]},
+        ["age", "income"],
+        epsilon=1.0,
+        bounds={"age": (0, 100), "income": [0, 1e3]},
         random_state=0,
     )
     assert bounds_of(r) == {"age": (0.0, 100.0), "income": (0.0, 1000.0)}

@@ -22,9 +22,11 @@ import pandas_dp  # noqa: F401  (registers .dp)
 
 floats_any = st.floats(allow_nan=True, allow_infinity=True, width=64)
 lengths = st.integers(min_value=0, max_value=40)
-bounds_st = st.tuples(
-    st.floats(-1e12, 1e12, allow_nan=False), st.floats(1e-6, 1e12, allow_nan=False)
-).map(lambda t: (t[0], t[0] + t[1])).filter(lambda b: b[0] < b[1])
+bounds_st = (
+    st.tuples(st.floats(-1e12, 1e12, allow_nan=False), st.floats(1e-6, 1e12, allow_nan=False))
+    .map(lambda t: (t[0], t[0] + t[1]))
+    .filter(lambda b: b[0] < b[1])
+)
 epsilons = st.floats(1e-3, 1e3)
 modes = st.sampled_from(["bit", "truncated", "none"])
 relations = st.sampled_from(["substitute", "add_remove"])
@@ -61,12 +63,22 @@ def _release(values: pd.Series, statistic: str, **kw: object) -> object:
     seed=st.integers(0, 2**32 - 1),
 )
 def test_any_float_array(
-    data: np.ndarray, statistic: str, bounds: tuple, epsilon: float, bounding: str,
-    neighbouring: str, seed: int,
+    data: np.ndarray,
+    statistic: str,
+    bounds: tuple,
+    epsilon: float,
+    bounding: str,
+    neighbouring: str,
+    seed: int,
 ) -> None:
     s = pd.Series(data, name="x")
-    kw = {"epsilon": epsilon, "bounds": bounds, "bounding": bounding,
-          "neighbouring": neighbouring, "random_state": seed}
+    kw = {
+        "epsilon": epsilon,
+        "bounds": bounds,
+        "bounding": bounding,
+        "neighbouring": neighbouring,
+        "random_state": seed,
+    }
     err = expected_error(statistic, len(s), neighbouring)
     if err is not None:
         with pytest.raises(ValueError, match=err):
@@ -91,8 +103,9 @@ def test_any_float_array(
     bounding=modes,
     seed=st.integers(0, 2**32 - 1),
 )
-def test_nullable_columns_any_data(data: np.ndarray, statistic: str, bounding: str,
-                                   seed: int) -> None:
+def test_nullable_columns_any_data(
+    data: np.ndarray, statistic: str, bounding: str, seed: int
+) -> None:
     schema = pa.DataFrameSchema({"x": pa.Column(float, pa.Check.in_range(-3, 5), nullable=True)})
     frame = pd.DataFrame({"x": data})
     err = expected_error(statistic, len(frame), "substitute")
@@ -152,14 +165,21 @@ def test_nullable_extension_dtypes(values: list, dtype: str, statistic: str, see
     mechanism=st.sampled_from(["laplace", "gaussian"]),
     seed=st.integers(0, 2**32 - 1),
 )
-def test_counts_any_data(data: np.ndarray, epsilon: float, bounding: str, neighbouring: str,
-                         mechanism: str, seed: int) -> None:
+def test_counts_any_data(
+    data: np.ndarray, epsilon: float, bounding: str, neighbouring: str, mechanism: str, seed: int
+) -> None:
     if mechanism == "gaussian" and bounding == "truncated":
         bounding = "bit"
     delta = 1e-6 if mechanism == "gaussian" else 0.0
     frame = pd.DataFrame({"x": data, "y": -data})
-    kw = {"epsilon": epsilon, "delta": delta, "bounding": bounding,
-          "neighbouring": neighbouring, "mechanism": mechanism, "random_state": seed}
+    kw = {
+        "epsilon": epsilon,
+        "delta": delta,
+        "bounding": bounding,
+        "neighbouring": neighbouring,
+        "mechanism": mechanism,
+        "random_state": seed,
+    }
     c = frame.dp.count(**kw)
     assert c.dtype == np.int64
     lo, hi = c.attrs["dp"].output_bounds
