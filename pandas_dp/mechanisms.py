@@ -56,6 +56,7 @@ IntArray = NDArray[np.int64]
 GRID_BITS: Final = 40
 _MANTISSA_BITS: Final = 52
 _TWO_M53: Final = 2.0**-53
+_TINY: Final = float(np.finfo(np.float64).tiny)
 
 
 class RandomSource:
@@ -104,8 +105,8 @@ class RandomSource:
 
     def uniform(self, size: int) -> FloatArray:
         """Return ``size`` uniforms on ``(0, 1]`` with 53 random bits each."""
-        top = (self.bits(size) >> np.uint64(11)).astype(np.float64)
-        return (top + 1.0) * _TWO_M53
+        top = (self.bits(size) >> np.uint64(11)) + np.uint64(1)
+        return np.asarray(top * _TWO_M53, dtype=np.float64)
 
     def exponential(self, size: int) -> FloatArray:
         """Return ``size`` standard exponential variates ``-log(U)``."""
@@ -115,9 +116,6 @@ class RandomSource:
 # --------------------------------------------------------------------------- integer noise
 
 
-def _geometric(t: FloatArray, src: RandomSource) -> FloatArray:
-    """``floor(t * E)`` with ``E ~ Exp(1)``: ``P(G >= k) = exp(-k / t)`` for k = 0, 1, ..."""
-    return np.floor(t * src.exponential(t.size))
 
 
 def discrete_laplace(scale: ArrayLike, src: RandomSource) -> IntArray:
@@ -138,9 +136,12 @@ def discrete_laplace(scale: ArrayLike, src: RandomSource) -> IntArray:
     numpy.ndarray of int64
     """
     t = np.atleast_1d(np.asarray(scale, dtype=np.float64)).ravel()
-    if not np.all(t > 0):
+    if not (t > 0).all():
         raise ValueError("discrete Laplace scales must be positive")
-    return (_geometric(t, src) - _geometric(t, src)).astype(np.int64)
+    # floor(t E) with E ~ Exp(1) is geometric: P(G >= k) = exp(-k / t), k = 0, 1, ...
+    k = t.size
+    g = np.floor(np.tile(t, 2) * src.exponential(2 * k))
+    return (g[:k] - g[k:]).astype(np.int64)
 
 
 def discrete_gaussian(sigma: ArrayLike, src: RandomSource) -> IntArray:
@@ -185,10 +186,10 @@ def grid_granularity(scale: ArrayLike, magnitude: ArrayLike) -> FloatArray:
     s = np.atleast_1d(np.asarray(scale, dtype=np.float64))
     m = np.atleast_1d(np.asarray(magnitude, dtype=np.float64))
     m = np.where(np.isfinite(m), m, 0.0)
-    finest = np.maximum(s * 2.0**-GRID_BITS, m * 2.0**-_MANTISSA_BITS)
-    finest = np.maximum(finest, np.finfo(np.float64).tiny)
-    exps = np.ceil(np.log2(finest))
-    return np.asarray(np.ldexp(1.0, exps.astype(np.int64)), dtype=np.float64)
+    finest = np.maximum(np.maximum(s * 2.0**-GRID_BITS, m * 2.0**-_MANTISSA_BITS), _TINY)
+    # the smallest power of two >= finest: finest = f 2^e with f in [0.5, 1)
+    f, e = np.frexp(finest)
+    return np.asarray(np.ldexp(1.0, e - (f == 0.5)), dtype=np.float64)
 
 
 # --------------------------------------------------------------------------- Gaussian
