@@ -111,6 +111,7 @@ class _Base:
             scalar=scalar,
             ddof=ddof,
             root=root,
+            method=st.resolve_method(method, settings),
         )
 
     def _categorical(
@@ -570,7 +571,7 @@ class DPFrameAccessor(_Base):
             decls,
             len(self._obj),
             settings,
-            method=st.resolve_method(method, settings),
+            method=covmod.resolve_method(method),
             ddof=ddof,
             psd=psd,
             corr=corr,
@@ -1121,6 +1122,7 @@ class DPSeriesAccessor(_Base):
             settings=settings,
             ddof=ddof,
             root=root,
+            method=method,
         )
         assert isinstance(result, DPFloat)
         return result

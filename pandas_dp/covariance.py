@@ -20,7 +20,9 @@ Every entry gets an equal share of epsilon (reported in the metadata).
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -132,10 +134,6 @@ def release_cov(
     repaired = constraints.nearest_psd_covariance(cov, method=psd) * factor
     value = constraints.cov_to_corr(repaired) if corr else repaired
 
-    def interval(alpha: float) -> tuple[np.ndarray, np.ndarray]:
-        lo, hi = raw_interval(alpha)
-        return (lo * factor).ravel(), (hi * factor).ravel()
-
     frame = pd.DataFrame(value, index=pd.Index(labels), columns=pd.Index(labels))
     frame.attrs["dp"] = DPMetadata(
         statistic="corr" if corr else "cov",
@@ -163,7 +161,7 @@ def release_cov(
             if not corr
             else "not available for corr",
         },
-        _interval=None if corr else interval,
+        _interval=None if corr else partial(_scaled_bounds, raw_interval, factor),
         _index=None if corr else pd.MultiIndex.from_product([labels, labels]),
     )
     return frame
@@ -178,6 +176,82 @@ def _bound(cov: np.ndarray, limits: np.ndarray) -> np.ndarray:
     off = ~np.eye(len(diag), dtype=bool)
     out[off] = np.clip(out[off], -cap[off], cap[off])
     return out
+
+
+def _scaled_bounds(
+    raw: Callable[[float], tuple[np.ndarray, np.ndarray]], factor: float, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Matrix bounds times the ``ddof`` factor, flattened row-major."""
+    lo, hi = raw(alpha)
+    return (lo * factor).ravel(), (hi * factor).ravel()
+
+
+def _moments_bounds(
+    plan: NoisePlan, noisy: np.ndarray, pairs: list[tuple[int, int]], n: int, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds on ``(P_ij - S_i S_j / n) / (n - 1)`` from the noisy moments.
+
+    Each entry uses ``S_i``, ``S_j`` and ``P_ij``: a union bound over those three.
+    """
+    p = len(noisy) - len(pairs)
+    h = halfwidth(plan, alpha / 3.0)
+    s = noisy[:p]
+    s_lo, s_hi = s - h[:p], s + h[:p]
+    lo, hi = np.zeros((p, p)), np.zeros((p, p))
+    for k, (i, j) in enumerate(pairs):
+        if i == j:
+            low_sq = 0.0 if s_lo[i] <= 0 <= s_hi[i] else min(s_lo[i] ** 2, s_hi[i] ** 2)
+            corners = np.array([low_sq, max(s_lo[i] ** 2, s_hi[i] ** 2)])
+        else:
+            corners = np.array([a * b for a in (s_lo[i], s_hi[i]) for b in (s_lo[j], s_hi[j])])
+        pk, hk = noisy[p + k], h[p + k]
+        lo[i, j] = lo[j, i] = (pk - hk - corners.max() / n) / (n - 1.0)
+        hi[i, j] = hi[j, i] = (pk + hk - corners.min() / n) / (n - 1.0)
+    return lo, hi
+
+
+@dataclass(frozen=True)
+class _DirectState:
+    """What the intervals of a direct release need (all public after the release)."""
+
+    var_plan: NoisePlan
+    cov_plan: NoisePlan | None
+    variances: np.ndarray
+    cov: np.ndarray
+    limits: np.ndarray
+    widths: np.ndarray
+    off: list[tuple[int, int]]
+    n: int
+
+
+def _direct_bounds(state: _DirectState, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds for the direct method's entries.
+
+    An off-diagonal entry was clamped to a cap made of noisy variances; the exact
+    value obeys ``|cov| <= sqrt(v_i v_j)`` for the exact variances, which their
+    intervals cover: a union bound over three events.
+    """
+    p, n, cov = len(state.variances), state.n, state.cov
+    hv = halfwidth(state.var_plan, alpha)
+    lo = np.full((p, p), -np.inf)
+    hi = np.full((p, p), np.inf)
+    np.fill_diagonal(lo, np.maximum(state.variances - hv, 0.0))
+    np.fill_diagonal(hi, np.minimum(state.variances + hv, state.limits))
+    if state.cov_plan is not None:
+        hc = halfwidth(state.cov_plan, alpha / 3.0)
+        v_hi = np.minimum(state.variances + halfwidth(state.var_plan, alpha / 3.0), state.limits)
+        for k, (i, j) in enumerate(state.off):
+            public = n * state.widths[i] * state.widths[j] / (4.0 * (n - 1))
+            outer = min(math.sqrt(max(v_hi[i], 0.0) * max(v_hi[j], 0.0)), public)
+            low, high = cov[i, j] - hc[k], cov[i, j] + hc[k]
+            cap_k = state.cov_plan.upper[k]
+            if high >= cap_k:
+                high = max(high, outer)
+            if low <= -cap_k:
+                low = min(low, -outer)
+            lo[i, j] = lo[j, i] = max(low, -public)
+            hi[i, j] = hi[j, i] = min(high, public)
+    return lo, hi
 
 
 class _Moments:
@@ -226,22 +300,7 @@ class _Moments:
             prod[i, j] = prod[j, i] = noisy[p + k]
         cov = (prod - np.outer(s, s) / n) / (n - 1.0)
 
-        def interval(alpha: float) -> tuple[np.ndarray, np.ndarray]:
-            # each entry uses S_i, S_j and P_ij: a union bound over those three
-            h = halfwidth(self.plan, alpha / 3.0)
-            s_lo, s_hi = s - h[:p], s + h[:p]
-            lo, hi = np.zeros((p, p)), np.zeros((p, p))
-            for k, (i, j) in enumerate(self.pairs):
-                corners = np.array([a * b for a in (s_lo[i], s_hi[i]) for b in (s_lo[j], s_hi[j])])
-                if i == j:
-                    low_sq = 0.0 if s_lo[i] <= 0 <= s_hi[i] else min(s_lo[i] ** 2, s_hi[i] ** 2)
-                    corners = np.array([low_sq, max(s_lo[i] ** 2, s_hi[i] ** 2)])
-                pk, hk = noisy[p + k], h[p + k]
-                lo[i, j] = lo[j, i] = (pk - hk - corners.max() / n) / (n - 1.0)
-                hi[i, j] = hi[j, i] = (pk + hk - corners.min() / n) / (n - 1.0)
-            return lo, hi
-
-        return cov, interval
+        return cov, partial(_moments_bounds, self.plan, noisy, self.pairs, n)
 
     def sensitivity_report(self) -> pd.Series:
         return pd.Series(self.sens, index=self.names)
@@ -284,7 +343,7 @@ class _Direct:
         self.cov_plan: NoisePlan | None = None
 
     def run(self, sums: np.ndarray, products: np.ndarray) -> tuple[np.ndarray, Any]:
-        p, n, st = len(self.labels), self.n, self.settings
+        n, st = self.n, self.settings
         exact = (products - np.outer(sums, sums) / n) / (n - 1.0)
         variances = apply_noise(np.clip(np.diag(exact), 0.0, self.limits), self.var_plan, st.source)
         cov = np.diag(variances)
@@ -314,32 +373,10 @@ class _Direct:
             for k, (i, j) in enumerate(self.off):
                 cov[i, j] = cov[j, i] = noisy[k]
 
-        def interval(alpha: float) -> tuple[np.ndarray, np.ndarray]:
-            hv = halfwidth(self.var_plan, alpha)
-            lo = np.full((p, p), -np.inf)
-            hi = np.full((p, p), np.inf)
-            np.fill_diagonal(lo, np.maximum(variances - hv, 0.0))
-            np.fill_diagonal(hi, np.minimum(variances + hv, self.limits))
-            if self.cov_plan is not None:
-                # an off-diagonal entry was clamped to a cap made of noisy variances;
-                # the exact value obeys |cov| <= sqrt(v_i v_j) for the exact variances,
-                # covered by their intervals: a union bound over three events
-                hc = halfwidth(self.cov_plan, alpha / 3.0)
-                v_hi = np.minimum(variances + halfwidth(self.var_plan, alpha / 3.0), self.limits)
-                for k, (i, j) in enumerate(self.off):
-                    public = n * self.widths[i] * self.widths[j] / (4.0 * (n - 1))
-                    outer = min(math.sqrt(max(v_hi[i], 0.0) * max(v_hi[j], 0.0)), public)
-                    low, high = cov[i, j] - hc[k], cov[i, j] + hc[k]
-                    cap_k = self.cov_plan.upper[k]
-                    if high >= cap_k:
-                        high = max(high, outer)
-                    if low <= -cap_k:
-                        low = min(low, -outer)
-                    lo[i, j] = lo[j, i] = max(low, -public)
-                    hi[i, j] = hi[j, i] = min(high, public)
-            return lo, hi
-
-        return cov, interval
+        state = _DirectState(
+            self.var_plan, self.cov_plan, variances, cov, self.limits, self.widths, self.off, n
+        )
+        return cov, partial(_direct_bounds, state)
 
     def _names(self) -> list[str]:
         return [f"var({c})" for c in self.labels] + [

@@ -19,7 +19,8 @@ declared categories.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -165,13 +166,15 @@ def _reindexed(meta: DPMetadata, index: pd.Index) -> DPMetadata:
 
     assert meta._index is not None and meta._interval is not None
     order = pd.Index(meta._index).get_indexer(index)
-    fn = meta._interval
-
-    def interval(alpha: float) -> tuple[np.ndarray, np.ndarray]:
-        lo, hi = fn(alpha)
-        return lo[order], hi[order]
-
+    interval = partial(_reordered, meta._interval, order)
     return dataclasses.replace(meta, _interval=interval, _index=index)
+
+
+def _reordered(
+    fn: Callable[[float], tuple[np.ndarray, np.ndarray]], order: np.ndarray, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
+    lo, hi = fn(alpha)
+    return lo[order], hi[order]
 
 
 def _histogram_meta(
@@ -297,19 +300,15 @@ def release_proportions(
 
     leaf = slice(m - k, m) if method == "hierarchical" else slice(0, m)
 
-    def interval(alpha: float) -> tuple[np.ndarray, np.ndarray]:
-        if method == "all_but_one":
-            h = halfwidth(plan, alpha / max(k - 1, 1)) / (n if counts else 1.0)
-            h_own = halfwidth(plan, alpha) / (n if counts else 1.0)
-            lo_e = np.clip(raw - h_own, 0.0, 1.0)
-            hi_e = np.clip(raw + h_own, 0.0, 1.0)
-            last_hi = 1.0 - float(np.clip(raw - h, 0.0, 1.0).sum())
-            last_lo = 1.0 - float(np.clip(raw + h, 0.0, 1.0).sum()) if covered else 0.0
-            lo_all = np.append(lo_e, min(max(last_lo, 0.0), 1.0))
-            hi_all = np.append(hi_e, min(max(last_hi, 0.0), 1.0))
-            return lo_all, np.maximum(hi_all, lo_all)
-        h = halfwidth(plan, alpha)[leaf] / (n if counts else 1.0)
-        return np.clip(raw[leaf] - h, 0.0, 1.0), np.clip(raw[leaf] + h, 0.0, 1.0)
+    interval = partial(
+        _proportion_bounds,
+        plan,
+        raw,
+        leaf,
+        float(n) if counts else 1.0,
+        method == "all_but_one",
+        covered,
+    )
 
     entry_labels = _entry_labels(method, labels, sizes)
     meta = _histogram_meta(
@@ -340,6 +339,46 @@ def release_proportions(
     else:
         out.attrs["dp"] = meta
     return out
+
+
+def _proportion_bounds(
+    plan: NoisePlan,
+    raw: np.ndarray,
+    leaf: slice,
+    unit: float,
+    all_but_one: bool,
+    covered: bool,
+    alpha: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-bucket bounds on ``count / n`` from the raw noisy entries (before repair).
+
+    For ``all_but_one`` the last bucket's bound comes from the others' bounds at
+    ``alpha / (K - 1)`` each; its lower end is 0 unless every row has a bucket.
+    """
+    if all_but_one:
+        k = raw.size + 1
+        h = halfwidth(plan, alpha / max(k - 1, 1)) / unit
+        h_own = halfwidth(plan, alpha) / unit
+        lo_e = np.clip(raw - h_own, 0.0, 1.0)
+        hi_e = np.clip(raw + h_own, 0.0, 1.0)
+        last_hi = 1.0 - float(np.clip(raw - h, 0.0, 1.0).sum())
+        last_lo = 1.0 - float(np.clip(raw + h, 0.0, 1.0).sum()) if covered else 0.0
+        lo_all = np.append(lo_e, min(max(last_lo, 0.0), 1.0))
+        hi_all = np.append(hi_e, min(max(last_hi, 0.0), 1.0))
+        return lo_all, np.maximum(hi_all, lo_all)
+    h = halfwidth(plan, alpha)[leaf] / unit
+    return np.clip(raw[leaf] - h, 0.0, 1.0), np.clip(raw[leaf] + h, 0.0, 1.0)
+
+
+def _fixed_bounds(value: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    return value, value
+
+
+def _divided_bounds(
+    fn: Callable[[float], tuple[np.ndarray, np.ndarray]], by: float, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
+    lo, hi = fn(alpha)
+    return lo / by, hi / by
 
 
 def _tree_shapes(k: int) -> list[np.ndarray]:
@@ -390,7 +429,7 @@ def _single_bucket(
         secure=settings.source.secure,
         value=np.array([1.0]),
         details={"method": method, "via": via, "note": "a single bucket needs no noise"},
-        _interval=lambda alpha: (np.array([1.0]), np.array([1.0])),
+        _interval=partial(_fixed_bounds, np.array([1.0])),
         _index=pd.Index(labels),
     )
     out = pd.Series([1.0], index=_index(labels, decl.column), name="proportion")
@@ -429,11 +468,7 @@ def release_counts(
     scale_to = float(n) if normalize else 1.0
     if normalize and n < 1:
         raise ValueError("normalize=True needs a non-empty frame (n is public)")
-    base = direct_interval(released, plan)
-
-    def interval(alpha: float) -> tuple[np.ndarray, np.ndarray]:
-        lo_i, hi_i = base(alpha)
-        return lo_i / scale_to, hi_i / scale_to
+    interval = partial(_divided_bounds, direct_interval(released, plan), scale_to)
 
     details = {
         "l1 sensitivity": float(k) / scale_to,

@@ -116,8 +116,6 @@ class RandomSource:
 # --------------------------------------------------------------------------- integer noise
 
 
-
-
 def discrete_laplace(scale: ArrayLike, src: RandomSource) -> IntArray:
     """Draw from the discrete Laplace distribution, one draw per entry of ``scale``.
 

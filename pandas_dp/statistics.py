@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -234,15 +235,19 @@ def release_len(n: int, settings: Settings) -> DPInt:
 
 
 def direct_interval(released: FloatArray, plan: NoisePlan) -> Any:
-    def interval(alpha: float) -> tuple[FloatArray, FloatArray]:
-        h = halfwidth(plan, alpha)
-        lo = np.clip(released - h, plan.lower, plan.upper)
-        hi = np.clip(released + h, plan.lower, plan.upper)
-        if plan.integer:
-            lo, hi = np.ceil(lo), np.floor(hi)
-        return lo, hi
+    """The interval function of a release whose entries are the noisy values."""
+    return partial(_direct_bounds, released, plan)
 
-    return interval
+
+def _direct_bounds(
+    released: FloatArray, plan: NoisePlan, alpha: float
+) -> tuple[FloatArray, FloatArray]:
+    h = halfwidth(plan, alpha)
+    lo = np.clip(released - h, plan.lower, plan.upper)
+    hi = np.clip(released + h, plan.lower, plan.upper)
+    if plan.integer:
+        lo, hi = np.ceil(lo), np.floor(hi)
+    return lo, hi
 
 
 def build_metadata(

@@ -357,3 +357,54 @@ def test_accessor_is_cheap_and_stateless(df: pd.DataFrame) -> None:
     a, b = df.dp, df.dp
     assert a._obj is b._obj
     assert not hasattr(a, "__dict__")
+
+
+def test_results_pickle_with_their_metadata(df: pd.DataFrame) -> None:
+    import pickle
+
+    releases = [
+        df.dp.mean("age", epsilon=1.0, bounds=B, random_state=0),
+        df.dp.var(["age", "kids"], epsilon=1.0, bounds=B, random_state=0),
+        df.dp.count(epsilon=1.0, random_state=0),
+        df.dp.len(epsilon=1.0, random_state=0),
+        df.dp.value_counts("region", epsilon=1.0, categories=["N", "S", "E"], random_state=0),
+        df.dp.proportions("region", epsilon=1.0, categories=["N", "S", "E"], random_state=0),
+        df.dp.counts({"smokers": df.smoker}, epsilon=1.0, random_state=0),
+        df.dp.cov(["age", "kids"], epsilon=1.0, bounds=B, random_state=0),
+    ]
+    for release in releases:
+        back = pickle.loads(pickle.dumps(release))
+        meta = back.attrs["dp"]
+        assert meta.to_dict() == release.attrs["dp"].to_dict()
+        first, again = meta.interval(0.1), release.attrs["dp"].interval(0.1)
+        if isinstance(first, tuple):
+            assert first == again
+        else:
+            pd.testing.assert_frame_equal(first, again)
+
+
+@pytest.mark.parametrize(
+    "method, neighbouring, expected",
+    [
+        ("auto", "substitute", "direct"),
+        ("auto", "add_remove", "moments"),
+        ("moments", "substitute", "moments"),
+        ("direct", "add_remove", "direct"),
+    ],
+)
+def test_var_method_reaches_the_release(
+    df: pd.DataFrame, method: str, neighbouring: str, expected: str
+) -> None:
+    for release in (
+        df.dp.var("age", epsilon=1.0, bounds=B, method=method, neighbouring=neighbouring),
+        df["age"].dp.std(epsilon=1.0, bounds=B, method=method, neighbouring=neighbouring),
+    ):
+        meta = release.attrs["dp"]
+        assert meta.details["method"] == expected
+        sens = meta.sensitivity
+        if expected == "moments":  # centred sum and sum of squares
+            assert list(sens.index) == ["age: centred sum", "age: centred squares"]
+        else:
+            assert sens == pytest.approx(100**2 / 300)
+    with pytest.raises(ValueError, match="auto"):
+        df.dp.var("age", epsilon=1.0, bounds=B, method="welford")
