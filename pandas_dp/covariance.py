@@ -38,6 +38,7 @@ from pandas_dp.statistics import Settings, validate
 __all__ = ["COV_METHODS", "DEFAULT_COV_METHOD", "release_cov", "resolve_method"]
 
 COV_METHODS: tuple[str, ...] = ("moments", "direct")
+_CHUNK_ROWS = 1 << 16
 #: Chosen by the accuracy study (``benchmarks/accuracy.py``): lower or equal RMSE
 #: in every setting measured, under both neighbouring relations.
 DEFAULT_COV_METHOD = "moments"
@@ -67,29 +68,35 @@ def _check(method: str, psd: str, decls: Mapping[Hashable, NumericDeclaration]) 
 
 
 def _block(
-    columns: Mapping[Hashable, pd.Series],
-    decls: Mapping[Hashable, NumericDeclaration],
+    columns: Mapping[Hashable, pd.Series], decls: Mapping[Hashable, NumericDeclaration]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """One pass: centred sums ``S`` and the cross-product matrix ``P`` of the clamped block."""
+    """One pass: centred sums ``S`` and the cross-product matrix ``P`` of the clamped block.
+
+    The block is held transposed, one contiguous row per column, so that clamping
+    writes contiguous memory and ``B @ B.T`` is one BLAS call per chunk of rows.
+    """
     labels = list(columns)
     arrays = [backends.column_values(columns[c]) for c in labels]
     lower = np.array([decls[c].lower for c in labels])
     upper = np.array([decls[c].upper for c in labels])
     mid = 0.5 * (lower + upper)
     n, p = len(arrays[0]), len(labels)
-    rows = max(1, (1 << 16) // p)
-    block = np.empty((min(rows, max(n, 1)), p))
+    rows = _CHUNK_ROWS
+    block = np.empty((p, min(rows, max(n, 1))))
     sums = np.zeros(p)
     products = np.zeros((p, p))
     for start in range(0, n, rows):
         m = min(rows, n - start)
-        b = block[:m]
+        b = block[:, :m]
         for j, x in enumerate(arrays):
-            np.subtract(x[start : start + m], mid[j], out=b[:, j], casting="unsafe")
-        np.clip(b, lower - mid, upper - mid, out=b)
-        np.nan_to_num(b, copy=False, nan=0.0)  # a missing value becomes the midpoint
-        sums += b.sum(axis=0)
-        products += b.T @ b
+            np.subtract(x[start : start + m], mid[j], out=b[j], casting="unsafe")
+            np.clip(b[j], lower[j] - mid[j], upper[j] - mid[j], out=b[j])
+        part = b.sum(axis=1)
+        if np.isnan(part).any():  # a missing value becomes the midpoint: 0 once centred
+            np.nan_to_num(b, copy=False, nan=0.0)
+            part = b.sum(axis=1)
+        sums += part
+        products += b @ b.T
     return sums, products
 
 

@@ -34,6 +34,8 @@ __all__ = [
 
 #: Rows per chunk: 16 Ki doubles = 128 KiB, small enough to stay in L2.
 CHUNK = 1 << 14
+#: Up to this many categories, count codes by comparison rather than ``bincount``.
+_FEW_CATEGORIES = 32
 
 
 @dataclass(frozen=True)
@@ -149,6 +151,9 @@ def category_counts(series: pd.Series, categories: tuple[object, ...]) -> Catego
     The data's own distinct values never leave this function: only the counts of
     the declared categories, of missing values and of everything else do.
     """
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        return _categorical_counts(series, dtype, categories)
     observed = series.value_counts(dropna=False, sort=False)
     holes = np.asarray(observed.index.isna())
     missing = int(observed.to_numpy()[holes].sum())
@@ -169,3 +174,21 @@ def mask_counts(masks: list[pd.Series]) -> NDArray[np.int64]:
             values = mask.to_numpy(dtype=bool, na_value=False)
         out[i] = int(np.count_nonzero(values))
     return out
+
+
+def _categorical_counts(
+    series: pd.Series, dtype: pd.CategoricalDtype, categories: tuple[object, ...]
+) -> CategoryCounts:
+    """A categorical column: one ``bincount`` over its integer codes (``-1`` = missing)."""
+    codes = series.cat.codes.to_numpy()
+    k = len(dtype.categories)
+    if k <= _FEW_CATEGORIES:  # a few passes over the narrow codes beat widening them
+        per_code = np.array([np.count_nonzero(codes == c) for c in range(k)], dtype=np.int64)
+        missing = int(codes.shape[0] - per_code.sum())
+    else:
+        tally = np.bincount(codes.astype(np.intp) + 1, minlength=k + 1)
+        per_code, missing = tally[1:], int(tally[0])
+    where = pd.Index(dtype.categories).get_indexer(pd.Index(categories, dtype=object))
+    found = np.where(where >= 0, per_code[np.maximum(where, 0)], 0).astype(np.int64)
+    other = int(per_code.sum()) - int(found.sum())
+    return CategoryCounts(counts=found, missing=missing, other=other)
