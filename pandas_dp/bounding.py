@@ -277,17 +277,20 @@ def halfwidth(plan: NoisePlan, alpha: float) -> FloatArray:
     REFERENCE.md §7: ``s ln(1/alpha)`` for Laplace with ``none`` or ``bit`` (a
     clamp never moves a release away from a value inside the range);
     ``s ln(1/(alpha C_min))`` for ``truncated``, with ``C_min`` the smallest
-    probability of the range; the sub-Gaussian tail for the Gaussian. Half a grid
-    step is added for the rounding of a real value to the grid.
+    probability of the range; the sub-Gaussian tail for the Gaussian. The Laplace
+    half-widths are widened for the discreteness of the noise
+    (:func:`~pandas_dp.mechanisms.laplace_halfwidth`), and half a grid step is
+    added for the rounding of a real value to the grid.
     """
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must lie in (0, 1); got {alpha}")
     if plan.mechanism == "gaussian":
         h = mech.gaussian_halfwidth(plan.scale, alpha)
     elif plan.bounding == "truncated":
-        h = mech.laplace_halfwidth(plan.scale, alpha) - plan.scale * np.log(plan.min_mass)
+        # P(|noise| > h | in range) <= P(|noise| > h) / C_min
+        h = mech.laplace_halfwidth(plan.scale, alpha * plan.min_mass, plan.granularity)
     else:
-        h = mech.laplace_halfwidth(plan.scale, alpha)
+        h = mech.laplace_halfwidth(plan.scale, alpha, plan.granularity)
     if not plan.integer:
         h = h + plan.granularity / 2.0
     return np.asarray(h, dtype=np.float64)
