@@ -340,7 +340,9 @@ def truncated_discrete_laplace_scale(
 # --------------------------------------------------------------------------- tails
 
 
-def laplace_halfwidth(scale: ArrayLike, alpha: float, granularity: ArrayLike = 0.0) -> FloatArray:
+def laplace_halfwidth(
+    scale: ArrayLike, alpha: ArrayLike, granularity: ArrayLike = 0.0
+) -> FloatArray:
     """Half-width ``h`` with ``P(|noise| > h) <= alpha`` for Laplace noise of ``scale``.
 
     For the continuous Laplace (``granularity=0``) it is ``s ln(1/alpha)``. For
@@ -359,7 +361,8 @@ def laplace_halfwidth(scale: ArrayLike, alpha: float, granularity: ArrayLike = 0
     """
     s = np.asarray(scale, dtype=np.float64)
     q = np.exp(-np.asarray(granularity, dtype=np.float64) / s)
-    return np.asarray(s * np.log(2.0 / ((1.0 + q) * alpha)), dtype=np.float64)
+    a = np.asarray(alpha, dtype=np.float64)
+    return np.asarray(s * np.log(2.0 / ((1.0 + q) * a)), dtype=np.float64)
 
 
 def gaussian_halfwidth(sigma: ArrayLike, alpha: float) -> FloatArray:

@@ -154,13 +154,16 @@ def category_counts(series: pd.Series, categories: tuple[object, ...]) -> Catego
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype):
         return _categorical_counts(series, dtype, categories)
-    observed = series.value_counts(dropna=False, sort=False)
-    holes = np.asarray(observed.index.isna())
-    missing = int(observed.to_numpy()[holes].sum())
-    known: pd.Series = observed.iloc[np.flatnonzero(~holes)]
-    counts = known.reindex(pd.Index(categories, dtype=object), fill_value=0)
-    found = counts.to_numpy(dtype=np.int64)
-    other = int(known.sum()) - int(found.sum())
+    observed = series.value_counts(dropna=False, sort=False).to_dict()
+    missing = 0
+    known: dict[object, int] = {}
+    for value, count in observed.items():
+        if value is None or value is pd.NA or value is pd.NaT or value != value:
+            missing += int(count)
+        else:
+            known[value] = int(count)
+    found = np.array([known.get(c, 0) for c in categories], dtype=np.int64)
+    other = sum(known.values()) - int(found.sum())
     return CategoryCounts(counts=found, missing=missing, other=other)
 
 

@@ -1,0 +1,486 @@
+"""Plots of releases and of the output bounding modes (needs matplotlib).
+
+matplotlib is imported only when a plot is drawn, so ``import pandas_dp`` works
+without it; install it with ``pip install "pandas-dp[plot]"``.
+
+:func:`plot_release`
+    A release with its confidence interval, read from ``result.attrs["dp"]``:
+    a point with an error bar for a scalar, one error bar per entry for a
+    Series, an annotated heatmap for a matrix (``cov``, ``corr``).
+:func:`plot_bounding_modes`
+    The distribution of many releases of one exact value under each output
+    bounding mode (``"none"``, ``"bit"``, ``"truncated"``), with the bias of each,
+    from the samples of :func:`simulate_bounding_modes`.
+
+Every function draws on the :class:`~matplotlib.axes.Axes` it is given (``ax=``)
+or on a new figure, and returns the Axes.
+
+Examples
+--------
+>>> import matplotlib
+>>> matplotlib.use("Agg")
+>>> import pandas as pd, pandas_dp
+>>> from pandas_dp.plotting import plot_release
+>>> s = pd.Series(["N", "S", "N", "E", "N", "S"] * 50, name="region")
+>>> p = s.dp.proportions(epsilon=1.0, categories=["N", "S", "E", "W"], random_state=0)
+>>> ax = plot_release(p)
+>>> [t.get_text() for t in ax.get_xticklabels()]
+['N', 'S', 'E', 'W']
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from pandas_dp import bounding
+from pandas_dp.mechanisms import RandomSource
+from pandas_dp.result import DPMetadata
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["plot_bounding_modes", "plot_release", "simulate_bounding_modes"]
+
+_INSTALL_HINT = (
+    "pandas_dp.plotting needs matplotlib, which is not installed. Install it with "
+    'pip install "pandas-dp[plot]" (or pip install matplotlib)'
+)
+
+#: Colours of the bounding modes (matplotlib's default cycle, fixed per mode).
+_MODE_COLOURS = {"none": "C7", "bit": "C0", "truncated": "C3"}
+_MODE_NAMES = {
+    "none": "none",
+    "bit": "bit (clamped)",
+    "truncated": "truncated (re-calibrated)",
+}
+
+
+def _new_axes(ax: Axes | None, figsize: tuple[float, float]) -> Axes:
+    """``ax``, or the Axes of a new figure (importing matplotlib only now)."""
+    if ax is not None:
+        return ax
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as err:  # pragma: no cover - exercised without matplotlib
+        raise ImportError(_INSTALL_HINT) from err
+    _, new = plt.subplots(figsize=figsize)
+    return new
+
+
+def _metadata(result: Any) -> DPMetadata:
+    attrs = getattr(result, "attrs", None)
+    meta = attrs.get("dp") if isinstance(attrs, dict) else None
+    if not isinstance(meta, DPMetadata):
+        raise TypeError(
+            f"plot_release draws a pandas-dp release (a value returned by a .dp method, "
+            f"which carries its metadata in attrs['dp']); got {type(result).__name__} "
+            f"without it"
+        )
+    return meta
+
+
+def _title(meta: DPMetadata) -> str:
+    columns = ", ".join(str(c) for c in meta.columns)
+    budget = f"ε={meta.epsilon:g}" + (f", δ={meta.delta:g}" if meta.delta else "")
+    what = f"{meta.statistic}({columns})" if columns else meta.statistic
+    return f"{what}, {meta.mechanism}, {budget}"
+
+
+def _interval_frame(meta: DPMetadata, alpha: float, simultaneous: bool) -> pd.DataFrame | None:
+    try:
+        frame = meta.interval(alpha, simultaneous=simultaneous)
+    except NotImplementedError:
+        return None
+    return frame if isinstance(frame, pd.DataFrame) else None
+
+
+def _label(value: Any) -> str:
+    if isinstance(value, float) and math.isnan(value):
+        return "missing"
+    return str(value)
+
+
+def plot_release(
+    result: Any,
+    ax: Axes | None = None,
+    alpha: float = 0.05,
+    exact: Any = None,
+    *,
+    simultaneous: bool = False,
+    annotate: bool = True,
+) -> Axes:
+    """Draw a release with its ``1 - alpha`` confidence interval.
+
+    What is drawn depends on the shape of the release:
+
+    * a scalar (:class:`~pandas_dp.DPFloat`, :class:`~pandas_dp.DPInt`): a point
+      with an error bar;
+    * a :class:`pandas.Series` (``value_counts``, ``proportions``, ``counts``,
+      several means ...): one point with an error bar per entry;
+    * a square :class:`pandas.DataFrame` (``cov``, ``corr``): a heatmap, each cell
+      annotated with its value.
+
+    The intervals are those of ``result.attrs["dp"].interval``: they cover the
+    exact statistic *of the data clamped to the declared bounds*.
+
+    Parameters
+    ----------
+    result : DPFloat, DPInt, pandas.Series or pandas.DataFrame
+        A value returned by a ``.dp`` method, with its ``attrs["dp"]`` metadata.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure by default.
+    alpha : float, default 0.05
+        One minus the confidence level of the error bars.
+    exact : float, pandas.Series or pandas.DataFrame, optional
+        The exact statistic, drawn as crosses (or written under each heatmap
+        value) -- for teaching and testing only: never publish it.
+    simultaneous : bool, default False
+        For a vector release, draw intervals that hold for all entries at once.
+    annotate : bool, default True
+        Write the values into the cells of a heatmap.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    TypeError
+        If ``result`` carries no pandas-dp metadata.
+    ValueError
+        For a DataFrame that is not a square matrix (e.g. ``describe``).
+    ImportError
+        If matplotlib is not installed.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pandas as pd, pandas_dp
+    >>> from pandas_dp.plotting import plot_release
+    >>> df = pd.DataFrame({"age": [23.0, 35.0, 51.0, 64.0] * 25})
+    >>> m = df.dp.mean("age", epsilon=1.0, bounds=(0, 100), random_state=0)
+    >>> ax = plot_release(m, exact=df["age"].mean())
+    >>> len(ax.lines) > 0
+    True
+    """
+    meta = _metadata(result)
+    if isinstance(result, pd.DataFrame):
+        return _plot_matrix(result, meta, ax, exact, annotate)
+    if isinstance(result, pd.Series):
+        return _plot_vector(result, meta, ax, alpha, exact, simultaneous)
+    return _plot_scalar(float(result), meta, ax, alpha, exact)
+
+
+def _plot_scalar(value: float, meta: DPMetadata, ax: Axes | None, alpha: float, exact: Any) -> Axes:
+    axes = _new_axes(ax, (3.2, 3.6))
+    lo, hi = meta.interval(alpha)
+    yerr = np.array([[max(value - lo, 0.0)], [max(hi - value, 0.0)]])
+    axes.errorbar(
+        [0.0],
+        [value],
+        yerr=yerr,
+        fmt="o",
+        color="C0",
+        capsize=6,
+        label=f"release, {1 - alpha:.0%} interval",
+    )
+    if exact is not None:
+        axes.plot([0.0], [float(exact)], "x", color="k", markersize=9, label="exact")
+    axes.set_xticks([0.0])
+    axes.set_xticklabels([", ".join(str(c) for c in meta.columns) or meta.statistic])
+    axes.set_xlim(-1.0, 1.0)
+    axes.set_ylabel(meta.statistic)
+    axes.set_title(_title(meta), fontsize="medium")
+    axes.legend(fontsize="small")
+    return axes
+
+
+def _plot_vector(
+    result: pd.Series,
+    meta: DPMetadata,
+    ax: Axes | None,
+    alpha: float,
+    exact: Any,
+    simultaneous: bool,
+) -> Axes:
+    k = len(result)
+    axes = _new_axes(ax, (max(3.5, 0.7 * k + 2.0), 3.6))
+    x = np.arange(k, dtype=np.float64)
+    values = result.to_numpy(dtype=np.float64)
+    frame = _interval_frame(meta, alpha, simultaneous)
+    kind = "simultaneous " if simultaneous else ""
+    label = f"release, {1 - alpha:.0%} {kind}intervals"
+    if frame is not None and len(frame) == k:
+        if not frame.index.equals(result.index):
+            frame = frame.reindex(result.index)
+        lower = frame["lower"].to_numpy(dtype=np.float64)
+        upper = frame["upper"].to_numpy(dtype=np.float64)
+        yerr = np.vstack([np.maximum(values - lower, 0.0), np.maximum(upper - values, 0.0)])
+        axes.errorbar(x, values, yerr=yerr, fmt="o", color="C0", capsize=5, label=label)
+    else:
+        axes.plot(x, values, "o", color="C0", label="release")
+    if exact is not None:
+        exact_values = pd.Series(exact).reindex(result.index).to_numpy(dtype=np.float64)
+        axes.plot(x, exact_values, "x", color="k", markersize=9, label="exact")
+    axes.set_xticks(x)
+    axes.set_xticklabels([_label(v) for v in result.index], rotation=0 if k <= 8 else 45)
+    axes.set_xlim(-0.6, k - 0.4)
+    if result.index.name is not None:
+        axes.set_xlabel(str(result.index.name))
+    axes.set_ylabel(str(result.name) if result.name is not None else meta.statistic)
+    axes.set_title(_title(meta), fontsize="medium")
+    axes.legend(fontsize="small")
+    return axes
+
+
+def _plot_matrix(
+    result: pd.DataFrame, meta: DPMetadata, ax: Axes | None, exact: Any, annotate: bool
+) -> Axes:
+    if result.shape[0] != result.shape[1] or not result.index.equals(result.columns):
+        raise ValueError(
+            f"plot_release draws a DataFrame as a matrix (cov, corr); this "
+            f"{meta.statistic} release has shape {result.shape}. Plot its statistics "
+            f"one by one instead (e.g. plot_release(df.dp.mean(columns, ...)))"
+        )
+    p = result.shape[0]
+    axes = _new_axes(ax, (1.1 * p + 2.5, 1.0 * p + 1.5))
+    values = result.to_numpy(dtype=np.float64)
+    limit = 1.0 if meta.statistic == "corr" else float(np.max(np.abs(values))) or 1.0
+    image = axes.imshow(values, cmap="RdBu_r", vmin=-limit, vmax=limit)
+    axes.figure.colorbar(image, ax=axes, shrink=0.8)
+    labels = [str(c) for c in result.columns]
+    axes.set_xticks(np.arange(p))
+    axes.set_yticks(np.arange(p))
+    axes.set_xticklabels(labels, rotation=45 if p > 3 else 0)
+    axes.set_yticklabels(labels)
+    exact_values = None
+    if exact is not None:
+        exact_values = (
+            pd.DataFrame(exact).reindex(index=result.index, columns=result.columns).to_numpy()
+        )
+    if annotate:
+        for i in range(p):
+            for j in range(p):
+                text = f"{values[i, j]:.3g}"
+                if exact_values is not None:
+                    text += f"\n(exact {float(exact_values[i, j]):.3g})"
+                dark = abs(values[i, j]) > 0.6 * limit
+                axes.text(
+                    j,
+                    i,
+                    text,
+                    ha="center",
+                    va="center",
+                    fontsize="small",
+                    color="white" if dark else "black",
+                )
+    axes.set_title(_title(meta), fontsize="medium")
+    return axes
+
+
+# ----------------------------------------------------------------------------- bounding modes
+
+
+def simulate_bounding_modes(
+    exact: float,
+    lower: float,
+    upper: float,
+    *,
+    sensitivity: float,
+    epsilon: float,
+    modes: Sequence[str] = ("none", "bit", "truncated"),
+    mechanism: str = "laplace",
+    delta: float = 0.0,
+    draws: int = 20_000,
+    random_state: int | np.random.Generator | None = None,
+) -> pd.DataFrame:
+    """Many independent releases of one exact value under each bounding mode.
+
+    Each column holds ``draws`` releases of ``exact`` (a statistic whose public
+    range is ``[lower, upper]`` and whose global sensitivity is ``sensitivity``),
+    each made exactly as the library makes one release with budget ``epsilon``:
+    same calibration (``"truncated"`` re-calibrated to stay epsilon-DP), same
+    power-of-two grid, same samplers. Useful to see the bias and spread of the
+    modes; does not need matplotlib.
+
+    Parameters
+    ----------
+    exact : float
+        The true value, inside ``[lower, upper]``.
+    lower, upper : float
+        The public range of the statistic (``lower < upper``, both finite).
+    sensitivity : float
+        Its global sensitivity.
+    epsilon : float
+        The budget of *one* release.
+    modes : sequence of {"none", "bit", "truncated"}
+        The bounding modes to simulate.
+    mechanism : {"laplace", "gaussian"}, default "laplace"
+        ``"gaussian"`` needs ``delta`` and cannot be ``"truncated"``.
+    delta : float, default 0.0
+    draws : int, default 20000
+        Releases per mode.
+    random_state : int or numpy.random.Generator, optional
+        Seed for reproducible draws; the OS CSPRNG otherwise.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One column per mode, ``draws`` rows. ``attrs["scale"]`` holds the noise
+        scale of each mode (the re-calibrated one for ``"truncated"``).
+
+    Examples
+    --------
+    >>> from pandas_dp.plotting import simulate_bounding_modes
+    >>> sims = simulate_bounding_modes(1.0, 0.0, 10.0, sensitivity=1.0, epsilon=1.0,
+    ...                                draws=5000, random_state=0)
+    >>> list(sims.columns)
+    ['none', 'bit', 'truncated']
+    >>> bool(sims["bit"].min() >= 0.0), bool(sims["none"].min() < 0.0)
+    (True, True)
+    >>> round(sims.attrs["scale"]["truncated"], 4)  # re-calibrated, wider than 1
+    1.6116
+    """
+    lo, hi = float(lower), float(upper)
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise ValueError(f"need finite lower < upper; got ({lower}, {upper})")
+    if not lo <= exact <= hi:
+        raise ValueError(f"exact={exact} lies outside the public range [{lower}, {upper}]")
+    if not sensitivity > 0:
+        raise ValueError(f"sensitivity must be positive; got {sensitivity}")
+    if draws < 1:
+        raise ValueError(f"draws must be at least 1; got {draws}")
+    source = RandomSource(random_state)
+    columns: dict[str, np.ndarray] = {}
+    scales: dict[str, float] = {}
+    for mode in modes:
+        # ``draws`` independent one-entry releases, planned as one vector whose
+        # joint sensitivity is that of a single entry: every entry gets the
+        # calibration of a lone release with budget ``epsilon``.
+        plan = bounding.plan_noise(
+            np.full(draws, float(sensitivity)),
+            np.full(draws, lo),
+            np.full(draws, hi),
+            epsilon=epsilon,
+            delta=delta,
+            mechanism=mechanism,
+            bounding=mode,
+            joint_l1=1.0,
+            joint_l2=1.0,
+            max_changed=1.0,
+        )
+        columns[mode] = bounding.apply_noise(np.full(draws, float(exact)), plan, source)
+        scales[mode] = float(plan.scale[0])
+    frame = pd.DataFrame(columns)
+    frame.attrs["scale"] = scales
+    frame.attrs["exact"] = float(exact)
+    frame.attrs["range"] = (lo, hi)
+    return frame
+
+
+def plot_bounding_modes(
+    exact: float,
+    lower: float,
+    upper: float,
+    *,
+    sensitivity: float,
+    epsilon: float,
+    modes: Sequence[str] = ("none", "bit", "truncated"),
+    draws: int = 20_000,
+    bins: int = 80,
+    random_state: int | np.random.Generator | None = None,
+    ax: Axes | None = None,
+) -> Axes:
+    """Histograms of many releases of one value under each output bounding mode.
+
+    Draws the samples of :func:`simulate_bounding_modes` (Laplace mechanism):
+    the density of the releases that fall strictly inside the public range (and,
+    for ``"none"``, outside it), the point masses that ``"bit"`` puts on the ends
+    of the range (their size is in the legend), the exact value (dashed) and the
+    mean release of each mode (a triangle on the axis; its distance to the exact
+    value is the bias, in the legend).
+
+    Parameters
+    ----------
+    exact, lower, upper, sensitivity, epsilon, modes, draws, random_state
+        As in :func:`simulate_bounding_modes`.
+    bins : int, default 80
+        Histogram bins across the plotted range.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure by default.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from pandas_dp.plotting import plot_bounding_modes
+    >>> ax = plot_bounding_modes(1.0, 0.0, 10.0, sensitivity=1.0, epsilon=1.0,
+    ...                          draws=5000, random_state=0)
+    >>> len(ax.patches) > 0, len(ax.get_legend().get_texts())
+    (True, 4)
+    """
+    sims = simulate_bounding_modes(
+        exact,
+        lower,
+        upper,
+        sensitivity=sensitivity,
+        epsilon=epsilon,
+        modes=modes,
+        draws=draws,
+        random_state=random_state,
+    )
+    lo, hi = float(lower), float(upper)
+    axes = _new_axes(ax, (7.0, 3.6))
+    width = hi - lo
+    left = min(lo - 0.05 * width, float(sims.min().min()))
+    right = max(hi + 0.05 * width, float(sims.max().max()))
+    edges = np.linspace(left, right, bins + 1)
+    for mode in sims.columns:
+        x = sims[mode].to_numpy()
+        colour = _MODE_COLOURS.get(str(mode))
+        mean = float(x.mean())
+        label = f"{_MODE_NAMES.get(str(mode), mode)}: bias {mean - exact:+.2g}"
+        if mode == "bit":
+            at_lo, at_hi = float(np.mean(x <= lo)), float(np.mean(x >= hi))
+            label += f"; {at_lo:.0%} at {lo:g}, {at_hi:.0%} at {hi:g}"
+            inside = x[(x > lo) & (x < hi)]
+        else:
+            inside = x
+        weights = np.full(inside.size, 1.0 / (x.size * (edges[1] - edges[0])))
+        axes.hist(
+            inside,
+            bins=edges.tolist(),
+            weights=weights,
+            histtype="step",
+            linewidth=1.6,
+            color=colour,
+            label=label,
+        )
+        axes.plot([mean], [0.0], "^", color=colour, markersize=9, clip_on=False)
+    axes.axvline(exact, color="k", linestyle="--", linewidth=1.0, label=f"exact value {exact:g}")
+    for end in (lo, hi):
+        axes.axvline(end, color="0.5", linestyle=":", linewidth=1.0)
+    axes.set_xlim(left, right)
+    axes.set_ylim(bottom=0.0)
+    axes.set_xlabel("release")
+    axes.set_ylabel("density")
+    axes.set_title(
+        f"{draws} releases, sensitivity {sensitivity:g}, ε={epsilon:g}, "
+        f"public range [{lo:g}, {hi:g}]",
+        fontsize="medium",
+    )
+    # below the axes: the histograms fill the plot
+    axes.legend(
+        fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False
+    )
+    return axes
