@@ -38,6 +38,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -161,13 +162,47 @@ def plan_noise(
         by all or nothing (counts); give ``k`` when they move partially.
     """
     check_mode(mechanism, bounding, delta)
-    sens = np.asarray(sensitivity, dtype=np.float64)
-    lo = np.asarray(lower, dtype=np.float64)
-    hi = np.asarray(upper, dtype=np.float64)
+    sens = np.ascontiguousarray(sensitivity, dtype=np.float64)
+    lo = np.ascontiguousarray(lower, dtype=np.float64)
+    hi = np.ascontiguousarray(upper, dtype=np.float64)
     if not (epsilon > 0 and math.isfinite(epsilon)):
         raise ValueError(f"epsilon must be a positive finite number; got {epsilon}")
-    if not np.all(sens > 0):
+    if not (sens > 0).all():
         raise ValueError("every sensitivity must be positive")
+    # the plan is a pure function of public arguments: calibrate each one once
+    return _calibrated(
+        sens.tobytes(),
+        lo.tobytes(),
+        hi.tobytes(),
+        float(epsilon),
+        float(delta),
+        mechanism,
+        bounding,
+        bool(integer),
+        joint_l1,
+        joint_l2,
+        max_changed,
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _calibrated(
+    sens_bytes: bytes,
+    lo_bytes: bytes,
+    hi_bytes: bytes,
+    epsilon: float,
+    delta: float,
+    mechanism: str,
+    bounding: str,
+    integer: bool,
+    joint_l1: float | None,
+    joint_l2: float | None,
+    max_changed: float | None,
+) -> NoisePlan:
+    """:func:`plan_noise` proper; its arrays come back read-only, as it is cached."""
+    sens = np.frombuffer(sens_bytes, dtype=np.float64)
+    lo = np.frombuffer(lo_bytes, dtype=np.float64)
+    hi = np.frombuffer(hi_bytes, dtype=np.float64)
     k = sens.size
     l1 = float(k) if joint_l1 is None else float(joint_l1)
     l2 = math.sqrt(k) if joint_l2 is None else float(joint_l2)
@@ -195,16 +230,20 @@ def plan_noise(
             scale = mech.truncated_laplace_scale(paid, np.where(one_point, np.inf, hi - lo), eps_i)
     else:
         scale = paid * l1 / epsilon
+    scale = np.array(scale, dtype=np.float64)
+    gamma = np.array(gamma, dtype=np.float64)
+    scale.flags.writeable = False
+    gamma.flags.writeable = False
     return NoisePlan(
         mechanism=mechanism,
         bounding=bounding,
         integer=integer,
-        scale=np.asarray(scale, dtype=np.float64),
-        granularity=np.asarray(gamma, dtype=np.float64),
+        scale=scale,
+        granularity=gamma,
         lower=lo,
         upper=hi,
-        epsilon=float(epsilon),
-        delta=float(delta),
+        epsilon=epsilon,
+        delta=delta,
     )
 
 
@@ -227,8 +266,8 @@ def apply_noise(theta: FloatArray, plan: NoisePlan, src: mech.RandomSource) -> F
     if plan.bounding != "truncated":
         out = base + g * _draw(plan, src)
         if plan.bounding == "bit":
-            out = np.clip(out, plan.lower, plan.upper)
-        return np.asarray(out, dtype=np.float64)
+            np.minimum(np.maximum(out, plan.lower, out=out), plan.upper, out=out)
+        return out
 
     t = plan.scale / g
     k_lo = np.ceil((plan.lower - base) / g)
