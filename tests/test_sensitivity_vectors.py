@@ -181,3 +181,33 @@ def test_pair_table_errors() -> None:
         pair_sensitivity("median", "substitute", 1.0, 1.0, 5)
     with pytest.raises(ValueError, match="substitute"):
         pair_sensitivity("cov", "swap", 1.0, 1.0, 5)
+
+
+# --------------------------------------------------------------------------- workloads
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_workload_of_k_queries(n: int) -> None:
+    """k counting queries: one record may satisfy all of them, so L1 = k (both relations).
+
+    Records are ages 0..9 and a smoker flag; the predicates overlap on purpose.
+    """
+    ages, smokes = np.meshgrid(np.arange(10), [0, 1])
+    values = np.stack([ages.ravel(), smokes.ravel()], axis=1).astype(float)
+    predicates = [
+        lambda d: d[..., 1] == 1,
+        lambda d: (d[..., 1] == 1) & (d[..., 0] > 3),
+        lambda d: d[..., 0] > 5,
+        lambda d: d[..., 0] > 1,
+    ]
+    k = len(predicates)
+
+    def workload(d: np.ndarray) -> np.ndarray:
+        return np.stack([p(d).sum(axis=1) for p in predicates], axis=1).astype(float)
+
+    v = len(values)
+    f = workload(all_datasets(values, n))
+    per_query = sensitivity("count", "substitute", 0, 1, n)
+    assert substitution_change(f, v, n, "l1") == k * per_query
+    f_small = workload(all_datasets(values, n - 1)) if n > 1 else np.zeros((1, k))
+    assert removal_change(f, f_small, v, n, "l1") == k * sensitivity("count", "add_remove", 0, 1, n)
