@@ -224,6 +224,25 @@ def _from_schema_column(
     )
 
 
+def _per_column(value: Any, wanted: list[Hashable]) -> Mapping[Hashable, Any]:
+    """An explicit declaration as ``column -> value`` (one value for all, or a dict)."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        return value
+    return dict.fromkeys(wanted, value)
+
+
+def _schema_sources(schema: Any, attached: Any) -> list[tuple[dict[Hashable, Any], str]]:
+    """The schemas to look in, in order: ``schema=``, then the attached one."""
+    sources = []
+    if schema is not None:
+        sources.append((schema_columns(schema), "schema"))
+    if attached is not None:
+        sources.append((schema_columns(attached), "attached schema"))
+    return sources
+
+
 def resolve_bounds(
     columns: Iterable[Hashable],
     *,
@@ -244,20 +263,10 @@ def resolve_bounds(
         For NaN, infinite, non-numeric or not increasing bounds.
     """
     wanted = list(columns)
-    per_column: Mapping[Hashable, Any]
-    if bounds is None:
-        per_column = {}
-    elif isinstance(bounds, Mapping):
-        per_column = bounds
-    else:
-        pair = _pair(bounds, wanted[0] if len(wanted) == 1 else "(every column)")
-        per_column = dict.fromkeys(wanted, pair)
-
-    sources = []
-    if schema is not None:
-        sources.append((schema_columns(schema), "schema"))
-    if attached is not None:
-        sources.append((schema_columns(attached), "attached schema"))
+    if bounds is not None and not isinstance(bounds, Mapping):
+        bounds = _pair(bounds, wanted[0] if len(wanted) == 1 else "(every column)")
+    per_column = _per_column(bounds, wanted)
+    sources = _schema_sources(schema, attached)
 
     out: dict[Hashable, NumericDeclaration] = {}
     missing: list[str] = []
@@ -366,18 +375,8 @@ def resolve_categories(
         Naming every column without declared categories.
     """
     wanted = list(columns)
-    per_column: Mapping[Hashable, Any]
-    if categories is None:
-        per_column = {}
-    elif isinstance(categories, Mapping):
-        per_column = categories
-    else:
-        per_column = dict.fromkeys(wanted, categories)
-    sources = []
-    if schema is not None:
-        sources.append((schema_columns(schema), "schema"))
-    if attached is not None:
-        sources.append((schema_columns(attached), "attached schema"))
+    per_column = _per_column(categories, wanted)
+    sources = _schema_sources(schema, attached)
 
     out: dict[Hashable, CategoricalDeclaration] = {}
     missing: list[str] = []
