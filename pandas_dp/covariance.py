@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from pandas_dp import backends, constraints
-from pandas_dp.bounding import NoisePlan, apply_noise, halfwidth, plan_noise
+from pandas_dp.bounding import NoisePlan, apply_noise, halfwidth
 from pandas_dp.declarations import NumericDeclaration
 from pandas_dp.result import DPMetadata
 from pandas_dp.sensitivity import output_range, pair_sensitivity, sensitivity
@@ -285,15 +285,7 @@ class _Moments:
         self.names = [f"sum({c})" for c in labels] + [
             f"sum({labels[i]}*{labels[j]})" for i, j in self.pairs
         ]
-        self.plan = plan_noise(
-            self.sens,
-            np.array(lows),
-            np.array(highs),
-            epsilon=settings.epsilon,
-            delta=settings.delta,
-            mechanism=settings.mechanism,
-            bounding=settings.bounding,
-        )
+        self.plan = settings.plan(self.sens, lows, highs)
 
     def run(self, sums: np.ndarray, products: np.ndarray) -> tuple[np.ndarray, Any]:
         p, n = len(self.labels), self.n
@@ -337,15 +329,8 @@ class _Direct:
         self.cov_sens = np.array(
             [pair_sensitivity("cov", rel, widths[i], widths[j], n) for i, j in self.off]
         )
-        eps_var = settings.epsilon * p / self.entries
-        self.var_plan = plan_noise(
-            self.var_sens,
-            np.zeros(p),
-            self.limits,
-            epsilon=eps_var,
-            delta=settings.delta * p / self.entries,
-            mechanism=settings.mechanism,
-            bounding=settings.bounding,
+        self.var_plan = settings.plan(
+            self.var_sens, np.zeros(p), self.limits, share=p / self.entries
         )
         self.cov_plan: NoisePlan | None = None
 
@@ -366,15 +351,7 @@ class _Direct:
                 ]
             )
             m = len(self.off)
-            self.cov_plan = plan_noise(
-                self.cov_sens,
-                -cap,
-                cap,
-                epsilon=st.epsilon * m / self.entries,
-                delta=st.delta * m / self.entries,
-                mechanism=st.mechanism,
-                bounding=st.bounding,
-            )
+            self.cov_plan = st.plan(self.cov_sens, -cap, cap, share=m / self.entries)
             theta = np.array([exact[i, j] for i, j in self.off])
             noisy = apply_noise(np.clip(theta, -cap, cap), self.cov_plan, st.source)
             for k, (i, j) in enumerate(self.off):

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from pandas_dp import backends, constraints
-from pandas_dp.bounding import NoisePlan, apply_noise, halfwidth, plan_noise
+from pandas_dp.bounding import NoisePlan, apply_noise, halfwidth
 from pandas_dp.declarations import CategoricalDeclaration
 from pandas_dp.result import DPMetadata
 from pandas_dp.sensitivity import output_range, sensitivity
@@ -125,14 +125,10 @@ def release_value_counts(
     lo, hi = output_range("count", 0.0, 1.0, n, settings.neighbouring)
     l1 = _histogram_l1(settings)
     per_bucket = sensitivity("count", settings.neighbouring, 0.0, 1.0, n)
-    plan = plan_noise(
+    plan = settings.plan(
         np.full(k, per_bucket),
         np.full(k, lo),
         np.full(k, hi),
-        epsilon=settings.epsilon,
-        delta=settings.delta,
-        mechanism=settings.mechanism,
-        bounding=settings.bounding,
         integer=True,
         joint_l1=l1,
         joint_l2=_histogram_l2(settings),
@@ -272,14 +268,10 @@ def release_proportions(
     else:
         lo, hi = 0.0, 1.0
     moved = 2.0 * levels if substitute else (float(levels) if counts else float(m))
-    plan = plan_noise(
+    plan = settings.plan(
         np.full(m, unit),
         np.full(m, lo),
         np.full(m, hi),
-        epsilon=settings.epsilon,
-        delta=settings.delta,
-        mechanism=settings.mechanism,
-        bounding=settings.bounding,
         integer=counts,
         joint_l1=per_level_l1 * levels,
         joint_l2=per_level_l2 * math.sqrt(levels),
@@ -452,14 +444,10 @@ def release_counts(
     # all at once (plan_noise's default joint sensitivity, k of them)
     per_query = sensitivity("count", settings.neighbouring, 0.0, 1.0, n)
     lo, hi = output_range("count", 0.0, 1.0, n, settings.neighbouring)
-    plan = plan_noise(
+    plan = settings.plan(
         np.full(k, per_query),
         np.full(k, lo),
         np.full(k, hi),
-        epsilon=settings.epsilon,
-        delta=settings.delta,
-        mechanism=settings.mechanism,
-        bounding=settings.bounding,
         integer=True,
     )
     settings.charge("counts", tuple(names))

@@ -104,6 +104,21 @@ class Settings:
         check_out_of_bounds(self.out_of_bounds)
         object.__setattr__(self, "source", RandomSource(self.random_state))
 
+    def plan(
+        self, sensitivity: Any, lower: Any, upper: Any, *, share: float = 1.0, **options: Any
+    ) -> NoisePlan:
+        """Calibrate noise with these settings (``share`` of epsilon and delta)."""
+        return plan_noise(
+            np.asarray(sensitivity, dtype=np.float64),
+            np.asarray(lower, dtype=np.float64),
+            np.asarray(upper, dtype=np.float64),
+            epsilon=self.epsilon * share,
+            delta=self.delta * share,
+            mechanism=self.mechanism,
+            bounding=self.bounding,
+            **options,
+        )
+
     def charge(self, statistic: str, columns: tuple[Hashable, ...]) -> None:
         """Charge the explicit or active budget (if any); raise before any data is read."""
         budget = self.budget if self.budget is not None else active_budget()
@@ -171,14 +186,10 @@ def release_count(
     k = len(labels)
     lo, hi = output_range("count", 0.0, 1.0, n, settings.neighbouring)
     sens = np.full(k, sensitivity("count", settings.neighbouring, 0.0, 1.0, n))
-    plan = plan_noise(
+    plan = settings.plan(
         sens,
         np.full(k, lo),
         np.full(k, hi),
-        epsilon=settings.epsilon,
-        delta=settings.delta,
-        mechanism=settings.mechanism,
-        bounding=settings.bounding,
         integer=True,
     )
     settings.charge("count", tuple(labels))
@@ -206,14 +217,10 @@ def release_len(n: int, settings: Settings) -> DPInt:
     """Noisy number of rows. The exact length is never reported."""
     lo, hi = output_range("len", 0.0, 1.0, n, settings.neighbouring)
     sens = np.array([sensitivity("len", settings.neighbouring, 0.0, 1.0, n)])
-    plan = plan_noise(
+    plan = settings.plan(
         sens,
         np.array([lo]),
         np.array([hi]),
-        epsilon=settings.epsilon,
-        delta=settings.delta,
-        mechanism=settings.mechanism,
-        bounding=settings.bounding,
         integer=True,
     )
     settings.charge("len", ())
@@ -455,14 +462,10 @@ def release_moment(
     if statistic == "var" and not 0 <= ddof < n:
         raise ValueError(f"ddof must satisfy 0 <= ddof < n (n={n} rows); got ddof={ddof}")
     sens_a = np.asarray(sens)
-    plan = plan_noise(
+    plan = settings.plan(
         sens_a,
         np.asarray(lows),
         np.asarray(highs),
-        epsilon=settings.epsilon,
-        delta=settings.delta,
-        mechanism=settings.mechanism,
-        bounding=settings.bounding,
     )
     settings.charge(name, tuple(labels))
 
