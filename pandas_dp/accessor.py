@@ -460,8 +460,10 @@ class DPFrameAccessor(_Base):
         method : {"auto", "moments", "direct"}
             ``"direct"`` is Liu's procedure (variances first, then covariances
             bounded by the released variances); ``"moments"`` noises centred
-            sums and sums of products in one release. ``"auto"`` (moments) had
-            the lower or equal RMSE in every setting of the accuracy study.
+            sums and sums of products in one release. ``"auto"`` (moments) was
+            best or tied in 14 of 16 settings of the accuracy study (up to 2.6x
+            better); direct won by 10-16 % only on data piled at one bound under
+            substitution with n >= 1000.
 
         Examples
         --------
@@ -1070,8 +1072,11 @@ class DPSeriesAccessor(_Base):
         ----------
         method : {"project", "rescale", "all_but_one", "hierarchical"}
             The sum-to-one procedure (REFERENCE.md §5). ``"project"``, the
-            Euclidean projection onto the simplex, is the default: it had the
-            lowest RMSE in the accuracy study (see the docs).
+            Euclidean projection onto the simplex, is the default: in the
+            accuracy study it was best or tied (within 2 %) in all 48 settings
+            with the default ``bounding="bit"`` and in 88 of 96 overall;
+            ``"rescale"`` did up to 20 % better at small ``n * epsilon`` with
+            ``"truncated"`` or ``"none"``.
         via : {"proportions", "counts"}
             Noise the proportions (sensitivity ``1/n`` each) or integer counts.
 

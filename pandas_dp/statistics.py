@@ -62,10 +62,10 @@ def resolve_method(method: str, settings: Settings) -> str:
     """``"auto"`` -> the method the accuracy study favours for the relation.
 
     Under add/remove the centred moments are as accurate or better in every
-    setting measured (``benchmarks/accuracy.py``); under substitution they are
-    twice as accurate for data centred in its bounds but up to twice worse for
-    data piled at one bound, so the direct release, never worse than that, is
-    the default.
+    setting measured (``benchmarks/accuracy.py``). Under substitution they are
+    1.7-1.9x more accurate for data centred in its bounds but 1.5-1.7x less
+    accurate for data piled at one bound, so the direct release -- whose error
+    does not depend on where the data sit -- is the default there.
     """
     if method == "auto":
         return "moments" if settings.neighbouring == "add_remove" else "direct"

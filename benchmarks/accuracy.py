@@ -1,0 +1,918 @@
+"""Accuracy study of pandas-dp: which procedure should be the default?
+
+Usage::
+
+    python benchmarks/accuracy.py                 # full grid, 500 repetitions per cell
+    python benchmarks/accuracy.py --quick         # 100 repetitions, n in {50, 1000}
+    python benchmarks/accuracy.py --reps 200 --jobs 2 --out /tmp/acc
+
+Two studies, both through the public accessors only (``s.dp.proportions``,
+``df.dp.var``, ``df.dp.cov``), with ``random_state = SEED + r`` in repetition
+``r``: results are reproducible, and every method of a setting sees the same
+seeds (common random numbers), so methods are compared pairwise.
+
+1. **Proportions** (after Liu 2019, simulation 2). Four categories with true
+   proportions ``TRUE_PROPORTIONS`` = (0.05, 0.15, 0.30, 0.50): exactly
+   ``round(n p_k)`` records per category (the last takes the remainder). Every
+   sum-to-one ``method`` x ``bounding`` x ``via``, under substitution, and under
+   add/remove for ``bounding="bit"``. Reported: RMSE over repetitions and
+   categories, mean absolute bias over categories, signed bias of the smallest
+   category, and the coverage of the 95 % interval ``attrs["dp"].interval(0.05)``
+   of every entry.
+2. **Variance and covariance** at ``epsilon = 1``: RMSE of ``df.dp.var`` on
+   ``[0, 1]`` (data centred in its bounds, or piled at the lower bound) and the
+   Frobenius RMSE of a 4 x 4 ``df.dp.cov`` on ``[-1, 1]`` (correlated normal
+   data clipped into the bounds, or piled at -1), for ``method`` in
+   ("direct", "moments", "auto") and both neighbouring relations.
+
+The errors are against the exact statistic of the (fixed) data set: the study
+measures the privacy noise, not the sampling error.
+
+A method *ties* the best of its setting when its RMSE is within ``TIE_RATIO``
+(2 %) of the best, or when the paired difference of their per-repetition mean
+squared errors is within two Monte-Carlo standard errors.
+
+Outputs (in ``--out``, default ``benchmarks/results/``): ``accuracy.md`` (the
+printed tables), ``accuracy_proportions.csv``, ``accuracy_var.csv``,
+``accuracy_cov.csv`` (one row per cell) and ``accuracy.json`` (all of it, plus
+the machine, the versions and the run time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import functools
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+import pandas_dp
+from pandas_dp.histograms import DEFAULT_METHOD, METHODS
+
+RESULTS = Path(__file__).resolve().parent / "results"
+SEED = 2019  # repetition r uses random_state = SEED + r
+DATA_SEED = 7  # the fixed data sets of the variance and covariance study
+ALPHA = 0.05  # 95 % intervals
+TIE_RATIO = 1.02  # within 2 % of the best RMSE is a tie
+TIE_SE = 2.0  # ... and so is a paired MSE difference within 2 standard errors
+
+# ---- proportions
+CATEGORIES: tuple[str, ...] = ("a", "b", "c", "d")
+TRUE_PROPORTIONS: tuple[float, ...] = (0.05, 0.15, 0.30, 0.50)
+PROPORTION_EPSILONS: tuple[float, ...] = (0.1, 0.5, 1.0)
+BOUNDINGS: tuple[str, ...] = ("bit", "truncated", "none")
+VIAS: tuple[str, ...] = ("proportions", "counts")
+
+# ---- variance and covariance
+MATRIX_EPSILON = 1.0
+MOMENT_METHODS: tuple[str, ...] = ("direct", "moments")
+DEFAULT = "auto"
+NEIGHBOURINGS: tuple[str, ...] = ("substitute", "add_remove")
+VAR_BOUNDS = (0.0, 1.0)
+VAR_DATA: tuple[str, ...] = ("centred", "piled")
+COV_BOUNDS = (-1.0, 1.0)
+COV_COLUMNS: tuple[str, ...] = ("w", "x", "y", "z")
+COV_DATA: tuple[str, ...] = ("correlated", "piled")
+#: OpenDP's moment-based covariance, 4 x 4 on [-1, 1], n = 1000, epsilon = 1, add/remove.
+OPENDP_COV_RMSE = 0.084
+
+FULL_N: tuple[int, ...] = (50, 200, 1000, 5000)
+QUICK_N: tuple[int, ...] = (50, 1000)
+FULL_REPS = 500
+QUICK_REPS = 100
+
+
+# ============================================================================ cells
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One setting of the grid: ``reps`` releases with the same arguments."""
+
+    study: str  # "proportions", "var" or "cov"
+    n: int
+    epsilon: float
+    method: str
+    neighbouring: str
+    bounding: str = "bit"
+    via: str = ""  # proportions only
+    data: str = ""  # var and cov only: the shape of the data
+
+    def setting(self) -> tuple[Any, ...]:
+        """Everything but the method: the cells compared with each other."""
+        return (self.data, self.neighbouring, self.bounding, self.via, self.n, self.epsilon)
+
+
+@dataclass
+class Outcome:
+    """Summary of one cell, and the per-repetition squared errors for pairing."""
+
+    cell: Cell
+    reps: int
+    rmse: float
+    rmse_se: float
+    mean_abs_bias: float
+    bias_first: float  # proportions: the smallest category; var: the variance
+    coverage_mean: float
+    coverage_min: float
+    used_method: str
+    max_sum_error: float = 0.0  # proportions only: max |sum - 1|
+    out_of_range: int = 0  # proportions only: entries outside [0, 1]
+    failures: int = 0
+    first_error: str = ""
+    seconds: float = 0.0
+    sq_error: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
+
+    def row(self) -> dict[str, Any]:
+        """A flat record for the CSV and JSON outputs."""
+        out = asdict(self.cell)
+        out.update({k: v for k, v in asdict(self).items() if k not in ("cell", "sq_error")})
+        return out
+
+
+# ============================================================================ data
+
+
+@functools.cache
+def proportion_data(n: int) -> tuple[pd.Series, np.ndarray]:
+    """``round(n p_k)`` records of category ``k`` (the last one takes the rest)."""
+    counts = [round(n * p) for p in TRUE_PROPORTIONS[:-1]]
+    counts.append(n - sum(counts))
+    series = pd.Series(np.repeat(CATEGORIES, counts), dtype=object, name="group")
+    return series, np.array(counts, dtype=np.float64) / n
+
+
+@functools.cache
+def var_data(n: int, shape: str) -> pd.DataFrame:
+    """One column on ``[0, 1]``: uniform on [0.3, 0.7], or clip(exponential(0.1))."""
+    rng = np.random.default_rng([DATA_SEED, n, VAR_DATA.index(shape)])
+    if shape == "centred":
+        x = rng.uniform(0.3, 0.7, n)
+    else:
+        x = np.clip(rng.exponential(0.1, n), *VAR_BOUNDS)
+    return pd.DataFrame({"x": x})
+
+
+@functools.cache
+def cov_data(n: int, shape: str) -> pd.DataFrame:
+    """Four correlated columns on ``[-1, 1]``.
+
+    ``"correlated"``: normal, standard deviation 0.4, correlations
+    ``0.6^|i-j|`` with the sign of the last column flipped, clipped to [-1, 1].
+    ``"piled"``: ``-1 + 0.25 |z|`` of the same normal ``z`` (standardised),
+    clipped: most mass next to -1, positive correlations.
+    """
+    rng = np.random.default_rng([DATA_SEED, n, 10 + COV_DATA.index(shape)])
+    p = len(COV_COLUMNS)
+    lags = np.abs(np.subtract.outer(np.arange(p), np.arange(p)))
+    corr = 0.6**lags
+    signs = np.ones(p)
+    signs[-1] = -1.0
+    corr = corr * np.outer(signs, signs)
+    z = rng.multivariate_normal(np.zeros(p), corr, size=n)
+    x = 0.4 * z if shape == "correlated" else -1.0 + 0.25 * np.abs(z)
+    return pd.DataFrame(np.clip(x, *COV_BOUNDS), columns=list(COV_COLUMNS))
+
+
+# ============================================================================ releases
+
+Release = tuple[np.ndarray, np.ndarray, np.ndarray, str]
+
+
+def release_proportions(cell: Cell, seed: int) -> Release:
+    """One ``s.dp.proportions`` release: values, 95 % interval, method used."""
+    series, _ = proportion_data(cell.n)
+    p = series.dp.proportions(
+        epsilon=cell.epsilon,
+        categories=list(CATEGORIES),
+        method=cell.method,
+        via=cell.via,
+        bounding=cell.bounding,
+        neighbouring=cell.neighbouring,
+        random_state=seed,
+    )
+    meta = p.attrs["dp"]
+    band = meta.interval(ALPHA)
+    return (
+        p.to_numpy(dtype=np.float64),
+        band["lower"].to_numpy(),
+        band["upper"].to_numpy(),
+        str(meta.details.get("method")),
+    )
+
+
+def release_var(cell: Cell, seed: int) -> Release:
+    """One ``df.dp.var`` release of the single column ``x``."""
+    frame = var_data(cell.n, cell.data)
+    v = frame.dp.var(
+        "x",
+        epsilon=cell.epsilon,
+        bounds=VAR_BOUNDS,
+        method=cell.method,
+        bounding=cell.bounding,
+        neighbouring=cell.neighbouring,
+        random_state=seed,
+    )
+    meta = v.attrs["dp"]
+    lo, hi = meta.interval(ALPHA)
+    return np.array([float(v)]), np.array([lo]), np.array([hi]), str(meta.details.get("method"))
+
+
+def release_cov(cell: Cell, seed: int) -> Release:
+    """One ``df.dp.cov`` release of the 4 x 4 matrix, flattened row-major."""
+    frame = cov_data(cell.n, cell.data)
+    c = frame.dp.cov(
+        list(COV_COLUMNS),
+        epsilon=cell.epsilon,
+        bounds=COV_BOUNDS,
+        method=cell.method,
+        bounding=cell.bounding,
+        neighbouring=cell.neighbouring,
+        random_state=seed,
+    )
+    meta = c.attrs["dp"]
+    band = meta.interval(ALPHA)
+    return (
+        c.to_numpy(dtype=np.float64).ravel(),
+        band["lower"].to_numpy(),
+        band["upper"].to_numpy(),
+        str(meta.details.get("method")),
+    )
+
+
+def truth(cell: Cell) -> np.ndarray:
+    """The exact statistic the releases estimate."""
+    if cell.study == "proportions":
+        return proportion_data(cell.n)[1]
+    if cell.study == "var":
+        return np.array([float(var_data(cell.n, cell.data)["x"].var(ddof=1))])
+    return cov_data(cell.n, cell.data).cov(ddof=1).to_numpy().ravel()
+
+
+RELEASES: dict[str, Callable[[Cell, int], Release]] = {
+    "proportions": release_proportions,
+    "var": release_var,
+    "cov": release_cov,
+}
+
+
+def run_cell(cell: Cell, reps: int) -> Outcome:
+    """Release ``reps`` times (seeds ``SEED + r``) and summarise the errors."""
+    start = time.perf_counter()
+    exact = truth(cell)
+    k = exact.size
+    values = np.full((reps, k), np.nan)
+    lower = np.full((reps, k), np.nan)
+    upper = np.full((reps, k), np.nan)
+    used: set[str] = set()
+    errors: list[str] = []
+    release = RELEASES[cell.study]
+    for r in range(reps):
+        try:
+            values[r], lower[r], upper[r], method = release(cell, SEED + r)
+        except Exception as exc:  # a failure is a finding: count it, keep going
+            errors.append(f"{type(exc).__name__}: {exc}")
+            continue
+        used.add(method)
+    outcome = summarise(cell, exact, values, lower, upper)
+    outcome.used_method = "/".join(sorted(used))
+    outcome.failures = len(errors)
+    outcome.first_error = errors[0] if errors else ""
+    outcome.seconds = time.perf_counter() - start
+    return outcome
+
+
+def summarise(
+    cell: Cell, exact: np.ndarray, values: np.ndarray, lower: np.ndarray, upper: np.ndarray
+) -> Outcome:
+    """Error statistics over the successful repetitions (rows without NaN)."""
+    ok = ~np.isnan(values).any(axis=1)
+    err = values[ok] - exact
+    reps = int(ok.sum())
+    # proportions: mean over categories; var: one entry; cov: squared Frobenius norm
+    per_rep = (err**2).sum(axis=1) if cell.study == "cov" else (err**2).mean(axis=1)
+    mse = float(per_rep.mean()) if reps else math.nan
+    rmse = math.sqrt(mse)
+    sd = float(per_rep.std(ddof=1)) if reps > 1 else math.nan
+    covered = (lower[ok] <= exact) & (exact <= upper[ok])
+    bias = err.mean(axis=0) if reps else np.full(exact.size, np.nan)
+    outcome = Outcome(
+        cell=cell,
+        reps=reps,
+        rmse=rmse,
+        rmse_se=sd / math.sqrt(reps) / (2 * rmse) if rmse > 0 else 0.0,
+        mean_abs_bias=float(np.abs(bias).mean()),
+        bias_first=float(bias[0]),
+        coverage_mean=float(covered.mean()) if reps else math.nan,
+        coverage_min=float(covered.mean(axis=0).min()) if reps else math.nan,
+        used_method="",
+        sq_error=per_rep,
+    )
+    if cell.study == "proportions" and reps:
+        outcome.max_sum_error = float(np.abs(values[ok].sum(axis=1) - 1.0).max())
+        outcome.out_of_range = int(((values[ok] < 0) | (values[ok] > 1)).sum())
+    return outcome
+
+
+def _run_packed(args: tuple[Cell, int]) -> Outcome:
+    return run_cell(*args)
+
+
+def run_cells(cells: Sequence[Cell], reps: int, jobs: int, label: str) -> list[Outcome]:
+    """Run every cell, in ``jobs`` processes; outcomes in the order of ``cells``."""
+    start = time.perf_counter()
+    tasks = [(cell, reps) for cell in cells]
+    outcomes: list[Outcome] = []
+
+    def progress(done: int) -> None:
+        if done % max(1, len(cells) // 10) == 0 or done == len(cells):
+            elapsed = time.perf_counter() - start
+            print(f"  {label}: {done}/{len(cells)} cells, {elapsed:.0f} s", file=sys.stderr)
+
+    if jobs <= 1:
+        results: Iterable[Outcome] = map(_run_packed, tasks)
+        for i, outcome in enumerate(results, 1):
+            outcomes.append(outcome)
+            progress(i)
+        return outcomes
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for i, outcome in enumerate(pool.map(_run_packed, tasks, chunksize=1), 1):
+            outcomes.append(outcome)
+            progress(i)
+    return outcomes
+
+
+# ============================================================================ comparisons
+
+
+@dataclass
+class Verdict:
+    """The methods of one setting ranked: the best, and who ties it."""
+
+    setting: tuple[Any, ...]
+    best: str
+    rmse: dict[str, float]
+    tied: dict[str, bool]
+
+    def ratio(self, method: str) -> float:
+        """RMSE of ``method`` over the best RMSE."""
+        return self.rmse[method] / self.rmse[self.best]
+
+
+def ties(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether errors ``a`` are as small as ``b``'s: within 2 %, or within Monte-Carlo error.
+
+    ``a`` and ``b`` are per-repetition squared errors under the same seeds.
+    """
+    if a.size == 0 or b.size == 0:
+        return False
+    rmse_a, rmse_b = math.sqrt(a.mean()), math.sqrt(b.mean())
+    if rmse_a <= TIE_RATIO * rmse_b:
+        return True
+    if a.size != b.size or a.size < 2:
+        return False
+    d = a - b
+    return bool(d.mean() <= TIE_SE * d.std(ddof=1) / math.sqrt(d.size))
+
+
+def rank(outcomes: Iterable[Outcome], contenders: Sequence[str]) -> list[Verdict]:
+    """One verdict per setting, among ``contenders`` (other methods are judged against it)."""
+    groups: dict[tuple[Any, ...], dict[str, Outcome]] = defaultdict(dict)
+    for o in outcomes:
+        groups[o.cell.setting()][o.cell.method] = o
+    verdicts = []
+    for setting, by_method in groups.items():
+        best = min(contenders, key=lambda m: by_method[m].rmse)
+        errors = by_method[best].sq_error
+        verdicts.append(
+            Verdict(
+                setting=setting,
+                best=best,
+                rmse={m: o.rmse for m, o in by_method.items()},
+                tied={m: ties(o.sq_error, errors) for m, o in by_method.items()},
+            )
+        )
+    return verdicts
+
+
+# ============================================================================ reporting
+
+
+def fmt(x: float, digits: int = 4) -> str:
+    """A number with ``digits`` significant digits (``nan`` for a missing value)."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "nan"
+    return f"{x:.{digits}g}"
+
+
+def table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """A Markdown table."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def coverage_floor(trials: int) -> float:
+    """95 % minus three Monte-Carlo standard errors of ``trials`` draws: lower is a shortfall."""
+    return 1 - ALPHA - 3 * math.sqrt(ALPHA * (1 - ALPHA) / max(trials, 1))
+
+
+def undercovers(o: Outcome) -> bool:
+    """A coverage shortfall beyond Monte-Carlo error: of one entry, or of a cell's entries.
+
+    The pooled test (mean coverage over the ``k`` entries, ``k x reps`` draws) is
+    for proportions only, whose entries carry independent noise; it catches a
+    shortfall of a point or two that one entry's 500 draws cannot.
+    """
+    pooled = o.reps * (len(CATEGORIES) if o.cell.study == "proportions" else 1)
+    return o.coverage_min < coverage_floor(o.reps) or o.coverage_mean < coverage_floor(pooled)
+
+
+def mark(verdict: Verdict, method: str) -> str:
+    """The RMSE of ``method``, bold if best, with ``~`` if tied with the best."""
+    value = fmt(verdict.rmse[method])
+    if method == verdict.best:
+        return f"**{value}**"
+    return f"{value} ~" if verdict.tied[method] else value
+
+
+def proportions_cells(n_grid: Sequence[int]) -> list[Cell]:
+    """The proportions grid: substitution for every bounding, add/remove for BIT."""
+    cells = []
+    for neighbouring in NEIGHBOURINGS:
+        boundings = BOUNDINGS if neighbouring == "substitute" else ("bit",)
+        for bounding in boundings:
+            for via in VIAS:
+                for n in n_grid:
+                    for eps in PROPORTION_EPSILONS:
+                        cells += [
+                            Cell("proportions", n, eps, m, neighbouring, bounding, via)
+                            for m in METHODS
+                        ]
+    return cells
+
+
+def report_proportions(outcomes: list[Outcome]) -> tuple[list[str], dict[str, Any]]:
+    """Tables and verdicts of the proportions study."""
+    out: list[str] = []
+    verdicts = rank(outcomes, METHODS)
+    by_key = {(o.cell.setting(), o.cell.method): o for o in outcomes}
+    reps = max(o.reps for o in outcomes)
+    p_text = ", ".join(f"{c}={p}" for c, p in zip(CATEGORIES, TRUE_PROPORTIONS, strict=True))
+    out.append("## 1. Proportions\n")
+    out.append(
+        f"True proportions {p_text} (exactly round(n p) records each); {reps} repetitions "
+        f"per cell. RMSE over repetitions and categories; **bold** = lowest RMSE of the "
+        f"setting, `~` = tied with it (within {TIE_RATIO - 1:.0%} or {TIE_SE:g} Monte-Carlo "
+        f"standard errors of the paired MSE difference).\n"
+    )
+    rows = []
+    for v in verdicts:
+        _, nb, bounding, via, n, eps = v.setting
+        tied = [m for m in METHODS if v.tied[m] and m != v.best]
+        rows.append(
+            [nb, bounding, via, n, eps]
+            + [mark(v, m) for m in METHODS]
+            + [v.best, ", ".join(tied) or "-", fmt(v.ratio(DEFAULT_METHOD), 3)]
+        )
+    out.append("### RMSE\n")
+    header = ["neighbouring", "bounding", "via", "n", "ε", *METHODS, "best", "tied"]
+    out.append(table([*header, f"{DEFAULT_METHOD}/best"], rows) + "\n")
+
+    out.append("### Bias: mean |bias| over categories, and signed bias of the smallest (p=0.05)\n")
+    rows = []
+    for v in verdicts:
+        cells = [by_key[(v.setting, m)] for m in METHODS]
+        rows.append(
+            list(v.setting[1:])
+            + [fmt(o.mean_abs_bias, 3) for o in cells]
+            + [fmt(o.bias_first, 3) for o in cells]
+        )
+    header = ["neighbouring", "bounding", "via", "n", "ε"]
+    header += [f"|bias| {m}" for m in METHODS] + [f"bias₁ {m}" for m in METHODS]
+    out.append(table(header, rows) + "\n")
+
+    out.append("### Coverage of the 95 % interval `interval(0.05)`, per entry\n")
+    floor = coverage_floor(reps)
+    out.append(
+        f"Mean over all entries and cells, the lowest mean of a cell, and the lowest "
+        f"per-entry coverage of any cell (where). A shortfall: one entry below {floor:.3f} "
+        f"(95 % minus 3 Monte-Carlo SE of {reps} draws), or a cell's mean below "
+        f"{coverage_floor(reps * len(CATEGORIES)):.3f} (of {reps * len(CATEGORIES)}).\n"
+    )
+    rows = []
+    groups: dict[tuple[str, ...], list[Outcome]] = defaultdict(list)
+    for o in outcomes:
+        groups[(o.cell.neighbouring, o.cell.bounding, o.cell.via, o.cell.method)].append(o)
+    for key, group in groups.items():
+        worst = min(group, key=lambda o: o.coverage_min)
+        rows.append(
+            [
+                *key,
+                fmt(float(np.mean([o.coverage_mean for o in group])), 4),
+                fmt(min(o.coverage_mean for o in group), 4),
+                fmt(worst.coverage_min, 3),
+                f"n={worst.cell.n}, ε={worst.cell.epsilon}",
+            ]
+        )
+    header = ["neighbouring", "bounding", "via", "method", "mean", "lowest mean"]
+    header += ["lowest entry", "at"]
+    out.append(table(header, rows) + "\n")
+    short = [o for o in outcomes if undercovers(o)]
+
+    out.append("### Methods over the whole grid\n")
+    rows = []
+    for m in METHODS:
+        ratios = [v.ratio(m) for v in verdicts]
+        rows.append(
+            [
+                m,
+                sum(v.best == m for v in verdicts),
+                sum(v.tied[m] for v in verdicts),
+                fmt(float(np.exp(np.mean(np.log(ratios)))), 4),
+                fmt(max(ratios), 4),
+            ]
+        )
+    header = ["method", "lowest RMSE", "best or tied", "geo-mean RMSE/best", "max RMSE/best"]
+    out.append(table(header, rows) + f"\n\n({len(verdicts)} settings.)\n")
+
+    summary = proportions_verdict(verdicts, short, outcomes)
+    out.append("### Summary\n")
+    out += [f"- {line}" for line in summary["lines"]]
+    out.append("")
+    return out, summary
+
+
+def proportions_verdict(
+    verdicts: list[Verdict], short: list[Outcome], outcomes: list[Outcome]
+) -> dict[str, Any]:
+    """Is the default the best or tied everywhere? Plus the sanity checks."""
+    lines = []
+    losing = [v for v in verdicts if not v.tied[DEFAULT_METHOD]]
+    total = len(verdicts)
+    if not losing:
+        lines.append(
+            f"Default method {DEFAULT_METHOD!r} has the lowest or tied RMSE in all "
+            f"{total} settings."
+        )
+    else:
+        lines.append(
+            f"Default method {DEFAULT_METHOD!r} has the lowest or tied RMSE in "
+            f"{total - len(losing)} of {total} settings; it loses in:"
+        )
+        for v in losing:
+            lines.append(
+                f"  {setting_text(v.setting)}: {v.best!r} is best, "
+                f"{DEFAULT_METHOD!r} RMSE is {v.ratio(DEFAULT_METHOD):.3f}x the best "
+                f"({fmt(v.rmse[DEFAULT_METHOD])} vs {fmt(v.rmse[v.best])})"
+            )
+    champion = max(METHODS, key=lambda m: (sum(v.tied[m] for v in verdicts), -_geo(verdicts, m)))
+    lines.append(
+        f"Most often best or tied: {champion!r} "
+        f"({sum(v.tied[champion] for v in verdicts)}/{total}, geometric-mean RMSE/best "
+        f"{_geo(verdicts, champion):.4f})."
+    )
+    worst_sum = max(o.max_sum_error for o in outcomes)
+    outside = sum(o.out_of_range for o in outcomes)
+    failures = [o for o in outcomes if o.failures]
+    lines.append(
+        f"Sum to one: largest |sum - 1| over all releases {worst_sum:.3g}; entries outside "
+        f"[0, 1]: {outside}; cells with exceptions: {len(failures)}."
+    )
+    for o in failures:
+        lines.append(f"  EXCEPTION in {cell_text(o.cell)}: {o.failures}x {o.first_error}")
+    if short:
+        lines.append(f"Coverage shortfalls beyond Monte-Carlo error: {len(short)} cells:")
+        lines += [
+            f"  {cell_text(o.cell)}: coverage {o.coverage_mean:.3f} (mean over entries), "
+            f"{o.coverage_min:.3f} (lowest entry)"
+            for o in sorted(short, key=lambda o: o.coverage_min)
+        ]
+    else:
+        lines.append("Coverage: no entry of any cell below 95 % beyond Monte-Carlo error.")
+    return {
+        "lines": lines,
+        "default": DEFAULT_METHOD,
+        "default_best_or_tied": total - len(losing),
+        "settings": total,
+        "losing": [
+            {"setting": setting_text(v.setting), "best": v.best, "ratio": v.ratio(DEFAULT_METHOD)}
+            for v in losing
+        ],
+        "coverage_shortfalls": [cell_text(o.cell) for o in short],
+        "exceptions": [f"{cell_text(o.cell)}: {o.first_error}" for o in failures],
+    }
+
+
+def _geo(verdicts: list[Verdict], method: str) -> float:
+    return float(np.exp(np.mean([math.log(v.ratio(method)) for v in verdicts])))
+
+
+def setting_text(setting: tuple[Any, ...]) -> str:
+    """A setting key in words."""
+    data, nb, bounding, via, n, eps = setting
+    parts = [f"data={data}"] if data else []
+    parts += [nb, f"bounding={bounding}"] + ([f"via={via}"] if via else [])
+    return ", ".join([*parts, f"n={n}", f"ε={eps}"])
+
+
+def cell_text(cell: Cell) -> str:
+    """A cell in words."""
+    return f"{cell.study} method={cell.method}, {setting_text(cell.setting())}"
+
+
+def matrix_cells(study: str, n_grid: Sequence[int]) -> list[Cell]:
+    """The variance or covariance grid (epsilon = 1, bounding = BIT)."""
+    shapes = VAR_DATA if study == "var" else COV_DATA
+    return [
+        Cell(study, n, MATRIX_EPSILON, m, nb, data=shape)
+        for shape in shapes
+        for nb in NEIGHBOURINGS
+        for n in n_grid
+        for m in (*MOMENT_METHODS, DEFAULT)
+    ]
+
+
+def report_moments(study: str, outcomes: list[Outcome]) -> tuple[list[str], dict[str, Any]]:
+    """Tables and verdicts of the variance or the covariance study."""
+    out: list[str] = []
+    verdicts = rank(outcomes, MOMENT_METHODS)
+    by_key = {(o.cell.setting(), o.cell.method): o for o in outcomes}
+    what = "Var" if study == "var" else "Cov (Frobenius)"
+    out.append(f"### {what} RMSE, ε = {MATRIX_EPSILON:g}, bounding = bit\n")
+    rows = []
+    mismatched = []
+    for v in verdicts:
+        auto = by_key[(v.setting, DEFAULT)]
+        for m in (*MOMENT_METHODS, DEFAULT):
+            o = by_key[(v.setting, m)]
+            if m != DEFAULT and o.used_method != m:
+                mismatched.append((o, m))
+        data, nb, _, _, n, _ = v.setting
+        rows.append(
+            [data, nb, n]
+            + [mark(v, m) for m in MOMENT_METHODS]
+            + [
+                fmt(auto.rmse),
+                auto.used_method,
+                "yes" if v.tied[DEFAULT] else f"NO ({v.ratio(DEFAULT):.2f}x)",
+            ]
+            + [fmt(by_key[(v.setting, m)].coverage_min, 3) for m in MOMENT_METHODS]
+        )
+    header = ["data", "neighbouring", "n", *MOMENT_METHODS, "auto", "auto used"]
+    header += ["auto best/tied"] + [f"coverage {m}" for m in MOMENT_METHODS]
+    out.append(table(header, rows) + "\n")
+    if study == "var":
+        out.append(
+            "Coverage: the lowest per-entry coverage of the 95 % interval. `auto used` is the "
+            "method the metadata reports.\n"
+        )
+    lines = []
+    losing = [v for v in verdicts if not v.tied[DEFAULT]]
+    lines.append(
+        f"{study}: method='auto' is best or tied in {len(verdicts) - len(losing)} of "
+        f"{len(verdicts)} settings."
+    )
+    lines += [
+        f"  auto loses in {setting_text(v.setting)}: {v.best!r} is best, auto "
+        f"({by_key[(v.setting, DEFAULT)].used_method}) is {v.ratio(DEFAULT):.2f}x"
+        for v in losing
+    ]
+    for nb in NEIGHBOURINGS:
+        mine = [v for v in verdicts if v.setting[1] == nb]
+        record = ", ".join(
+            f"{m} lowest in {sum(v.best == m for v in mine)}, best or tied in "
+            f"{sum(v.tied[m] for v in mine)}"
+            for m in MOMENT_METHODS
+        )
+        used = sorted(
+            {
+                o.used_method
+                for o in outcomes
+                if o.cell.method == DEFAULT and o.cell.neighbouring == nb
+            }
+        )
+        lines.append(
+            f"{study}, {nb} ({len(mine)} settings): {record}; auto resolves to {'/'.join(used)}."
+        )
+    for o, m in mismatched:
+        lines.append(
+            f"  LIBRARY BUG? {cell_text(o.cell)}: requested method={m!r}, the metadata says "
+            f"{o.used_method!r}"
+        )
+    failures = [o for o in outcomes if o.failures]
+    lines += [
+        f"  EXCEPTION in {cell_text(o.cell)}: {o.failures}x {o.first_error}" for o in failures
+    ]
+    short = [o for o in outcomes if undercovers(o)]
+    lines += [f"  coverage shortfall in {cell_text(o.cell)}: {o.coverage_min:.3f}" for o in short]
+    out += [f"- {line}" for line in lines]
+    out.append("")
+    summary = {
+        "lines": lines,
+        "auto_best_or_tied": len(verdicts) - len(losing),
+        "settings": len(verdicts),
+        "losing": [
+            {"setting": setting_text(v.setting), "best": v.best, "ratio": v.ratio(DEFAULT)}
+            for v in losing
+        ],
+        "method_mismatches": [f"{cell_text(o.cell)} -> {o.used_method}" for o, _ in mismatched],
+    }
+    return out, summary
+
+
+def opendp_reference(outcomes: list[Outcome]) -> list[str]:
+    """Our 4 x 4 covariance at OpenDP's reference point, next to its 0.084."""
+    rows = [
+        [o.cell.data, o.cell.method, o.used_method, fmt(o.rmse), fmt(o.rmse_se, 2)]
+        for o in outcomes
+        if o.cell.n == 1000 and o.cell.neighbouring == "add_remove"
+    ]
+    if not rows:
+        return ["(n = 1000 is not in this run's grid: no OpenDP comparison.)", ""]
+    return [
+        "### Reference point: OpenDP's moment-based covariance\n",
+        f"4 x 4 on [-1, 1], n = 1000, ε = 1, add/remove: OpenDP reaches Frobenius RMSE "
+        f"{OPENDP_COV_RMSE} (its data, not ours; a moment release's noise barely depends "
+        f"on the data).\n",
+        table(["data", "method", "used", "pandas-dp RMSE", "± MC SE"], rows),
+        "",
+    ]
+
+
+# ============================================================================ output
+
+
+def environment() -> dict[str, Any]:
+    """Machine, versions and commit, for the JSON record."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = bool(
+            subprocess.run(
+                [
+                    "git",
+                    "-C",
+                    str(root),
+                    "status",
+                    "--porcelain",
+                    "--untracked-files=no",
+                    "pandas_dp",
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+        )
+    except (OSError, subprocess.CalledProcessError):
+        commit, dirty = "unknown", False
+    versions = {}
+    for package in ("pandas-dp", "pandas", "numpy"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = "n/a"
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None,
+        "versions": versions,
+        "commit": commit,
+        "pandas_dp_modified": dirty,
+        "pandas_dp_path": str(Path(pandas_dp.__file__).parent),
+    }
+
+
+def write_csv(path: Path, outcomes: list[Outcome]) -> None:
+    """One row per cell."""
+    rows = [o.row() for o in outcomes]
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def jsonable(obj: Any) -> Any:
+    """Plain JSON values: numpy scalars unwrapped, NaN and infinities as ``None``."""
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+# ============================================================================ main
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"{QUICK_REPS} repetitions and n in {QUICK_N} (a few minutes)",
+    )
+    parser.add_argument("--reps", type=int, help=f"repetitions per cell (default {FULL_REPS})")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="output directory")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="worker processes (default: one per CPU); results do not depend on it",
+    )
+    parser.add_argument(
+        "--only",
+        choices=("proportions", "moments"),
+        help="run one study only",
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the studies, print the Markdown report, write CSV, JSON and Markdown."""
+    args = parse_args(argv)
+    reps = args.reps or (QUICK_REPS if args.quick else FULL_REPS)
+    n_grid = QUICK_N if args.quick else FULL_N
+    args.out.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    env = environment()
+    report = [
+        "# pandas-dp accuracy study\n",
+        f"{reps} repetitions per cell, n in {list(n_grid)}, seeds {SEED}..{SEED + reps - 1}; "
+        f"commit {env['commit'][:10]}{' (pandas_dp modified)' if env['pandas_dp_modified'] else ''}"
+        f"; {args.jobs} worker process(es).\n",
+    ]
+    record: dict[str, Any] = {
+        "reps": reps,
+        "n_grid": list(n_grid),
+        "seed": SEED,
+        "alpha": ALPHA,
+        "environment": env,
+        "seconds": {},
+        "summary": {},
+    }
+
+    if args.only in (None, "proportions"):
+        t0 = time.perf_counter()
+        outcomes = run_cells(proportions_cells(n_grid), reps, args.jobs, "proportions")
+        record["seconds"]["proportions"] = time.perf_counter() - t0
+        lines, summary = report_proportions(outcomes)
+        report += lines
+        record["summary"]["proportions"] = summary
+        record["proportions"] = [o.row() for o in outcomes]
+        write_csv(args.out / "accuracy_proportions.csv", outcomes)
+
+    if args.only in (None, "moments"):
+        report.append("## 2. Variance and covariance\n")
+        t0 = time.perf_counter()
+        for study in ("var", "cov"):
+            outcomes = run_cells(matrix_cells(study, n_grid), reps, args.jobs, study)
+            lines, summary = report_moments(study, outcomes)
+            report += lines
+            if study == "cov":
+                report += opendp_reference(outcomes)
+            record["summary"][study] = summary
+            record[study] = [o.row() for o in outcomes]
+            write_csv(args.out / f"accuracy_{study}.csv", outcomes)
+        record["seconds"]["var and cov"] = time.perf_counter() - t0
+
+    total = time.perf_counter() - start
+    record["seconds"]["total"] = total
+    record["environment"]["load_average_end"] = (
+        os.getloadavg() if hasattr(os, "getloadavg") else None
+    )
+    report.append(f"Run time: {total:.0f} s ({args.jobs} worker process(es)).")
+    text = "\n".join(report) + "\n"
+    print(text)
+    (args.out / "accuracy.md").write_text(text)
+    (args.out / "accuracy.json").write_text(json.dumps(jsonable(record), indent=1, allow_nan=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
