@@ -5,8 +5,12 @@ This module knows nothing of pandas. It offers
 * :class:`RandomSource` -- uniform bits from the operating system's CSPRNG
   (``os.urandom``), or from a seeded :class:`numpy.random.Generator` when a caller
   asks for reproducibility (then ``secure`` is ``False``);
-* integer samplers: :func:`discrete_laplace` and :func:`discrete_gaussian`
-  (Canonne, Kamath & Steinke 2020), vectorised over per-entry scales;
+* integer samplers, vectorised over per-entry scales: :func:`discrete_laplace`,
+  the difference of two geometric variables, each the floor of a scaled
+  exponential ``-t log U`` with ``U`` a 53-bit CSPRNG uniform (exact up to that
+  resolution: the tail beyond about ``36.7 t``, probability ``~1e-16``, is cut
+  off), and :func:`discrete_gaussian`, Canonne, Kamath & Steinke's (2020)
+  rejection sampler on top of it;
 * :func:`grid_granularity` -- the power-of-two grid on which real-valued releases
   are made, so that no output carries information in its low-order float bits
   (Mironov 2012). A real value ``theta`` is released as

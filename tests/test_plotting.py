@@ -1,0 +1,137 @@
+"""pandas_dp.plotting: each kind of release draws on the Agg backend."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pandas_dp.datasets import load_survey, survey_schema
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.collections import LineCollection  # noqa: E402
+from matplotlib.image import AxesImage  # noqa: E402
+
+from pandas_dp import plotting  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures() -> object:
+    yield
+    plt.close("all")
+
+
+@pytest.fixture(scope="module")
+def survey() -> pd.DataFrame:
+    return load_survey()
+
+
+def _error_bars(ax: object) -> list[LineCollection]:
+    return [c for c in ax.collections if isinstance(c, LineCollection)]  # type: ignore[attr-defined]
+
+
+def test_scalar_release_is_a_point_with_an_error_bar(survey: pd.DataFrame) -> None:
+    m = survey.dp.mean("age", epsilon=1.0, schema=survey_schema(), random_state=0)
+    ax = plotting.plot_release(m, exact=survey["age"].mean())
+    bars = _error_bars(ax)
+    assert len(bars) == 1
+    (segment,) = bars[0].get_segments()
+    lo, hi = m.attrs["dp"].interval(0.05)
+    assert segment[:, 1].min() == pytest.approx(lo)
+    assert segment[:, 1].max() == pytest.approx(hi)
+    markers = [line for line in ax.lines if line.get_marker() == "x"]
+    assert len(markers) == 1  # the exact value
+    assert "mean(age)" in ax.get_title()
+
+
+def test_integer_release(survey: pd.DataFrame) -> None:
+    n = survey.dp.len(epsilon=1.0, random_state=0)
+    ax = plotting.plot_release(n, alpha=0.01)
+    assert len(_error_bars(ax)) == 1
+
+
+def test_series_release_has_one_error_bar_per_entry(survey: pd.DataFrame) -> None:
+    vc = survey["region"].dp.value_counts(epsilon=1.0, schema=survey_schema(), random_state=0)
+    ax = plotting.plot_release(vc, exact=survey["region"].value_counts())
+    (bars,) = _error_bars(ax)
+    assert len(bars.get_segments()) == len(vc)
+    assert [t.get_text() for t in ax.get_xticklabels()] == [str(i) for i in vc.index]
+    # the bars follow the (sorted) order of the result
+    frame = vc.attrs["dp"].interval(0.05)
+    tops = [seg[:, 1].max() for seg in bars.get_segments()]
+    np.testing.assert_allclose(tops, frame["upper"].to_numpy())
+
+
+def test_proportions_and_simultaneous_intervals(survey: pd.DataFrame) -> None:
+    p = survey.dp.proportions("region", epsilon=1.0, schema=survey_schema(), random_state=0)
+    ax = plotting.plot_release(p, simultaneous=True)
+    (bars,) = _error_bars(ax)
+    assert len(bars.get_segments()) == 4
+    assert "simultaneous" in ax.get_legend().get_texts()[0].get_text()
+
+
+def test_several_means_on_a_given_axes(survey: pd.DataFrame) -> None:
+    means = survey.dp.mean(
+        ["age", "hours_per_week"], epsilon=1.0, schema=survey_schema(), random_state=0
+    )
+    _fig, ax = plt.subplots()
+    out = plotting.plot_release(means, ax=ax)
+    assert out is ax
+    assert len(_error_bars(ax)[0].get_segments()) == 2
+
+
+def test_matrix_release_is_an_annotated_heatmap(survey: pd.DataFrame) -> None:
+    cols = ["age", "hours_per_week", "smoker"]
+    c = survey.dp.corr(cols, epsilon=1.0, schema=survey_schema(), random_state=0)
+    ax = plotting.plot_release(c, exact=survey[cols].astype(float).corr())
+    images = [i for i in ax.get_images() if isinstance(i, AxesImage)]
+    assert len(images) == 1
+    assert images[0].get_array().shape == (3, 3)
+    assert len(ax.texts) == 9
+    assert "exact" in ax.texts[0].get_text()
+
+
+def test_cov_without_annotations(survey: pd.DataFrame) -> None:
+    c = survey.dp.cov(
+        ["age", "hours_per_week"], epsilon=1.0, schema=survey_schema(), random_state=0
+    )
+    ax = plotting.plot_release(c, annotate=False)
+    assert len(ax.get_images()) == 1
+    assert len(ax.texts) == 0
+
+
+def test_non_square_frame_and_plain_values_are_refused(survey: pd.DataFrame) -> None:
+    d = survey.dp.describe(["age"], epsilon=1.0, schema=survey_schema(), random_state=0)
+    with pytest.raises(ValueError, match="one by one"):
+        plotting.plot_release(d)
+    with pytest.raises(TypeError, match="attrs"):
+        plotting.plot_release(survey["age"].mean())
+
+
+def test_bounding_modes_plot_and_samples() -> None:
+    ax = plotting.plot_bounding_modes(
+        0.5, 0.0, 10.0, sensitivity=1.0, epsilon=1.0, draws=4000, random_state=1
+    )
+    assert len(ax.patches) == 3  # one step histogram per mode
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any(t.startswith("bit") and "at 0" in t for t in texts)
+    sims = plotting.simulate_bounding_modes(
+        0.5, 0.0, 10.0, sensitivity=1.0, epsilon=1.0, draws=4000, random_state=1
+    )
+    assert sims["bit"].between(0, 10).all() and sims["truncated"].between(0, 10).all()
+    assert sims.attrs["scale"]["bit"] == pytest.approx(1.0)
+    assert sims.attrs["scale"]["truncated"] > 1.0  # re-calibrated
+    # both bounded modes are biased upwards next to the lower end
+    assert sims["bit"].mean() > 0.5 and sims["truncated"].mean() > sims["bit"].mean()
+
+
+def test_bounding_modes_reject_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="outside"):
+        plotting.simulate_bounding_modes(11.0, 0.0, 10.0, sensitivity=1.0, epsilon=1.0)
+    with pytest.raises(ValueError, match="bounding"):
+        plotting.simulate_bounding_modes(
+            1.0, 0.0, 10.0, sensitivity=1.0, epsilon=1.0, modes=("clamp",)
+        )
