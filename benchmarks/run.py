@@ -1,20 +1,27 @@
-"""Speed benchmark of pandas-dp against numpy, pandas, diffprivlib and OpenDP.
+"""Speed (and accuracy) benchmark of pandas-dp against numpy, pandas, diffprivlib and OpenDP.
 
 Usage::
 
     python benchmarks/run.py                  # 10^5, 10^6 and 10^7 rows
     python benchmarks/run.py --quick          # 10^5 and 10^6 rows, fewer repetitions
     python benchmarks/run.py --rows 1000000 --json /tmp/bench.json
+    python benchmarks/run.py --quick --accuracy-reps 20 --markdown /tmp/bench.md
 
-Prints Markdown tables and writes JSON (default ``benchmarks/results/latest.json``).
-Every timing is the median of repeated calls in this process, after one warm-up
-call, with ``time.perf_counter`` and the garbage collector paused (as ``timeit``
-does); the number of repetitions is printed next to each median. Contenders are
-timed in interleaved rounds, so that a change of machine load hits all of them.
+Prints Markdown tables and writes JSON (default ``benchmarks/results/latest.json``)
+and a copy of the tables next to it (``.md``). Every timing is the median of
+repeated calls in this process, after one warm-up call, with ``time.perf_counter``
+and the garbage collector paused (as ``timeit`` does); the number of repetitions
+is printed next to each median. Contenders are timed in interleaved rounds, so
+that a change of machine load hits all of them.
+
+Sections: 1. mean and var of one column; 2. per-release latency on a small
+Series; 3. peak memory of 1.; 4. sum, count, value_counts, proportions and cov
+(speed and peak memory); 5. accuracy (RMSE and bias over repeated releases) at
+equal epsilon and equal neighbouring relation; then the goals of the issue.
 
 The peers (diffprivlib, OpenDP, Polars) are benchmark-only dependencies (the
-``bench`` extra); a peer that is missing or fails is reported as ``n/a`` with
-the reason.
+``bench`` extra); a peer that is missing or fails, or has no such release, is
+reported as ``n/a`` with the reason.
 """
 
 from __future__ import annotations
@@ -61,6 +68,39 @@ OPENDP_LIST = "OpenDP framework, invoke on list"
 OPENDP_TO_LIST = "  conversion pandas -> list"
 OPENDP_POLARS = "OpenDP Polars, invoke measurement"
 OPENDP_TO_POLARS = "  conversion pandas -> LazyFrame"
+
+#: Section 4: more statistics. A 4-category column (declared categories, their
+#: probabilities) and a 4-column block for the covariance matrix.
+CATEGORIES = ("N", "S", "E", "W")
+CATEGORY_P = (0.5, 0.3, 0.15, 0.05)
+CATEGORY_DTYPE = pd.CategoricalDtype(list(CATEGORIES))
+COV_COLUMNS = ("a", "b", "c", "d")
+COV_BOUNDS = (-1.0, 1.0)
+#: Extra contenders of section 4 (the others are those of section 1).
+OPENDP_CODES = "OpenDP framework, invoke on int32 codes"
+OPENDP_TO_CODES = "  conversion int8 codes -> int32 ndarray"
+TO_CODES = "  conversion str column -> int32 codes (astype category)"
+OPENDP_STR_LIST = "OpenDP framework, invoke on list of str"
+#: OpenDP on a list of Python strings costs microseconds per row: not timed above this.
+OPENDP_STR_MAX_ROWS = {"quick": 10**5, "full": 10**6}
+#: Statistics of section 4, in print order.
+MORE = (
+    "sum",
+    "count",
+    "value_counts, category dtype",
+    "value_counts, str column",
+    "proportions, category dtype",
+    "proportions, str column",
+    "cov",
+)
+
+#: Section 5: accuracy. Values uniform on ACC_RANGE inside the public ACC_BOUNDS.
+ACC_SIZES = (100, 1_000, 10_000)
+ACC_EPSILONS = (0.1, 1.0)
+ACC_BOUNDS = (0.0, 1.0)
+ACC_RANGE = (0.2, 0.8)
+SUBSTITUTE = "substitute"
+ADD_REMOVE = "add_remove"
 
 
 # ----------------------------------------------------------------------------- timing
@@ -308,20 +348,56 @@ def _import_opendp() -> tuple[Any, str]:
     return dp, ""
 
 
-def _opendp_measurement(dp: Any, statistic: str, n: int) -> Any:
-    """clamp >> resize to the public n >> mean/variance >> Laplace, calibrated to epsilon.
+def _opendp_measurement(
+    dp: Any,
+    statistic: str,
+    n: int,
+    *,
+    bounds: tuple[float, float] = BOUNDS,
+    epsilon: float = EPSILON,
+    sized: bool = False,
+) -> Any:
+    """clamp >> resize to the public n >> sum/mean/variance >> Laplace, calibrated to epsilon.
 
     ``d_in=2`` under the symmetric distance is one substituted record, the
-    neighbouring relation pandas-dp uses by default.
+    neighbouring relation pandas-dp uses by default. Resizing does not know that
+    the input already has ``n`` rows, so it doubles the sensitivity; ``sized=True``
+    declares ``n`` on the input domain instead (no resize), OpenDP's tightest
+    construction for a public ``n`` (used by the accuracy section).
     """
-    space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.symmetric_distance()
-    pre = (
-        space
-        >> dp.t.then_clamp(BOUNDS)
-        >> dp.t.then_resize(size=n, constant=0.5 * (LOWER + UPPER))
-        >> (dp.t.then_mean() if statistic == "mean" else dp.t.then_variance(ddof=1))
-    )
-    return dp.binary_search_chain(lambda s: pre >> dp.m.then_laplace(s), d_in=2, d_out=EPSILON)
+    lower, upper = bounds
+    atoms = dp.atom_domain(T=float, nan=False)
+    domain = dp.vector_domain(atoms, size=n) if sized else dp.vector_domain(atoms)
+    aggregate = {
+        "sum": dp.t.then_sum,
+        "mean": dp.t.then_mean,
+        "var": lambda: dp.t.then_variance(ddof=1),
+    }[statistic]
+    pre = (domain, dp.symmetric_distance()) >> dp.t.then_clamp(bounds)
+    if not sized:
+        pre = pre >> dp.t.then_resize(size=n, constant=0.5 * (lower + upper))
+    pre = pre >> aggregate()
+    return dp.binary_search_chain(lambda s: pre >> dp.m.then_laplace(s), d_in=2, d_out=epsilon)
+
+
+def _opendp_count(dp: Any, *, epsilon: float = EPSILON, d_in: int = 2) -> Any:
+    """drop_null >> count >> (discrete) Laplace: the number of non-NaN floats."""
+    space = dp.vector_domain(dp.atom_domain(T=float, nan=True)), dp.symmetric_distance()
+    pre = space >> dp.t.then_drop_null() >> dp.t.then_count()
+    return dp.binary_search_chain(lambda s: pre >> dp.m.then_laplace(s), d_in=d_in, d_out=epsilon)
+
+
+def _opendp_count_by_categories(
+    dp: Any, categories: Any, atom: Any, *, epsilon: float = EPSILON, d_in: int = 2
+) -> Any:
+    """count_by_categories (no bucket for other values) >> discrete Laplace.
+
+    Under the symmetric distance ``d_in=1`` is one added or removed record and
+    ``d_in=2`` one substituted record.
+    """
+    space = dp.vector_domain(dp.atom_domain(T=atom)), dp.symmetric_distance()
+    pre = space >> dp.t.then_count_by_categories(categories=list(categories), null_category=False)
+    return dp.binary_search_chain(lambda s: pre >> dp.m.then_laplace(s), d_in=d_in, d_out=epsilon)
 
 
 def _opendp_polars_measurement(dp: Any, lazy: Any, n: int) -> Any:
@@ -533,6 +609,426 @@ def bench_memory(n: int) -> dict[str, dict[str, float | str]]:
     return out
 
 
+def _reason(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}".splitlines()[0][:160]
+
+
+@dataclass
+class MoreData:
+    """The data of section 4 at one size ``n``."""
+
+    df: pd.DataFrame  # one float column, uniform on (LOWER - 10, UPPER + 10)
+    with_nan: pd.Series  # the same values with 1 % NaN (for count)
+    cat: pd.Series  # the 4-category column, dtype CATEGORY_DTYPE
+    text: pd.Series  # the same column as plain strings (pandas' default str dtype)
+    codes: np.ndarray  # its int8 category codes
+    block: pd.DataFrame  # 4 correlated columns, mostly inside COV_BOUNDS
+
+
+def more_data(n: int) -> MoreData:
+    rng = np.random.default_rng(20240602)
+    x = rng.uniform(LOWER - 10, UPPER + 10, n)
+    with_nan = x.copy()
+    with_nan[rng.random(n) < 0.01] = np.nan
+    codes = rng.choice(len(CATEGORIES), size=n, p=CATEGORY_P).astype(np.int8)
+    cat = pd.Series(pd.Categorical.from_codes(codes, dtype=CATEGORY_DTYPE), name="region")
+    text = pd.Series(np.asarray(CATEGORIES)[codes], name="region")
+    mix = np.linalg.cholesky(0.5 * np.eye(4) + 0.5 * np.ones((4, 4)))
+    block = pd.DataFrame(0.5 * rng.standard_normal((n, 4)) @ mix.T, columns=list(COV_COLUMNS))
+    return MoreData(
+        df=pd.DataFrame({COLUMN: x}),
+        with_nan=pd.Series(with_nan, name=COLUMN),
+        cat=cat,
+        text=text,
+        codes=cat.cat.codes.to_numpy(),
+        block=block,
+    )
+
+
+def _more_contenders(
+    statistic: str, d: MoreData, *, one_off: dict[str, float | str], str_list_max: int
+) -> dict[str, Callable[[], Any] | Timing]:
+    """The callables of one statistic of section 4 (``n/a`` Timings for what is missing)."""
+    n = len(d.df)
+    a, b = BOUNDS
+    x = d.df[COLUMN].to_numpy()
+    peers, why_dpl = _import_diffprivlib()
+    dp, why_odp = _import_opendp()
+    tools = None if peers is None else peers[1]
+    c: dict[str, Callable[[], Any] | Timing] = {}
+
+    def opendp(label: str, build: Callable[[], Any]) -> Any:
+        """Build and calibrate an OpenDP measurement once, timing it as a one-off."""
+        start = time.perf_counter()
+        meas = build()
+        one_off[f"OpenDP framework {label}: build + calibrate"] = time.perf_counter() - start
+        return meas
+
+    if statistic == "sum":
+        c[NUMPY] = lambda: np.clip(x, a, b).sum()
+        c[PANDAS] = lambda: d.df[COLUMN].clip(a, b).sum()
+        c[PANDAS_DP] = lambda: d.df.dp.sum(COLUMN, epsilon=EPSILON, bounds=BOUNDS)
+        c[DIFFPRIVLIB] = (
+            _na(why_dpl) if tools is None else lambda: tools.sum(x, epsilon=EPSILON, bounds=BOUNDS)
+        )
+        if dp is None:
+            c[OPENDP_ARRAY] = c[OPENDP_TO_ARRAY] = _na(why_odp)
+        else:
+            try:
+                meas = opendp("sum", lambda: _opendp_measurement(dp, "sum", n))
+                writable = d.df[COLUMN].to_numpy(copy=True)
+                c[OPENDP_ARRAY] = lambda: meas(writable)
+                c[OPENDP_TO_ARRAY] = lambda: d.df[COLUMN].to_numpy(copy=True)
+            except Exception as exc:
+                c[OPENDP_ARRAY] = c[OPENDP_TO_ARRAY] = _na(_reason(exc))
+    elif statistic == "count":
+        s = d.with_nan
+        xn = s.to_numpy()
+        c[NUMPY] = lambda: np.count_nonzero(~np.isnan(xn))
+        c[PANDAS] = s.count
+        c[PANDAS_DP] = lambda: s.dp.count(epsilon=EPSILON)
+        c[DIFFPRIVLIB] = (
+            _na(why_dpl)
+            if tools is None
+            else lambda: tools.count_nonzero(~np.isnan(xn), epsilon=EPSILON)
+        )
+        if dp is None:
+            c[OPENDP_ARRAY] = c[OPENDP_TO_ARRAY] = _na(why_odp)
+        else:
+            try:
+                meas = opendp("count", lambda: _opendp_count(dp))
+                writable = s.to_numpy(copy=True)
+                c[OPENDP_ARRAY] = lambda: meas(writable)
+                c[OPENDP_TO_ARRAY] = lambda: s.to_numpy(copy=True)
+            except Exception as exc:
+                c[OPENDP_ARRAY] = c[OPENDP_TO_ARRAY] = _na(_reason(exc))
+    elif statistic.startswith(("value_counts", "proportions")):
+        text = statistic.endswith("str column")
+        s = d.text if text else d.cat
+        codes = d.codes
+        k = len(CATEGORIES)
+        cats = list(CATEGORIES)
+        proportions = statistic.startswith("proportions")
+        if proportions:
+            c[NUMPY] = lambda: np.bincount(codes, minlength=k) / codes.size
+            c[PANDAS] = lambda: s.value_counts(normalize=True)
+            if text:
+                c[PANDAS_DP] = lambda: s.dp.proportions(epsilon=EPSILON, categories=cats)
+            else:
+                c[PANDAS_DP] = lambda: s.dp.proportions(epsilon=EPSILON)
+        else:
+            c[NUMPY] = lambda: np.bincount(codes, minlength=k)
+            c[PANDAS] = s.value_counts
+            if text:
+                c[PANDAS_DP] = lambda: s.dp.value_counts(epsilon=EPSILON, categories=cats)
+            else:
+                c[PANDAS_DP] = lambda: s.dp.value_counts(epsilon=EPSILON)
+        # the peers take integer codes: a categorical column has them, a str column
+        # must be encoded first (timed on its own row)
+        codes32 = codes.astype(np.int32)
+        peer_codes = codes32 if text else codes
+        if tools is None:
+            c[DIFFPRIVLIB] = _na(why_dpl)
+        else:
+            c[DIFFPRIVLIB] = lambda: tools.histogram(
+                peer_codes, epsilon=EPSILON, bins=k, range=(0, k), density=proportions
+            )[0]
+        if text:
+            c[TO_CODES] = lambda: s.astype(CATEGORY_DTYPE).cat.codes.to_numpy().astype(np.int32)
+        if proportions:
+            c[OPENDP_CODES] = _na(
+                "OpenDP has no proportions release (count_by_categories releases counts; "
+                "dividing by n and the sum-to-one repair would be the caller's own code)"
+            )
+        elif dp is None:
+            c[OPENDP_CODES] = _na(why_odp)
+        else:
+            try:
+                meas = opendp(
+                    "count_by_categories (codes)",
+                    lambda: _opendp_count_by_categories(dp, range(k), dp.i32),
+                )
+                c[OPENDP_CODES] = lambda: meas(codes32)
+                if not text:
+                    c[OPENDP_TO_CODES] = lambda: codes.astype(np.int32)
+            except Exception as exc:
+                c[OPENDP_CODES] = _na(_reason(exc))
+        if text and not proportions:
+            if dp is None:
+                c[OPENDP_STR_LIST] = c[OPENDP_TO_LIST] = _na(why_odp)
+            elif n > str_list_max:
+                c[OPENDP_STR_LIST] = c[OPENDP_TO_LIST] = _na(
+                    f"not timed above {str_list_max:,} rows: a few microseconds "
+                    "per row, minutes per size"
+                )
+            else:
+                try:
+                    smeas = opendp(
+                        "count_by_categories (str)",
+                        lambda: _opendp_count_by_categories(dp, cats, str),
+                    )
+                    lst = s.tolist()
+                    c[OPENDP_STR_LIST] = lambda: smeas(lst)
+                    c[OPENDP_TO_LIST] = s.tolist
+                except Exception as exc:
+                    c[OPENDP_STR_LIST] = c[OPENDP_TO_LIST] = _na(_reason(exc))
+    elif statistic == "cov":
+        block = d.block
+        lo, hi = COV_BOUNDS
+        values = block.to_numpy()
+        c[NUMPY] = lambda: np.cov(np.clip(values, lo, hi), rowvar=False)
+        c[PANDAS] = lambda: block.clip(lo, hi).cov()
+        c[PANDAS_DP] = lambda: block.dp.cov(epsilon=EPSILON, bounds=COV_BOUNDS)
+        c[DIFFPRIVLIB] = _na(
+            "no covariance matrix in diffprivlib.tools; models.utils.covariance_eig "
+            "releases an eigendecomposition of X'X (for its PCA), not a covariance"
+        )
+        c[OPENDP_ARRAY] = _na(
+            "no covariance release in OpenDP 0.16: its X'X (make_np_sscp, private module, "
+            "'idealized-numerics' feature) only feeds the PCA eigendecomposition"
+        )
+    else:
+        raise ValueError(statistic)
+    return c
+
+
+def bench_more(
+    n: int, *, max_reps: int, budget_s: float, setup: dict[str, Any], str_list_max: int
+) -> dict[str, dict[str, Timing]]:
+    """Section 4: sum, count, value_counts, proportions and cov at ``n`` rows."""
+    d = more_data(n)
+    one_off: dict[str, float | str] = {}
+    setup[str(n)] = one_off
+    results: dict[str, dict[str, Timing]] = {}
+    for statistic in MORE:
+        c = _more_contenders(statistic, d, one_off=one_off, str_list_max=str_list_max)
+        results[statistic] = time_interleaved(c, max_reps=max_reps, budget_s=budget_s)
+        for name, t in results[statistic].items():
+            if name.startswith("  "):
+                t.value = None  # a conversion has no statistic
+        gc.collect()
+    return results
+
+
+def bench_more_memory(n: int) -> dict[str, dict[str, float | str]]:
+    """Section 4: peak memory of one call of each statistic on ``n`` rows."""
+    d = more_data(n)
+    out: dict[str, dict[str, float | str]] = {}
+    for statistic in MORE:
+        c = _more_contenders(statistic, d, one_off={}, str_list_max=0)
+        row: dict[str, float | str] = {}
+        for name in (NUMPY, PANDAS, PANDAS_DP, DIFFPRIVLIB):
+            fn = c[name]
+            if isinstance(fn, Timing):
+                row[name] = fn.note
+                continue
+            try:
+                fn()  # warm-up: imports and caches are not the call's memory
+                row[name] = peak_memory(fn)
+            except Exception as exc:
+                row[name] = _reason(exc)
+        out[statistic] = row
+        gc.collect()
+    return out
+
+
+# ----------------------------------------------------------------------------- accuracy
+
+
+@dataclass
+class AccuracyData:
+    """The data of section 5 at one size ``n`` (fixed: the errors are the noise's)."""
+
+    x: pd.Series  # uniform on ACC_RANGE
+    cat: pd.Series  # exactly round(n p_k) records per category, shuffled
+    codes: np.ndarray
+    block: pd.DataFrame  # x and three columns correlated with it, all on ACC_RANGE
+
+
+def accuracy_data(n: int) -> AccuracyData:
+    rng = np.random.default_rng(1000 + n)
+    x = rng.uniform(*ACC_RANGE, n)
+    counts = [round(n * p) for p in CATEGORY_P[:-1]]
+    counts.append(n - sum(counts))
+    codes = rng.permutation(np.repeat(np.arange(len(CATEGORIES)), counts)).astype(np.int8)
+    u = rng.uniform(*ACC_RANGE, (n, 3))
+    # convex combinations stay on ACC_RANGE
+    block = np.column_stack([x, 0.6 * x + 0.4 * u[:, 0], 0.3 * x + 0.7 * u[:, 1], u[:, 2]])
+    return AccuracyData(
+        x=pd.Series(x, name=COLUMN),
+        cat=pd.Series(pd.Categorical.from_codes(codes, dtype=CATEGORY_DTYPE), name="region"),
+        codes=codes,
+        block=pd.DataFrame(block, columns=list(COV_COLUMNS)),
+    )
+
+
+def _errors(draw: Callable[[], Any], exact: Any, reps: int) -> dict[str, Any]:
+    """RMSE over repetitions and entries, and the bias of the worst entry."""
+    truth = np.atleast_1d(np.asarray(exact, dtype=np.float64))
+    err = np.empty((reps, truth.size))
+    for r in range(reps):
+        err[r] = np.atleast_1d(np.asarray(draw(), dtype=np.float64)) - truth
+    bias = err.mean(axis=0)
+    j = int(np.argmax(np.abs(bias)))
+    return {
+        "rmse": float(np.sqrt(np.mean(err**2))),
+        "bias": float(bias[j]),
+        "bias_se": float(err[:, j].std(ddof=1) / math.sqrt(reps)) if reps > 1 else None,
+        "bias_entry": j,
+        "reps": reps,
+    }
+
+
+#: pandas-dp's proportions from noisy integer counts instead of noisy proportions.
+PANDAS_DP_COUNTS = "pandas-dp, via='counts'"
+#: Section 5 rows: statistic -> [(library, relation)], in print order.
+ACC_ROWS: dict[str, list[tuple[str, str]]] = {
+    "mean": [(PANDAS_DP, SUBSTITUTE), (DIFFPRIVLIB, SUBSTITUTE), ("OpenDP", SUBSTITUTE)],
+    "var": [(PANDAS_DP, SUBSTITUTE), (DIFFPRIVLIB, SUBSTITUTE), ("OpenDP", SUBSTITUTE)],
+    "value_counts": [
+        (PANDAS_DP, ADD_REMOVE),
+        (DIFFPRIVLIB, ADD_REMOVE),
+        ("OpenDP", ADD_REMOVE),
+        (PANDAS_DP, SUBSTITUTE),
+        (DIFFPRIVLIB, SUBSTITUTE),
+        ("OpenDP", SUBSTITUTE),
+    ],
+    "proportions": [
+        (PANDAS_DP, ADD_REMOVE),
+        (PANDAS_DP_COUNTS, ADD_REMOVE),
+        (DIFFPRIVLIB, ADD_REMOVE),
+        ("OpenDP", ADD_REMOVE),
+        (PANDAS_DP, SUBSTITUTE),
+        (DIFFPRIVLIB, SUBSTITUTE),
+        ("OpenDP", SUBSTITUTE),
+    ],
+    "cov": [(PANDAS_DP, SUBSTITUTE), (DIFFPRIVLIB, SUBSTITUTE), ("OpenDP", SUBSTITUTE)],
+}
+
+#: What each library's release assumes, as read in its documentation and source.
+ACC_NOTES = {
+    "mean": "diffprivlib `tools.mean`: Laplace with sensitivity (b-a)/n, n public, clamped "
+    "to [a, b]: substitution. OpenDP: on a vector domain of size n (n public), clamp >> "
+    "mean >> Laplace at d_in=2 under the symmetric distance (a substitution is one "
+    "removal plus one addition); its resize-based chain (section 1) has twice the "
+    "sensitivity.",
+    "var": "diffprivlib `tools.var` is the ddof=0 variance (sensitivity (b-a)^2 (n-1)/n^2, "
+    "n public: substitution; resampled into [0, (b-a)^2/4]), so its error is against "
+    "the ddof=0 variance; pandas-dp and OpenDP (`then_variance(ddof=1)` on the sized "
+    "domain, d_in=2) against ddof=1.",
+    "value_counts": "diffprivlib `tools.histogram` adds geometric noise of sensitivity 1 "
+    "with the whole epsilon to every bin: epsilon-DP under add/remove (one record, one "
+    "bin); a substitution moves two bins, so under substitution it is 2 epsilon-DP "
+    "(n/a). OpenDP: count_by_categories >> discrete Laplace, d_in=1 (add/remove) or 2 "
+    "(substitute). Error per category count.",
+    "proportions": "diffprivlib: `histogram(density=True)` on the codes (unit bins), i.e. "
+    "noisy counts over their noisy sum, add/remove as above. pandas-dp: "
+    "`s.dp.proportions` (method='project'; noisy proportions by default, or noisy "
+    "integer counts divided by the public n with `via='counts'`). Error per category "
+    "proportion.",
+    "cov": "4 x 4 covariance (ddof=1) on bounds [0, 1]; error per entry of the upper "
+    "triangle (10 entries).",
+}
+
+_NO_PROPORTIONS = (
+    "OpenDP has no proportions release (count_by_categories releases counts; dividing "
+    "by n and the sum-to-one repair would be the caller's own code)"
+)
+_NO_SUBSTITUTE_HIST = (
+    "its histogram is epsilon-DP under add/remove only (2 epsilon under substitution)"
+)
+_NO_COV_DPL = "no covariance matrix in diffprivlib.tools (covariance_eig: eigendecomposition)"
+_NO_COV_ODP = "no covariance release in OpenDP 0.16 (X'X only inside its PCA)"
+
+
+def _accuracy_release(
+    statistic: str, library: str, relation: str, n: int, eps: float, d: AccuracyData
+) -> tuple[Callable[[], Any], Any] | str:
+    """(draw, exact) of one row of section 5, or the reason it is n/a."""
+    k = len(CATEGORIES)
+    cats = list(CATEGORIES)
+    counts = np.bincount(d.codes, minlength=k).astype(np.float64)
+    upper = np.triu_indices(len(COV_COLUMNS))
+    x = d.x.to_numpy()
+    if library in (PANDAS_DP, PANDAS_DP_COUNTS):
+        s, cat, block = d.x, d.cat, d.block
+        kw: dict[str, Any] = {"epsilon": eps, "neighbouring": relation}
+        if library == PANDAS_DP_COUNTS:
+            kw["via"] = "counts"
+        if statistic == "mean":
+            return (lambda: s.dp.mean(bounds=ACC_BOUNDS, **kw)), x.mean()
+        if statistic == "var":
+            return (lambda: s.dp.var(bounds=ACC_BOUNDS, **kw)), x.var(ddof=1)
+        if statistic == "value_counts":
+            return (lambda: cat.dp.value_counts(sort=False, **kw).reindex(cats)), counts
+        if statistic == "proportions":
+            return (lambda: cat.dp.proportions(**kw).reindex(cats)), counts / n
+        exact_cov = block.cov().to_numpy()[upper]
+        return (lambda: block.dp.cov(bounds=ACC_BOUNDS, **kw).to_numpy()[upper]), exact_cov
+    if library == DIFFPRIVLIB:
+        peers, why = _import_diffprivlib()
+        if peers is None:
+            return why
+        tools = peers[1]
+        if statistic == "mean":
+            return (lambda: tools.mean(x, epsilon=eps, bounds=ACC_BOUNDS)), x.mean()
+        if statistic == "var":
+            return (lambda: tools.var(x, epsilon=eps, bounds=ACC_BOUNDS)), x.var(ddof=0)
+        if statistic in ("value_counts", "proportions"):
+            if relation != ADD_REMOVE:
+                return _NO_SUBSTITUTE_HIST
+            density = statistic == "proportions"
+            codes = d.codes
+
+            def histogram() -> Any:
+                return tools.histogram(codes, epsilon=eps, bins=k, range=(0, k), density=density)[0]
+
+            return histogram, (counts / n if density else counts)
+        return _NO_COV_DPL
+    dp, why = _import_opendp()
+    if dp is None:
+        return why
+    if statistic in ("mean", "var"):
+        meas = _opendp_measurement(dp, statistic, n, bounds=ACC_BOUNDS, epsilon=eps, sized=True)
+        writable = x.copy()
+        exact = x.mean() if statistic == "mean" else x.var(ddof=1)
+        return (lambda: meas(writable)), exact
+    if statistic == "value_counts":
+        d_in = 1 if relation == ADD_REMOVE else 2
+        meas = _opendp_count_by_categories(dp, range(k), dp.i32, epsilon=eps, d_in=d_in)
+        codes32 = d.codes.astype(np.int32)
+        return (lambda: meas(codes32)), counts
+    if statistic == "proportions":
+        return _NO_PROPORTIONS
+    return _NO_COV_ODP
+
+
+def bench_accuracy(reps: int) -> dict[str, Any]:
+    """Section 5: RMSE and bias of each library's release, at equal epsilon and relation."""
+    out: dict[str, Any] = {}
+    for statistic, rows in ACC_ROWS.items():
+        table: dict[str, Any] = {}
+        for library, relation in rows:
+            cells: dict[str, Any] = {}
+            for n in ACC_SIZES:
+                d = accuracy_data(n)
+                for eps in ACC_EPSILONS:
+                    key = f"n={n}, eps={eps:g}"
+                    try:
+                        got = _accuracy_release(statistic, library, relation, n, eps, d)
+                        if isinstance(got, str):
+                            cells[key] = {"note": got}
+                            continue
+                        draw, exact = got
+                        cells[key] = _errors(draw, exact, reps)
+                    except Exception as exc:
+                        cells[key] = {"note": _reason(exc)}
+            table[f"{library} | {relation}"] = cells
+        out[statistic] = table
+        print(f"... accuracy of {statistic} done", file=sys.stderr, flush=True)
+    return out
+
+
 # ----------------------------------------------------------------------------- output
 
 
@@ -676,6 +1172,246 @@ def report_memory(memory: dict[str, dict[str, float | str]], n: int) -> str:
     )
 
 
+#: What each statistic of section 4 times (printed above its table).
+MORE_DESCRIPTIONS = {
+    "sum": "Bounds (0, 100) on the column of section 1: floor `np.clip(x, a, b).sum()`, "
+    "pandas `s.clip(a, b).sum()`, `df.dp.sum(col, bounds=...)`, diffprivlib `tools.sum`, "
+    "OpenDP clamp >> resize >> sum >> Laplace.",
+    "count": "Non-missing values of a float column with 1 % NaN: floor "
+    "`np.count_nonzero(~np.isnan(x))`, pandas `s.count()`, `s.dp.count()`, diffprivlib "
+    "`tools.count_nonzero(~np.isnan(x))`, OpenDP drop_null >> count >> discrete Laplace.",
+    "value_counts, category dtype": "4 categories with p = (0.5, 0.3, 0.15, 0.05), dtype "
+    "`pd.CategoricalDtype([...])`: floor `np.bincount(codes, minlength=4)` on the int8 "
+    "codes, pandas `s.value_counts()`, `s.dp.value_counts()` (the dtype declares the "
+    "categories), diffprivlib `tools.histogram(codes, bins=4, range=(0, 4))`, OpenDP "
+    "count_by_categories >> discrete Laplace on int32 codes (it takes no int8).",
+    "value_counts, str column": "The same column as plain strings (pandas' `str` dtype): "
+    "pandas `s.value_counts()`, `s.dp.value_counts(categories=[...])`. The floor is still "
+    "`np.bincount` on precomputed codes; the peers take integer codes, whose encoding is "
+    "timed on its own row. OpenDP also on a list of Python str.",
+    "proportions, category dtype": "Floor `np.bincount(codes, minlength=4) / n`, pandas "
+    "`s.value_counts(normalize=True)`, `s.dp.proportions()`, diffprivlib "
+    "`tools.histogram(..., density=True)` (noisy counts over their sum).",
+    "proportions, str column": "As above, on the str column (`categories=[...]`).",
+    "cov": "4 x 4 covariance matrix of a 4-column block, bounds (-1, 1): floor "
+    "`np.cov(np.clip(X, -1, 1), rowvar=False)`, pandas `df.clip(-1, 1).cov()`, "
+    "`df.dp.cov(bounds=(-1, 1))`.",
+}
+
+
+def _more_ratios(statistic: str) -> list[tuple[tuple[str, ...], str]]:
+    """(peer rows whose medians are added, label) of one statistic of section 4."""
+    out: list[tuple[tuple[str, ...], str]] = [
+        ((NUMPY,), "pandas-dp / numpy floor"),
+        ((PANDAS,), "pandas-dp / pandas"),
+        ((DIFFPRIVLIB,), "pandas-dp / diffprivlib"),
+    ]
+    text = statistic.endswith("str column")
+    if text:
+        out.append(((DIFFPRIVLIB, TO_CODES), "pandas-dp / (diffprivlib + str encoding)"))
+    if statistic in ("sum", "count"):
+        out.append(((OPENDP_ARRAY,), "pandas-dp / OpenDP (ndarray)"))
+    elif statistic.startswith("value_counts"):
+        out.append(((OPENDP_CODES,), "pandas-dp / OpenDP (int32 codes, conversion excluded)"))
+        if text:
+            out.append(
+                ((OPENDP_STR_LIST,), "pandas-dp / OpenDP (list of str, conversion excluded)")
+            )
+    elif statistic.startswith("proportions"):
+        out.append(((OPENDP_CODES,), "pandas-dp / OpenDP"))
+    else:
+        out.append(((OPENDP_ARRAY,), "pandas-dp / OpenDP"))
+    return out
+
+
+def _ratio_sum(top: Timing, parts: list[Timing]) -> float | None:
+    if top.median is None or any(p.median is None for p in parts):
+        return None
+    bottom = sum(p.median for p in parts if p.median is not None)
+    return top.median / bottom if bottom > 0 else None
+
+
+def report_more(
+    more: dict[int, dict[str, dict[str, Timing]]], setup: dict[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    sizes = sorted(more)
+    lines = [
+        f"## 4. More statistics, epsilon={EPSILON}\n\n"
+        "Median milliseconds per call (repetitions in brackets); timed as in section 1.\n"
+    ]
+    ratios: dict[str, Any] = {}
+    notes: dict[str, str] = {}
+    for statistic in MORE:
+        names: list[str] = []
+        for n in sizes:
+            names.extend(k for k in more[n][statistic] if k not in names)
+        rows = []
+        for name in names:
+            cells = []
+            for n in sizes:
+                t = more[n][statistic].get(name, _na("not run"))
+                cells.append(_fmt_ms(t))
+                if t.note and t.median is None:
+                    notes[f"{statistic}: {name.strip()}"] = t.note
+            rows.append([name, *cells])
+        headers = [statistic, *(_rows_label(n) for n in sizes)]
+        lines.append(
+            f"### {statistic}\n\n{MORE_DESCRIPTIONS[statistic]}\n\n" + _table(headers, rows) + "\n"
+        )
+        ratio_rows = []
+        ratios[statistic] = {}
+        for peers, label in _more_ratios(statistic):
+            values = [
+                _ratio_sum(
+                    more[n][statistic][PANDAS_DP],
+                    [more[n][statistic].get(p, _na("not run")) for p in peers],
+                )
+                for n in sizes
+            ]
+            ratios[statistic][label] = dict(zip(map(str, sizes), values, strict=True))
+            ratio_rows.append([label, *(_fmt_ratio(v) for v in values)])
+        header = [f"{statistic}: ratio (lower is faster)", *(_rows_label(n) for n in sizes)]
+        lines.append(_table(header, ratio_rows) + "\n")
+    if notes:
+        lines.append("n/a reasons:\n")
+        lines.extend(f"- {name}: {note}" for name, note in notes.items())
+        lines.append("")
+    keys = sorted({k for n in sizes for k in setup.get(str(n), {})})
+    one_off_rows = []
+    for key in keys:
+        cells = []
+        for n in sizes:
+            v = setup.get(str(n), {}).get(key)
+            cells.append("n/a" if not isinstance(v, float) else f"{v * 1e3:.0f}")
+        one_off_rows.append([key, *cells])
+    if one_off_rows:
+        lines.append(
+            "One-off OpenDP costs, not in the timings above (milliseconds, one run):\n\n"
+            + _table(["OpenDP setup", *(_rows_label(n) for n in sizes)], one_off_rows)
+            + "\n"
+        )
+    return "\n".join(lines), ratios
+
+
+def report_more_memory(memory: dict[str, dict[str, float | str]], n: int) -> str:
+    names = [NUMPY, PANDAS, PANDAS_DP, DIFFPRIVLIB]
+    rows = []
+    notes: dict[str, str] = {}
+    for statistic, row in memory.items():
+        cells = []
+        for name in names:
+            v = row.get(name, "not measured")
+            if isinstance(v, float):
+                cells.append(f"{v / 2**20:.3f}")
+            else:
+                cells.append("n/a")
+                notes.setdefault(f"{name}, {statistic}", str(v))
+        rows.append([statistic, *cells])
+    text = (
+        f"### Peak memory of one call, {_rows_label(n)} (MB = 2^20 bytes, tracemalloc)\n\n"
+        f"Inputs, not counted: the float column {n * 8 / 2**20:.1f} MB, the int8 codes "
+        f"{n / 2**20:.1f} MB, the 4-column block {4 * n * 8 / 2**20:.1f} MB. The str "
+        "column's peers are measured on precomputed codes. tracemalloc sees numpy and "
+        "Python allocations only: the str column is Arrow-backed, so what pandas and "
+        "pandas-dp allocate in Arrow (its hash tables) is not counted in the str rows, "
+        "and OpenDP (Rust) is not measured.\n\n"
+        + _table(["statistic", *(f"{name}: MB" for name in names)], rows)
+        + "\n"
+    )
+    if notes:
+        text += "\n" + "\n".join(f"- {k}: {v}" for k, v in notes.items()) + "\n"
+    return text
+
+
+def _fmt_error(cell: dict[str, Any]) -> str:
+    if "rmse" not in cell:
+        return "n/a"
+    se = cell.get("bias_se")
+    flag = "!" if se is not None and abs(cell["bias"]) > 3 * se else ""
+    return f"{cell['rmse']:.3g} ({cell['bias']:+.2g}{flag})"
+
+
+def report_accuracy(accuracy: dict[str, Any], reps: int) -> str:
+    lines = [
+        "## 5. Accuracy at equal epsilon and equal neighbouring relation\n\n"
+        f"RMSE of {reps} releases against the exact statistic of a fixed data set (the "
+        "error is the privacy noise, not sampling error), and in brackets the bias (mean "
+        "error; for a vector, of its entry with the largest absolute bias), marked `!` "
+        "when it exceeds 3 Monte-Carlo standard errors. Values uniform on "
+        f"{list(ACC_RANGE)} inside public bounds {list(ACC_BOUNDS)}; {len(CATEGORIES)} "
+        f"categories with p = {CATEGORY_P}, exactly round(n p) records each. Every "
+        "library with its default (secure) noise; pandas-dp with the `neighbouring=` "
+        "the peer's release assumes.\n"
+    ]
+    notes: dict[str, str] = {}
+    for statistic, table in accuracy.items():
+        keys = list(next(iter(table.values())))
+        rows = []
+        for label, cells in table.items():
+            library, relation = label.split(" | ")
+            rows.append([library, relation, *(_fmt_error(cells[k]) for k in keys)])
+            for cell in cells.values():
+                if "note" in cell:
+                    notes[f"{statistic}, {library}, {relation}"] = cell["note"]
+        ratio_rows = []
+        for label, cells in table.items():
+            library, relation = label.split(" | ")
+            ours = table.get(f"{PANDAS_DP} | {relation}")
+            if library == PANDAS_DP or ours is None:
+                continue
+            values = []
+            for k in keys:
+                a, b = ours[k].get("rmse"), cells[k].get("rmse")
+                values.append(None if a is None or b is None or b <= 0 else a / b)
+            if all(v is None for v in values):
+                continue
+            ratio_rows.append(
+                [f"RMSE pandas-dp / {library}", relation, *(_fmt_ratio(v) for v in values)]
+            )
+        lines.append(
+            f"### {statistic}\n\n{ACC_NOTES[statistic]}\n\n"
+            + _table(["library", "relation", *keys], rows + ratio_rows, left=2)
+            + "\n"
+        )
+    if notes:
+        lines.append("n/a reasons:\n")
+        lines.extend(f"- {k}: {v}" for k, v in notes.items())
+        lines.append("")
+    return "\n".join(lines)
+
+
+def goals_more(more: dict[int, dict[str, dict[str, Timing]]]) -> list[dict[str, Any]]:
+    n = max(more)
+    where = _rows_label(n) + ("" if n == 10**7 else " (the goal is stated at 10^7 rows)")
+    out: list[dict[str, Any]] = []
+    for statistic in MORE[2:6]:
+        res = more[n][statistic]
+        call, kind = statistic.split(", ")
+        for peer, limit, text in (
+            (NUMPY, 1.5, "within 1.5x of the np.bincount floor"),
+            (DIFFPRIVLIB, 1.0, "faster than diffprivlib's histogram"),
+        ):
+            r = _ratio(res[PANDAS_DP], res[peer])
+            out.append(
+                {
+                    "goal": f"s.dp.{call} {text}, {kind}, {where}",
+                    "ratio": r,
+                    "limit": limit,
+                    "met": None if r is None else r <= limit,
+                }
+            )
+    r = _ratio(more[n]["cov"][PANDAS_DP], more[n]["cov"][NUMPY])
+    out.append(
+        {
+            "goal": f"df.dp.cov within 1.5x of the numpy floor, {where}",
+            "ratio": r,
+            "limit": 1.5,
+            "met": None if r is None else r <= 1.5,
+        }
+    )
+    return out
+
+
 def goals(
     large: dict[int, dict[str, dict[str, Timing]]], small: dict[str, Timing]
 ) -> list[dict[str, Any]]:
@@ -738,11 +1474,31 @@ def main(argv: list[str] | None = None) -> int:
         default=RESULTS / "latest.json",
         help="where to write the JSON results (default: benchmarks/results/latest.json)",
     )
+    parser.add_argument(
+        "--markdown",
+        type=Path,
+        help="where to write a copy of the printed tables (default: the JSON path, .md)",
+    )
+    parser.add_argument(
+        "--accuracy-reps",
+        type=int,
+        metavar="R",
+        help="releases per cell of the accuracy section (default 200; --quick 50)",
+    )
     args = parser.parse_args(argv)
     sizes = sorted(set(args.rows or ([10**5, 10**6] if args.quick else [10**5, 10**6, 10**7])))
     if any(n < 2 for n in sizes):
         parser.error("--rows needs at least 2 rows (a variance needs two)")
     calls = 1000 if args.quick else 2000
+    mode = "quick" if args.quick else "full"
+    acc_reps = args.accuracy_reps or (50 if args.quick else 200)
+    if acc_reps < 2:
+        parser.error("--accuracy-reps needs at least 2 releases per cell")
+    printed: list[str] = []
+
+    def emit(text: str = "") -> None:
+        print(text, flush=True)
+        printed.append(text)
 
     def reps_for(n: int) -> int:
         if args.quick:
@@ -754,13 +1510,13 @@ def main(argv: list[str] | None = None) -> int:
     _import_diffprivlib()  # load the peers' native thread pools before describing them
     _import_opendp()
     info = machine_info()
-    print("# pandas-dp speed benchmark\n")
-    print(_table(["machine", ""], [[k, str(v)] for k, v in info.items()], left=2))
-    print(
-        f"\nmode: {'quick' if args.quick else 'full'}; rows {', '.join(map(str, sizes))}; "
+    emit("# pandas-dp speed benchmark\n")
+    emit(_table(["machine", ""], [[k, str(v)] for k, v in info.items()], left=2))
+    emit(
+        f"\nmode: {mode}; rows {', '.join(map(str, sizes))}; "
         f"up to {', '.join(str(reps_for(n)) for n in sizes)} repetitions per size "
-        f"(fewer for a contender slower than {budget_s:g} s / repetitions, at least 3)\n",
-        flush=True,
+        f"(fewer for a contender slower than {budget_s:g} s / repetitions, at least 3); "
+        f"accuracy: {acc_reps} releases per cell\n"
     )
 
     large: dict[int, dict[str, dict[str, Timing]]] = {}
@@ -769,31 +1525,54 @@ def main(argv: list[str] | None = None) -> int:
         print(f"... timing {_rows_label(n)}", file=sys.stderr, flush=True)
         large[n] = bench_large(n, max_reps=reps_for(n), budget_s=budget_s, setup=setup)
     text, ratios = report_large(large, setup)
-    print(text, flush=True)
+    emit(text)
 
     print("... timing the small Series", file=sys.stderr, flush=True)
     small = bench_small(calls)
-    print(report_small(small, calls), flush=True)
+    emit(report_small(small, calls))
 
     mem_n = max(sizes)
     print("... measuring memory", file=sys.stderr, flush=True)
     memory = bench_memory(mem_n)
-    print(report_memory(memory, mem_n), flush=True)
+    emit(report_memory(memory, mem_n))
 
-    goal_items = goals(large, small)
-    print(report_goals(goal_items))
+    more: dict[int, dict[str, dict[str, Timing]]] = {}
+    setup_more: dict[str, Any] = {}
+    for n in sizes:
+        print(f"... timing more statistics, {_rows_label(n)}", file=sys.stderr, flush=True)
+        more[n] = bench_more(
+            n,
+            max_reps=reps_for(n),
+            budget_s=budget_s,
+            setup=setup_more,
+            str_list_max=OPENDP_STR_MAX_ROWS[mode],
+        )
+    text, more_ratios = report_more(more, setup_more)
+    emit(text)
+    print("... measuring memory of more statistics", file=sys.stderr, flush=True)
+    more_memory = bench_more_memory(mem_n)
+    emit(report_more_memory(more_memory, mem_n))
+
+    print("... accuracy", file=sys.stderr, flush=True)
+    acc_started = time.perf_counter()
+    accuracy = bench_accuracy(acc_reps)
+    acc_elapsed = time.perf_counter() - acc_started
+    emit(report_accuracy(accuracy, acc_reps))
+
+    goal_items = goals(large, small) + goals_more(more)
+    emit(report_goals(goal_items))
     info["load average (end)"] = _load()
     elapsed = time.perf_counter() - started
-    print(
+    emit(
         f"load average at start {info['load average (start)']}, at end "
         f"{info['load average (end)']} ({info['usable cores']} usable cores); "
-        f"total run time {elapsed:.0f} s"
+        f"total run time {elapsed:.0f} s (accuracy {acc_elapsed:.0f} s)"
     )
 
     payload = {
         "machine": info,
         "config": {
-            "mode": "quick" if args.quick else "full",
+            "mode": mode,
             "rows": sizes,
             "epsilon": EPSILON,
             "bounds": list(BOUNDS),
@@ -801,6 +1580,17 @@ def main(argv: list[str] | None = None) -> int:
             "small_calls": calls,
             "timer": "time.perf_counter, median after one warm-up call, gc paused",
             "run_time_s": elapsed,
+            "categories": list(CATEGORIES),
+            "category_p": list(CATEGORY_P),
+            "cov_bounds": list(COV_BOUNDS),
+            "accuracy": {
+                "reps": acc_reps,
+                "rows": list(ACC_SIZES),
+                "epsilons": list(ACC_EPSILONS),
+                "bounds": list(ACC_BOUNDS),
+                "values_uniform_on": list(ACC_RANGE),
+                "run_time_s": acc_elapsed,
+            },
         },
         "large": {
             str(n): {st: {k: t.to_json() for k, t in res.items()} for st, res in large[n].items()}
@@ -810,11 +1600,23 @@ def main(argv: list[str] | None = None) -> int:
         "ratios": ratios,
         "small": {k: t.to_json() for k, t in small.items()},
         "memory": {"rows": mem_n, "peak_bytes": memory},
+        "more": {
+            str(n): {st: {k: t.to_json() for k, t in res.items()} for st, res in more[n].items()}
+            for n in sizes
+        },
+        "more_opendp_one_off_s": setup_more,
+        "more_ratios": more_ratios,
+        "more_memory": {"rows": mem_n, "peak_bytes": more_memory},
+        "accuracy": accuracy,
+        "accuracy_notes": ACC_NOTES,
         "goals": goal_items,
     }
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(payload, indent=2) + "\n")
-    print(f"\nJSON written to {args.json}")
+    markdown = args.markdown or args.json.with_suffix(".md")
+    markdown.parent.mkdir(parents=True, exist_ok=True)
+    markdown.write_text("\n".join(printed) + "\n")
+    print(f"\nJSON written to {args.json}, tables to {markdown}")
     return 0
 
 

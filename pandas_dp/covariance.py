@@ -171,7 +171,7 @@ def release_cov(
             else "not available for corr",
         },
         _interval=None if corr else partial(_scaled_bounds, raw_interval, factor),
-        _index=None if corr else pd.MultiIndex.from_product([labels, labels]),
+        _index=None if corr else [(a, b) for a in labels for b in labels],
     )
     return frame
 

@@ -8,9 +8,10 @@ under add/remove (REFERENCE.md §1); a workload of ``k`` predicates has L1
 sensitivity ``k``, since one record may satisfy all of them.
 
 Proportions sum to exactly one by one of four procedures
-(:mod:`pandas_dp.constraints`, REFERENCE.md §5), applied to noisy proportions
-(``via="proportions"``, entries ``count / n`` with sensitivity ``1 / n``) or
-noisy counts (``via="counts"``, integers, divided by the public ``n`` after).
+(:mod:`pandas_dp.constraints`, REFERENCE.md §5), applied to noisy counts
+(``via="counts"``, the default: integers, divided by the public ``n`` after) or
+noisy proportions (``via="proportions"``, entries ``count / n`` with sensitivity
+``1 / n``).
 ``n`` is the frame's length; proportions are of its ``n`` rows, so give every
 row a bucket (``other=...``, ``dropna=False``) when rows may fall outside the
 declared categories.
@@ -18,6 +19,7 @@ declared categories.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Hashable, Mapping
 from functools import partial
@@ -150,21 +152,31 @@ def release_value_counts(
         other,
         dropna,
     )
-    out = pd.Series(released.astype(np.int64), index=_index(labels, decl.column), name="count")
-    if sort:
-        out = out.sort_values(ascending=ascending, kind="stable")
-    out.attrs["dp"] = meta if not sort else _reindexed(meta, out.index)
+    return _ordered(released.astype(np.int64), labels, decl.column, "count", meta, sort, ascending)
+
+
+def _ordered(
+    values: np.ndarray,
+    labels: list[Any],
+    column: Hashable,
+    name: str,
+    meta: DPMetadata,
+    sort: bool,
+    ascending: bool,
+) -> pd.Series:
+    """The result Series, sorted by the released values like pandas if asked."""
+    if not sort:
+        out = pd.Series(values, index=_index(labels, column), name=name)
+        out.attrs["dp"] = meta
+        return out
+    assert meta._interval is not None
+    order = np.argsort(values if ascending else -values, kind="stable")
+    ranked = [labels[i] for i in order]
+    out = pd.Series(values[order], index=_index(ranked, column), name=name)
+    out.attrs["dp"] = dataclasses.replace(
+        meta, _interval=partial(_reordered, meta._interval, order), _index=ranked
+    )
     return out
-
-
-def _reindexed(meta: DPMetadata, index: pd.Index) -> DPMetadata:
-    """The same record, with intervals reported in the order of a sorted result."""
-    import dataclasses
-
-    assert meta._index is not None and meta._interval is not None
-    order = pd.Index(meta._index).get_indexer(index)
-    interval = partial(_reordered, meta._interval, order)
-    return dataclasses.replace(meta, _interval=interval, _index=index)
 
 
 def _reordered(
@@ -228,7 +240,7 @@ def release_proportions(
     settings: Settings,
     *,
     method: str = DEFAULT_METHOD,
-    via: str = "proportions",
+    via: str = "counts",
     dropna: bool = True,
     other: Any = None,
     sort: bool = False,
@@ -325,13 +337,7 @@ def release_proportions(
         entry_labels=entry_labels,
         sens=np.full(m, unit),
     )
-    out = pd.Series(values, index=_index(labels, decl.column), name="proportion")
-    if sort:
-        out = out.sort_values(ascending=ascending, kind="stable")
-        out.attrs["dp"] = _reindexed(meta, out.index)
-    else:
-        out.attrs["dp"] = meta
-    return out
+    return _ordered(values, labels, decl.column, "proportion", meta, sort, ascending)
 
 
 def _proportion_bounds(

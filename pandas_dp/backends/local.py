@@ -191,7 +191,9 @@ def _categorical_counts(
     else:
         tally = np.bincount(codes.astype(np.intp) + 1, minlength=k + 1)
         per_code, missing = tally[1:], int(tally[0])
-    where = pd.Index(dtype.categories).get_indexer(pd.Index(categories, dtype=object))
-    found = np.where(where >= 0, per_code[np.maximum(where, 0)], 0).astype(np.int64)
+    code_of = {value: code for code, value in enumerate(dtype.categories)}
+    found = np.array(
+        [per_code[code_of[c]] if c in code_of else 0 for c in categories], dtype=np.int64
+    )
     other = int(per_code.sum()) - int(found.sum())
     return CategoryCounts(counts=found, missing=missing, other=other)
