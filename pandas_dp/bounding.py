@@ -47,15 +47,7 @@ from numpy.typing import NDArray
 
 from pandas_dp import mechanisms as mech
 
-__all__ = [
-    "BOUNDING_MODES",
-    "MECHANISMS",
-    "NoisePlan",
-    "apply_noise",
-    "halfwidth",
-    "noise_variance",
-    "plan_noise",
-]
+__all__ = ["BOUNDING_MODES", "MECHANISMS", "NoisePlan", "apply_noise", "halfwidth", "plan_noise"]
 
 BOUNDING_MODES: tuple[str, ...] = ("bit", "truncated", "none")
 MECHANISMS: tuple[str, ...] = ("laplace", "gaussian")
@@ -316,21 +308,6 @@ def _truncated_offsets(
     geo = np.clip(geo, 0.0, np.maximum(length - 1.0, 0.0))
     step = geo + 1.0
     return np.where(negative, -step, np.where(positive, step, 0.0))
-
-
-def noise_variance(plan: NoisePlan) -> FloatArray:
-    """Per-entry variance of the noise before bounding (public: it is the calibration).
-
-    Discrete Laplace on a grid of spacing ``g`` with ``q = e^{-g/s}``:
-    ``2 q g^2 / (1 - q)^2`` (``2 s^2`` as ``g -> 0``); Gaussian: ``sigma^2`` (an
-    upper bound for the discrete Gaussian). Post-processing uses it to remove the
-    bias that squaring a noisy value adds.
-    """
-    s, g = plan.scale, plan.granularity
-    if plan.mechanism == "gaussian":
-        return np.asarray(s * s, dtype=np.float64)
-    q = np.exp(-g / s)
-    return np.asarray(2.0 * q * g * g / (-np.expm1(-g / s)) ** 2, dtype=np.float64)
 
 
 def halfwidth(plan: NoisePlan, alpha: float) -> FloatArray:

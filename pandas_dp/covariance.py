@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from pandas_dp import backends, constraints
-from pandas_dp.bounding import NoisePlan, apply_noise, halfwidth, noise_variance
+from pandas_dp.bounding import NoisePlan, apply_noise, halfwidth
 from pandas_dp.declarations import NumericDeclaration
 from pandas_dp.result import DPMetadata
 from pandas_dp.sensitivity import output_range, pair_sensitivity, sensitivity
@@ -300,8 +300,6 @@ class _Moments:
         for k, (i, j) in enumerate(self.pairs):
             prod[i, j] = prod[j, i] = noisy[p + k]
         cov = (prod - np.outer(s, s) / n) / (n - 1.0)
-        # E[S*_i^2] = S_i^2 + Var(noise): take the (public) noise variance back out
-        cov[np.diag_indices(p)] += noise_variance(self.plan)[:p] / (n * (n - 1.0))
 
         return cov, partial(_moments_bounds, self.plan, noisy, self.pairs, n)
 

@@ -34,14 +34,7 @@ import pandera.pandas as pa
 from numpy.typing import NDArray
 
 from pandas_dp import backends
-from pandas_dp.bounding import (
-    NoisePlan,
-    apply_noise,
-    check_mode,
-    halfwidth,
-    noise_variance,
-    plan_noise,
-)
+from pandas_dp.bounding import NoisePlan, apply_noise, check_mode, halfwidth, plan_noise
 from pandas_dp.budget import PrivacyBudget, active_budget
 from pandas_dp.declarations import NumericDeclaration, check_out_of_bounds
 from pandas_dp.mechanisms import RandomSource
@@ -561,8 +554,6 @@ class _Finish:
         else:
             c, total, squares = self._var_parts(col, x)
             value = float(_var_of(np.asarray(squares), np.asarray(total) ** 2, np.asarray(c)))
-            if col.kind == "moments var":  # E[S*^2] = S^2 + Var(noise), n is public
-                value += float(noise_variance(self.plan)[col.first]) / (c * (c - 1.0))
         if self.clamp:
             value = min(max(value, col.out_range[0]), col.out_range[1])
         return float(self._post(col, value, float(x[0])))
