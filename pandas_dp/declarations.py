@@ -94,14 +94,15 @@ class NumericDeclaration:
     @cached_property
     def pandera_column(self) -> pa.Column:
         """The declaration as a pandera column (the user's own when it came from a schema)."""
-        if self.schema_column is not None:
-            column: pa.Column = self.schema_column
-            return column
-        return pa.Column(
-            checks=pa.Check.in_range(self.lower, self.upper),
-            nullable=self.nullable,
-            name=self.column,  # type: ignore[arg-type]
-        )
+        return _as_column(self, pa.Check.in_range(self.lower, self.upper))
+
+
+def _as_column(decl: Any, check: pa.Check) -> pa.Column:
+    """A declaration as a pandera column: the user's own when it came from a schema."""
+    if decl.schema_column is not None:
+        column: pa.Column = decl.schema_column
+        return column
+    return pa.Column(checks=check, nullable=decl.nullable, name=decl.column)
 
 
 def check_out_of_bounds(policy: str) -> str:
@@ -324,14 +325,7 @@ class CategoricalDeclaration:
     @cached_property
     def pandera_column(self) -> pa.Column:
         """The declaration as a pandera column (the user's own when from a schema)."""
-        if self.schema_column is not None:
-            column: pa.Column = self.schema_column
-            return column
-        return pa.Column(
-            checks=pa.Check.isin(list(self.categories)),
-            nullable=self.nullable,
-            name=self.column,  # type: ignore[arg-type]
-        )
+        return _as_column(self, pa.Check.isin(list(self.categories)))
 
 
 def _category_list(column: Hashable, values: Any) -> tuple[Any, ...]:

@@ -189,16 +189,33 @@ def check_neighbouring(neighbouring: str) -> str:
     return neighbouring
 
 
-def rule(statistic: str, neighbouring: str) -> Rule:
-    """Look a row of the table up, with a clear error for a missing one."""
+def rule(
+    statistic: str,
+    neighbouring: str,
+    n: int | None = None,
+    table: dict[tuple[str, str], Rule] | None = None,
+) -> Rule:
+    """Look a row of the table up, with a clear error for a missing row or too small ``n``.
+
+    ``n`` below the row's minimum (a variance needs two rows; under add/remove,
+    three, so that the smaller neighbour has two) is an error too. ``n`` is public,
+    so the error reveals nothing.
+    """
     check_neighbouring(neighbouring)
+    rows = TABLE if table is None else table
     try:
-        return TABLE[(statistic, neighbouring)]
+        r = rows[(statistic, neighbouring)]
     except KeyError:
-        known = sorted({s for s, _ in TABLE})
+        known = sorted({s for s, _ in rows})
         raise ValueError(
             f"no sensitivity is known for statistic {statistic!r}; known: {known}"
         ) from None
+    if n is not None and n < r.min_n:
+        raise ValueError(
+            f"{statistic} under neighbouring={neighbouring!r} needs at least {r.min_n} "
+            f"rows; the frame has {n}. The row count is public, so this is not a leak."
+        )
+    return r
 
 
 def sensitivity(statistic: str, neighbouring: str, lower: float, upper: float, n: int) -> float:
@@ -221,12 +238,7 @@ def sensitivity(statistic: str, neighbouring: str, lower: float, upper: float, n
         needs two rows; under add/remove, three, so that the smaller neighbour has
         two).
     """
-    r = rule(statistic, neighbouring)
-    if n < r.min_n:
-        raise ValueError(
-            f"{statistic} under neighbouring={neighbouring!r} needs at least {r.min_n} "
-            f"rows; the frame has {n}. The row count is public, so this is not a leak."
-        )
+    r = rule(statistic, neighbouring, n)
     return float(r.formula(float(lower), float(upper), n))
 
 
@@ -242,19 +254,7 @@ def pair_sensitivity(
     >>> pair_sensitivity("cov", "substitute", 2.0, 2.0, n=100)
     0.04
     """
-    check_neighbouring(neighbouring)
-    try:
-        r = PAIR_TABLE[(statistic, neighbouring)]
-    except KeyError:
-        known = sorted({s for s, _ in PAIR_TABLE})
-        raise ValueError(
-            f"no sensitivity is known for statistic {statistic!r}; known: {known}"
-        ) from None
-    if n < r.min_n:
-        raise ValueError(
-            f"{statistic} under neighbouring={neighbouring!r} needs at least {r.min_n} "
-            f"rows; the frame has {n}. The row count is public, so this is not a leak."
-        )
+    r = rule(statistic, neighbouring, n, PAIR_TABLE)
     return float(r.formula(float(width1), float(width2), n))
 
 
