@@ -4,17 +4,18 @@ Two methods, both followed by a repair to the nearest positive semi-definite
 matrix (:func:`pandas_dp.constraints.nearest_psd_covariance`):
 
 ``"moments"`` (the default)
-    One release of the midpoint-centred sums ``S_i = sum(x_i - m_i)`` and
-    sums of products ``P_ij = sum((x_i - m_i)(x_j - m_j))`` for ``i <= j``, then
-    ``cov_ij = (P_ij - S_i S_j / n) / (n - 1)``. Each product lies in
+    A plan over the noisy count ``C`` of complete rows, the midpoint-centred sums
+    ``S_i = sum(x_i - m_i)`` and the sums of products
+    ``P_ij = sum((x_i - m_i)(x_j - m_j))`` for ``i <= j``, then
+    ``cov_ij = (P_ij - S_i S_j / C) / (C - ddof)``. Each product lies in
     ``[-R_i R_j / 4, R_i R_j / 4]``, so its sensitivity is ``R_i R_j / 2``
-    (substitute) or ``/ 4`` (add/remove): less noise than the direct method.
-``"direct"`` (Liu 2019)
+    (substitute) or ``/ 4`` (add/remove). Nothing depends on the exact ``n``.
+``"direct"`` (Liu 2019; needs ``neighbouring="substitute"``: ``n`` public)
     The variances first, each with its share of epsilon and bounded to its range,
     then each covariance with its share, bounded by ``+-sqrt(v_i* v_j*)`` of the
     *released* variances (post-processing).
 
-Every entry gets an equal share of epsilon (reported in the metadata).
+Every measurement gets an equal share of epsilon (reported in the metadata).
 """
 
 from __future__ import annotations
@@ -28,17 +29,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_dp import backends, constraints
-from pandas_dp.bounding import NoisePlan, apply_noise, halfwidth
+from pandas_dp import constraints, engines
+from pandas_dp import estimators as est
+from pandas_dp.bounding import NoisePlan, apply_noise, halfwidth, plan_noise
 from pandas_dp.declarations import NumericDeclaration
+from pandas_dp.plan import Plan, Settings, series_data
 from pandas_dp.result import DPMetadata
 from pandas_dp.sensitivity import output_range, pair_sensitivity, sensitivity
-from pandas_dp.statistics import Settings, validate
+from pandas_dp.statistics import validate
 
 __all__ = ["COV_METHODS", "DEFAULT_COV_METHOD", "release_cov", "resolve_method"]
 
 COV_METHODS: tuple[str, ...] = ("moments", "direct")
-_CHUNK_ROWS = 1 << 16
 #: Chosen by the accuracy study (``benchmarks/accuracy.py``): best or tied in 14 of
 #: 16 settings and in all under add/remove (Frobenius RMSE 0.075 against OpenDP's
 #: 0.084 for 4x4 on [-1, 1], n = 1000, epsilon = 1); the direct method won by
@@ -55,61 +57,34 @@ def resolve_method(method: str) -> str:
     return method
 
 
-def _check(method: str, psd: str, decls: Mapping[Hashable, NumericDeclaration]) -> None:
+def _check(method: str, psd: str) -> None:
     if method not in COV_METHODS:
         raise ValueError(f"method={method!r} is not supported; use 'moments' or 'direct'")
     if psd not in constraints.COVARIANCE_METHODS:
         raise ValueError(f"psd={psd!r} is not supported; use 'clip' or 'higham'")
-    nullable = [str(c) for c, d in decls.items() if d.nullable]
-    if nullable:
-        raise ValueError(
-            f"cov/corr do not support nullable columns ({', '.join(nullable)}): pairwise "
-            f"deletion would make each pair's row count private. Declare them "
-            f"nullable=False (a missing value is then clamped to the midpoint)"
-        )
-
-
-def _block(
-    columns: Mapping[Hashable, pd.Series], decls: Mapping[Hashable, NumericDeclaration]
-) -> tuple[np.ndarray, np.ndarray]:
-    """One pass: centred sums ``S`` and the cross-product matrix ``P`` of the clamped block.
-
-    The block is held transposed, one contiguous row per column, so that clamping
-    writes contiguous memory and ``B @ B.T`` is one BLAS call per chunk of rows.
-    """
-    labels = list(columns)
-    arrays = [backends.column_values(columns[c]) for c in labels]
-    lower = np.array([decls[c].lower for c in labels])
-    upper = np.array([decls[c].upper for c in labels])
-    mid = 0.5 * (lower + upper)
-    n, p = len(arrays[0]), len(labels)
-    rows = _CHUNK_ROWS
-    block = np.empty((p, min(rows, max(n, 1))))
-    sums = np.zeros(p)
-    products = np.zeros((p, p))
-    for start in range(0, n, rows):
-        m = min(rows, n - start)
-        b = block[:, :m]
-        for j, x in enumerate(arrays):
-            np.subtract(x[start : start + m], mid[j], out=b[j], casting="unsafe")
-            np.clip(b[j], lower[j] - mid[j], upper[j] - mid[j], out=b[j])
-        part = b.sum(axis=1)
-        if np.isnan(part).any():  # a missing value becomes the midpoint: 0 once centred
-            np.nan_to_num(b, copy=False, nan=0.0)
-            part = b.sum(axis=1)
-        sums += part
-        products += b @ b.T
-    return sums, products
 
 
 def _pairs(p: int) -> list[tuple[int, int]]:
     return [(i, j) for i in range(p) for j in range(i, p)]
 
 
+def _noise(
+    settings: Settings, sens: Any, lower: Any, upper: Any, share: float
+) -> NoisePlan:
+    return plan_noise(
+        np.asarray(sens, dtype=np.float64),
+        np.asarray(lower, dtype=np.float64),
+        np.asarray(upper, dtype=np.float64),
+        epsilon=settings.epsilon * share,
+        delta=settings.delta * share,
+        mechanism=settings.mechanism,
+        bounding=settings.bounding,
+    )
+
+
 def release_cov(
     columns: Mapping[Hashable, pd.Series],
     decls: Mapping[Hashable, NumericDeclaration],
-    n: int,
     settings: Settings,
     *,
     method: str = DEFAULT_COV_METHOD,
@@ -117,47 +92,74 @@ def release_cov(
     psd: str = "clip",
     corr: bool = False,
 ) -> pd.DataFrame:
-    """Release ``df[columns].cov(ddof)`` (or ``.corr()``) as a DataFrame."""
-    _check(method, psd, decls)
-    labels = list(columns)
-    rel = settings.neighbouring
-    widths = np.array([decls[c].width for c in labels])
-    sensitivity("var", rel, 0.0, 1.0, n)  # the same minimum n as a variance (clear error)
-    if not 0 <= ddof < n:
-        raise ValueError(f"ddof must satisfy 0 <= ddof < n (n={n} rows); got ddof={ddof}")
-    release: _Moments | _Direct
-    if method == "moments":
-        release = _Moments(labels, widths, n, settings)
-    else:
-        release = _Direct(labels, widths, n, settings)
-    settings.charge("corr" if corr else "cov", tuple(labels))
+    """Release ``df[columns].cov(ddof)`` (or ``.corr()``) as a DataFrame.
 
-    if settings.out_of_bounds == "raise":
-        validate(columns, decls)
-    sums, products = _block(columns, decls)
-    cov, raw_interval = release.run(sums, products)
-    factor = (n - 1.0) / (n - ddof)
-    limits = np.array([output_range("var", 0.0, w, n)[1] for w in widths])
+    Rows with a missing value in any selected column are left out (listwise
+    deletion), so one noisy count of complete rows serves the whole matrix.
+    """
+    _check(method, psd)
+    if isinstance(ddof, bool) or not isinstance(ddof, int) or ddof < 0:
+        raise ValueError(f"ddof must be a whole number >= 0; got {ddof!r}")
+    labels = list(columns)
+    widths = np.array([decls[c].width for c in labels])
+    name = "corr" if corr else "cov"
+    data = series_data(columns, decls)
+    release: _Moments | _Direct
+    if method == "direct":
+        n = settings.public_n
+        if n is None:
+            raise ValueError(
+                "method='direct' (Liu's covariance) needs the frame's length to be public; "
+                "declare neighbouring='substitute' for a frame whose length is public, or "
+                "use method='moments'"
+            )
+        sensitivity("var_direct", settings.neighbouring, 0.0, 1.0, n)  # n >= 2, clear error
+        if not ddof < n:
+            raise ValueError(f"ddof must be below n={n} (the public row count); got {ddof}")
+        release = _Direct(labels, widths, n, settings)
+        Plan(settings).charge(name, tuple(labels))
+        if settings.out_of_bounds == "raise":
+            validate(columns, decls)
+        sums = engines.products(
+            list(columns.values()), [decls[c].lower for c in labels],
+            [decls[c].upper for c in labels],
+        )
+        s, prods = sums.matrices()
+        cov, raw_interval = release.run(s, prods)
+        limits = np.array([output_range("var_direct", 0.0, w, n)[1] for w in widths])
+        factor = (n - 1.0) / (n - ddof)
+    else:
+        release = _Moments([decls[c] for c in labels], settings, ddof)
+        check = partial(validate, columns, decls) if settings.out_of_bounds == "raise" else None
+        noisy = release.plan.run(data, name, tuple(labels), check=check)
+        cov, raw_interval = release.run(noisy)
+        limits = np.array([output_range("var", 0.0, w, ddof=ddof)[1] for w in widths])
+        factor = 1.0
     if settings.bounding != "none":
-        cov = _bound(cov, limits)
+        cov = _bound(cov, limits / factor)
     repaired = constraints.nearest_psd_covariance(cov, method=psd) * factor
     value = constraints.cov_to_corr(repaired) if corr else repaired
 
     frame = pd.DataFrame(value, index=pd.Index(labels), columns=pd.Index(labels))
+    interval = (
+        partial(_corr_bounds, partial(_scaled_bounds, raw_interval, factor), limits)
+        if corr
+        else partial(_scaled_bounds, raw_interval, factor)
+    )
     frame.attrs["dp"] = DPMetadata(
-        statistic="corr" if corr else "cov",
+        statistic=name,
         columns=tuple(labels),
         mechanism=settings.mechanism,
         epsilon=settings.epsilon,
         delta=settings.delta,
-        neighbouring=rel,
-        n=n,
+        neighbouring=settings.neighbouring,
+        n=settings.public_n,
         sensitivity=release.sensitivity_report(),
         scale=release.scale_report(),
         input_bounds={c: (decls[c].lower, decls[c].upper) for c in labels},
         output_bounds=(-1.0, 1.0)
         if corr
-        else {"variance upper bounds": dict(zip(labels, (limits * factor).tolist(), strict=True))},
+        else {"variance upper bounds": dict(zip(labels, limits.tolist(), strict=True))},
         bounding=settings.bounding,
         secure=settings.source.secure,
         value=value,
@@ -165,15 +167,41 @@ def release_cov(
             "method": method,
             "psd repair": psd,
             "ddof": ddof,
+            "missing values": "rows with a missing value in any selected column are left out",
             "budget_split": release.split(),
-            "interval": "for the exact covariance entries, row-major; none for corr"
-            if not corr
-            else "not available for corr",
+            "interval": "for the exact entries, row-major",
         },
-        _interval=None if corr else partial(_scaled_bounds, raw_interval, factor),
-        _index=None if corr else [(a, b) for a in labels for b in labels],
+        _interval=interval,
+        _index=[(a, b) for a in labels for b in labels],
     )
     return frame
+
+
+def _corr_bounds(
+    raw: Callable[[float], tuple[np.ndarray, np.ndarray]], limits: np.ndarray, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds on the exact correlations from bounds on the exact covariance entries.
+
+    ``r_ij = c_ij / sqrt(v_i v_j)``; over the box of the entries' intervals its
+    range is bounded by the extreme numerators over the extreme denominators.
+    """
+    lo, hi = raw(alpha)
+    p = len(limits)
+    lo_m, hi_m = lo.reshape(p, p), hi.reshape(p, p)
+    v_lo = np.maximum(np.diag(lo_m), 0.0)
+    v_hi = np.maximum(np.diag(hi_m), 0.0)
+    d_lo = np.sqrt(np.outer(v_lo, v_lo))
+    d_hi = np.sqrt(np.outer(v_hi, v_hi))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cands = np.stack(
+            [lo_m / d_lo, lo_m / d_hi, hi_m / d_lo, hi_m / d_hi]
+        )
+    cands = np.where(np.isnan(cands), 0.0, cands)
+    r_lo = np.where(d_lo > 0, np.clip(cands.min(axis=0), -1.0, 1.0), -1.0)
+    r_hi = np.where(d_lo > 0, np.clip(cands.max(axis=0), -1.0, 1.0), 1.0)
+    np.fill_diagonal(r_lo, 1.0)
+    np.fill_diagonal(r_hi, 1.0)
+    return r_lo.ravel(), r_hi.ravel()
 
 
 def _bound(cov: np.ndarray, limits: np.ndarray) -> np.ndarray:
@@ -193,30 +221,6 @@ def _scaled_bounds(
     """Matrix bounds times the ``ddof`` factor, flattened row-major."""
     lo, hi = raw(alpha)
     return (lo * factor).ravel(), (hi * factor).ravel()
-
-
-def _moments_bounds(
-    plan: NoisePlan, noisy: np.ndarray, pairs: list[tuple[int, int]], n: int, alpha: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Bounds on ``(P_ij - S_i S_j / n) / (n - 1)`` from the noisy moments.
-
-    Each entry uses ``S_i``, ``S_j`` and ``P_ij``: a union bound over those three.
-    """
-    p = len(noisy) - len(pairs)
-    h = halfwidth(plan, alpha / 3.0)
-    s = noisy[:p]
-    s_lo, s_hi = s - h[:p], s + h[:p]
-    lo, hi = np.zeros((p, p)), np.zeros((p, p))
-    for k, (i, j) in enumerate(pairs):
-        if i == j:
-            low_sq = 0.0 if s_lo[i] <= 0 <= s_hi[i] else min(s_lo[i] ** 2, s_hi[i] ** 2)
-            corners = np.array([low_sq, max(s_lo[i] ** 2, s_hi[i] ** 2)])
-        else:
-            corners = np.array([a * b for a in (s_lo[i], s_hi[i]) for b in (s_lo[j], s_hi[j])])
-        pk, hk = noisy[p + k], h[p + k]
-        lo[i, j] = lo[j, i] = (pk - hk - corners.max() / n) / (n - 1.0)
-        hi[i, j] = hi[j, i] = (pk + hk - corners.min() / n) / (n - 1.0)
-    return lo, hi
 
 
 @dataclass(frozen=True)
@@ -264,56 +268,79 @@ def _direct_bounds(state: _DirectState, alpha: float) -> tuple[np.ndarray, np.nd
 
 
 class _Moments:
-    """Centred sums and sums of products, one release."""
+    """A plan over the complete-row count, centred sums and cross-products."""
 
-    def __init__(self, labels: list[Hashable], widths: np.ndarray, n: int, settings: Settings):
-        self.labels, self.n, self.settings = labels, n, settings
-        p = len(labels)
-        rel = settings.neighbouring
-        self.pairs = _pairs(p)
-        sens = [sensitivity("centred_sum", rel, 0.0, w, n) for w in widths]
-        lows = [-n * w / 2 for w in widths]
-        highs = [n * w / 2 for w in widths]
-        for i, j in self.pairs:
-            if i == j:
-                sens.append(sensitivity("centred_sumsq", rel, 0.0, widths[i], n))
-                lows.append(0.0)
-                highs.append(n * widths[i] ** 2 / 4)
-            else:
-                sens.append(pair_sensitivity("centred_product", rel, widths[i], widths[j], n))
-                lows.append(-n * widths[i] * widths[j] / 4)
-                highs.append(n * widths[i] * widths[j] / 4)
-        self.sens = np.array(sens)
-        self.names = [f"sum({c})" for c in labels] + [
-            f"sum({labels[i]}*{labels[j]})" for i, j in self.pairs
-        ]
-        self.plan = settings.plan(self.sens, lows, highs)
+    def __init__(self, decls: list[NumericDeclaration], settings: Settings, ddof: int):
+        self.decls, self.ddof = decls, ddof
+        self.plan = Plan(settings)
+        self.keys = self.plan.products(decls)
+        self.plan.calibrate()
 
-    def run(self, sums: np.ndarray, products: np.ndarray) -> tuple[np.ndarray, Any]:
-        p, n = len(self.labels), self.n
-        theta = np.concatenate([sums, [products[i, j] for i, j in self.pairs]])
-        noisy = apply_noise(
-            np.clip(theta, self.plan.lower, self.plan.upper), self.plan, self.settings.source
-        )
-        s = noisy[:p]
+    def run(self, noisy: Mapping[str, np.ndarray]) -> tuple[np.ndarray, Any]:
+        p, k = len(self.decls), self.keys
+        c = float(noisy[k["count"]][0])
+        s = np.array([float(noisy[k[f"sum {i}"]][0]) for i in range(p)])
         prod = np.zeros((p, p))
-        for k, (i, j) in enumerate(self.pairs):
-            prod[i, j] = prod[j, i] = noisy[p + k]
-        cov = (prod - np.outer(s, s) / n) / (n - 1.0)
-
-        return cov, partial(_moments_bounds, self.plan, noisy, self.pairs, n)
+        for i, j in _pairs(p):
+            prod[i, j] = prod[j, i] = float(noisy[k[f"product {i} {j}"]][0])
+        cc = max(c, self.ddof + 1.0)
+        cov = (prod - np.outer(s, s) / cc) / (cc - self.ddof)
+        return cov, partial(_moments_bounds, self.plan, dict(noisy), self.keys, p, self.ddof)
 
     def sensitivity_report(self) -> pd.Series:
-        return pd.Series(self.sens, index=self.names)
+        ms = self.plan.measurements.values()
+        return pd.Series([m.sensitivity for m in ms], index=[m.key for m in ms])
 
     def scale_report(self) -> pd.Series:
-        return pd.Series(self.plan.scale, index=self.names)
+        ms = self.plan.measurements.values()
+        return pd.Series(
+            [float(m.noise.scale[0]) for m in ms if m.noise], index=[m.key for m in ms]
+        )
 
     def split(self) -> dict[str, Any]:
-        if self.settings.mechanism != "laplace":
-            return {"joint gaussian over normalised entries": self.names}
-        share = self.settings.epsilon / len(self.names)
-        return dict.fromkeys(self.names, share)
+        return self.plan.split()
+
+
+def _moments_bounds(
+    plan: Plan,
+    noisy: dict[str, np.ndarray],
+    keys: dict[str, str],
+    p: int,
+    ddof: int,
+    alpha: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds on ``(P_ij - S_i S_j / C) / (C - ddof)`` from the noisy statistics.
+
+    A union bound over every measurement of the plan (each at ``alpha / count``),
+    then, per entry, the range over the box: the numerator's extremes over the
+    ``S`` and ``P`` corners, divided by the count's extremes.
+    """
+    ms = plan.measurements
+    a = alpha / len(ms)
+
+    def box(key: str) -> tuple[float, float]:
+        noise = ms[key].noise
+        assert noise is not None
+        return est.noisy_interval(noise, float(noisy[key][0]), a)
+
+    c_lo, c_hi = box(keys["count"])
+    c_lo, c_hi = max(c_lo, ddof + 1.0), max(c_hi, ddof + 1.0)
+    s_box = [box(keys[f"sum {i}"]) for i in range(p)]
+    lo, hi = np.zeros((p, p)), np.zeros((p, p))
+    for i, j in _pairs(p):
+        p_lo, p_hi = box(keys[f"product {i} {j}"])
+        if i == j:
+            s_lo, s_hi = s_box[i]
+            ss = [0.0 if s_lo <= 0 <= s_hi else min(s_lo**2, s_hi**2), max(s_lo**2, s_hi**2)]
+        else:
+            ss = [x * y for x in s_box[i] for y in s_box[j]]
+        # N(C) = P - s/C is monotone in C, and C - ddof > 0: the entry lies between
+        # the extreme numerators over the extreme denominators
+        num = [pp - sv / cv for pp in (p_lo, p_hi) for sv in (min(ss), max(ss)) for cv in (c_lo, c_hi)]
+        values = [x / (cv - ddof) for x in num for cv in (c_lo, c_hi)]
+        lo[i, j] = lo[j, i] = min(values)
+        hi[i, j] = hi[j, i] = max(values)
+    return lo, hi
 
 
 class _Direct:
@@ -325,15 +352,13 @@ class _Direct:
         rel = settings.neighbouring
         self.entries = p * (p + 1) // 2
         self.share = settings.epsilon / self.entries
-        self.var_sens = np.array([sensitivity("var", rel, 0.0, w, n) for w in widths])
-        self.limits = np.array([output_range("var", 0.0, w, n)[1] for w in widths])
+        self.var_sens = np.array([sensitivity("var_direct", rel, 0.0, w, n) for w in widths])
+        self.limits = np.array([output_range("var_direct", 0.0, w, n)[1] for w in widths])
         self.off = [(i, j) for i, j in _pairs(p) if i != j]
         self.cov_sens = np.array(
-            [pair_sensitivity("cov", rel, widths[i], widths[j], n) for i, j in self.off]
+            [pair_sensitivity("cov_direct", rel, widths[i], widths[j], n) for i, j in self.off]
         )
-        self.var_plan = settings.plan(
-            self.var_sens, np.zeros(p), self.limits, share=p / self.entries
-        )
+        self.var_plan = _noise(settings, self.var_sens, np.zeros(p), self.limits, p / self.entries)
         self.cov_plan: NoisePlan | None = None
 
     def run(self, sums: np.ndarray, products: np.ndarray) -> tuple[np.ndarray, Any]:
@@ -353,7 +378,7 @@ class _Direct:
                 ]
             )
             m = len(self.off)
-            self.cov_plan = st.plan(self.cov_sens, -cap, cap, share=m / self.entries)
+            self.cov_plan = _noise(st, self.cov_sens, -cap, cap, m / self.entries)
             theta = np.array([exact[i, j] for i, j in self.off])
             noisy = apply_noise(np.clip(theta, -cap, cap), self.cov_plan, st.source)
             for k, (i, j) in enumerate(self.off):

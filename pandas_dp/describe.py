@@ -1,37 +1,31 @@
-"""``describe``: a private counterpart of ``df.describe()``.
+"""``describe``: a private counterpart of ``df.describe()``, as one plan.
 
-For each numeric column: a noisy non-missing count, mean and standard deviation;
-for each categorical column: its category proportions. The total epsilon is
-split equally across these releases (sequential composition), charged to the
-budget at once -- so a ``describe`` that would overspend spends nothing -- and
-the split is reported in the metadata and in the ledger row.
+For each declared numeric column one (count, centred sum, centred squares)
+triple is measured, and the count, mean and standard deviation are all derived
+from it; for each declared categorical column one histogram of its categories is
+measured, and the shares are its noisy counts over their noisy total. The whole
+plan is charged once, so a ``describe`` that would overspend spends nothing; the
+split is in the metadata and in the ledger row.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from pandas_dp import histograms as hist
+from pandas_dp import constraints
 from pandas_dp import statistics as st
-from pandas_dp.budget import PrivacyBudget, active_budget
 from pandas_dp.declarations import CategoricalDeclaration, NumericDeclaration
-from pandas_dp.result import DPMetadata
+from pandas_dp.histograms import _exact_buckets, _share_bounds
+from pandas_dp.plan import Plan, Settings, series_data
 
 __all__ = ["release_describe"]
 
-
-class _Prepaid(PrivacyBudget):
-    """The budget of a part of a release whose total was charged already."""
-
-    def __init__(self) -> None:
-        super().__init__(epsilon=1.0)
-
-    def charge(self, epsilon: float, delta: float = 0.0, **details: Any) -> None:
-        """Nothing to charge: the whole release was paid for up front."""
+_ROWS = ("count", "mean", "std")
 
 
 def release_describe(
@@ -39,95 +33,76 @@ def release_describe(
     numeric_decls: Mapping[Hashable, NumericDeclaration],
     categorical: Mapping[Hashable, pd.Series],
     categorical_decls: Mapping[Hashable, CategoricalDeclaration],
-    n: int,
-    settings: st.Settings,
+    settings: Settings,
+    *,
+    undeclared: Sequence[Hashable] = (),
 ) -> pd.DataFrame:
-    """Release count, mean and std of numeric columns and proportions of categorical ones."""
-    parts = [(c, s) for c in numeric for s in ("count", "mean", "std")]
-    parts += [(c, "proportions") for c in categorical]
-    if not parts:
-        raise ValueError("describe needs at least one declared column")
-    share = settings.epsilon / len(parts)
-    delta_share = settings.delta / len(parts)
-    split = {f"{c}: {s}": share for c, s in parts}
-    budget = settings.budget if settings.budget is not None else active_budget()
-    if budget is not None:
-        budget.charge(
-            settings.epsilon,
-            settings.delta,
-            statistic="describe",
-            columns=(*numeric, *categorical),
-            mechanism=settings.mechanism,
-            split=split,
+    """Release count, mean and std of numeric columns and shares of categorical ones."""
+    if not numeric and not categorical:
+        raise ValueError(
+            "describe needs at least one declared column: declare bounds (numeric) or "
+            "categories (categorical) with bounds=, categories= or a schema"
         )
-    part = st.Settings(
-        share,
-        delta_share,
-        settings.mechanism,
-        settings.bounding,
-        settings.neighbouring,
-        settings.out_of_bounds,
-        settings.random_state,
-        _Prepaid(),
-    )
-    if settings.random_state is not None:  # keep one stream for the whole call
-        object.__setattr__(part, "source", settings.source)
+    plan, entries = st.plan_moments(_ROWS, numeric_decls, settings, "moments")
+    cat_keys = {
+        c: plan.categories(c, len(d.categories)) for c, d in categorical_decls.items()
+    }
+    plan.calibrate()
+    data = series_data(numeric, numeric_decls)
+    for c, d in categorical_decls.items():
+        data[("categories", c)] = partial(
+            _exact_buckets, categorical[c], d, dropna=True, other=None
+        )
+    columns = (*numeric, *categorical)
+    noisy = plan.run(data, "describe", columns)
 
+    clamp = settings.bounding != "none"
     rows: dict[Hashable, dict[str, float]] = {}
-    releases: dict[str, DPMetadata] = {}
+    fns: dict[tuple[str, Hashable], Callable[[float], tuple[float, float]]] = {}
     for c in numeric:
-        one = {c: numeric[c]}
-        count = st.release_count(one, n, part, scalar=True)
-        mean = st.release_moment("mean", one, numeric_decls, n, part, scalar=True)
-        std = (
-            st.release_moment(
-                "var",
-                one,
-                numeric_decls,
-                n,
-                part,
-                scalar=True,
-                root=True,
-                method=st.resolve_method("auto", part),
-            )
-            if n >= (3 if settings.neighbouring == "add_remove" else 2)
-            else None
-        )
-        assert isinstance(count, int) and isinstance(mean, float)
-        assert std is None or isinstance(std, float)
-        rows[c] = {
-            "count": float(count),
-            "mean": float(mean),
-            "std": float(std) if std is not None else np.nan,
-        }
-        releases[f"{c}: count"] = count.attrs["dp"]
-        releases[f"{c}: mean"] = mean.attrs["dp"]
-        if std is not None:
-            releases[f"{c}: std"] = std.attrs["dp"]
-    for c in categorical:
-        props = hist.release_proportions(categorical[c], categorical_decls[c], n, part)
-        rows[c] = {f"share {k}": float(v) for k, v in props.items()}
-        releases[f"{c}: proportions"] = props.attrs["dp"]
+        rows[c] = {}
+        for stat in _ROWS:
+            value, fn, _ = st._estimate(entries[(c, stat)], plan, noisy, ddof=1, clamp=clamp)
+            rows[c][stat] = value
+            fns[(stat, c)] = fn
+    for c, d in categorical_decls.items():
+        rows[c] = {}
+        key = cat_keys[c]
+        counts = noisy[key]
+        total = max(float(np.clip(counts, 0.0, None).sum()), 1.0)
+        shares = constraints.project_simplex(np.clip(counts, 0.0, None) / total)
+        noise = plan.measurements[key].noise
+        assert noise is not None
+        for i, label in enumerate(d.categories):
+            name = f"share {label}"
+            rows[c][name] = float(shares[i])
+            fns[(name, c)] = partial(_share_entry, noise, counts, i)
 
-    order = ["count", "mean", "std"] if numeric else []
+    order: list[str] = list(_ROWS) if numeric else []
     for c in categorical:
         order += [k for k in rows[c] if k not in order]
     frame = pd.DataFrame(rows).reindex(order)
-    frame.attrs["dp"] = DPMetadata(
-        statistic="describe",
-        columns=(*numeric, *categorical),
-        mechanism=settings.mechanism,
-        epsilon=settings.epsilon,
-        delta=settings.delta,
-        neighbouring=settings.neighbouring,
-        n=n,
-        sensitivity="per release, see details['releases']",
-        scale="per release, see details['releases']",
+    index = [(r, c) for r, c in fns]
+    frame.attrs["dp"] = st.build_metadata(
+        "describe",
+        list(columns),
+        plan,
+        frame.to_numpy(),
         input_bounds={c: (d.lower, d.upper) for c, d in numeric_decls.items()},
-        output_bounds="per release",
-        bounding=settings.bounding,
-        secure=settings.source.secure,
-        value=frame.to_numpy(),
-        details={"budget_split": split, "releases": releases},
+        output_bounds={c: (d.lower, d.upper) for c, d in numeric_decls.items()},
+        interval=partial(st._stacked, list(fns.values())),
+        index=index,
+        details={
+            "derived": "count, mean and std of a column come from one measured "
+            "(count, centred sum, centred squares); shares from one histogram",
+            "undeclared columns (not described)": [str(c) for c in undeclared],
+        },
     )
     return frame
+
+
+def _share_entry(noise: Any, counts: np.ndarray, i: int, alpha: float) -> tuple[float, float]:
+    lo, hi = _share_bounds(noise, counts, alpha)
+    return float(lo[i]), float(hi[i])
+
+

@@ -28,12 +28,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_dp import backends, constraints
-from pandas_dp.bounding import NoisePlan, apply_noise, halfwidth
+from pandas_dp import constraints, engines
+from pandas_dp.bounding import NoisePlan, apply_noise, halfwidth, plan_noise
 from pandas_dp.declarations import CategoricalDeclaration
+from pandas_dp.plan import Plan, Settings
 from pandas_dp.result import DPMetadata
 from pandas_dp.sensitivity import output_range, sensitivity
-from pandas_dp.statistics import Settings, build_metadata, direct_interval
 
 __all__ = [
     "DEFAULT_METHOD",
@@ -86,7 +86,7 @@ def _buckets(
 def _exact_buckets(
     series: pd.Series, decl: CategoricalDeclaration, *, dropna: bool, other: Any
 ) -> np.ndarray:
-    found = backends.category_counts(series, decl.categories)
+    found = engines.category_counts(series, decl.categories)
     parts = [found.counts.astype(np.float64)]
     if other is not None:
         parts.append(np.array([found.other], dtype=np.float64))
@@ -96,11 +96,45 @@ def _exact_buckets(
 
 
 def _histogram_l1(settings: Settings) -> float:
-    return sensitivity("histogram", settings.neighbouring, 0.0, 1.0, 0)
+    return sensitivity("category_counts", settings.neighbouring)
 
 
 def _histogram_l2(settings: Settings) -> float:
-    return sensitivity("histogram_l2", settings.neighbouring, 0.0, 1.0, 0)
+    return sensitivity("category_counts_l2", settings.neighbouring)
+
+
+def _noise(settings: Settings, sens: Any, lower: Any, upper: Any, **options: Any) -> NoisePlan:
+    """Calibrate a vector release with the call's whole budget."""
+    return plan_noise(
+        np.asarray(sens, dtype=np.float64),
+        np.asarray(lower, dtype=np.float64),
+        np.asarray(upper, dtype=np.float64),
+        epsilon=settings.epsilon,
+        delta=settings.delta,
+        mechanism=settings.mechanism,
+        bounding=settings.bounding,
+        **options,
+    )
+
+
+def direct_interval(released: np.ndarray, plan: NoisePlan) -> Any:
+    """The interval function of a release whose entries are the noisy values."""
+    return partial(_direct_bounds, released, plan)
+
+
+def _direct_bounds(
+    released: np.ndarray, plan: NoisePlan, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
+    h = halfwidth(plan, alpha)
+    lo = np.clip(released - h, plan.lower, plan.upper)
+    hi = np.clip(released + h, plan.lower, plan.upper)
+    if plan.integer:
+        lo, hi = np.ceil(lo), np.floor(hi)
+    return lo, hi
+
+
+def _charge(settings: Settings, statistic: str, columns: tuple[Hashable, ...]) -> None:
+    Plan(settings).charge(statistic, columns)
 
 
 def _index(labels: list[Any], name: Hashable) -> pd.Index:
@@ -114,7 +148,6 @@ def _index(labels: list[Any], name: Hashable) -> pd.Index:
 def release_value_counts(
     series: pd.Series,
     decl: CategoricalDeclaration,
-    n: int,
     settings: Settings,
     *,
     sort: bool = True,
@@ -124,31 +157,23 @@ def release_value_counts(
 ) -> pd.Series:
     """Noisy integer counts of the declared categories, like ``s.value_counts()``."""
     labels, _ = _buckets(series, decl, dropna=dropna, other=other)
-    k = len(labels)
-    lo, hi = output_range("count", 0.0, 1.0, n, settings.neighbouring)
-    l1 = _histogram_l1(settings)
-    per_bucket = sensitivity("count", settings.neighbouring, 0.0, 1.0, n)
-    plan = settings.plan(
-        np.full(k, per_bucket),
-        np.full(k, lo),
-        np.full(k, hi),
-        integer=True,
-        joint_l1=l1,
-        joint_l2=_histogram_l2(settings),
-    )
-    settings.charge("value_counts", (decl.column,))
-    exact = _exact_buckets(series, decl, dropna=dropna, other=other)
-    released = apply_noise(exact, plan, settings.source)
+    plan = Plan(settings)
+    key = plan.categories(decl.column, len(labels))
+    plan.calibrate()
+    lazy = partial(_exact_buckets, series, decl, dropna=dropna, other=other)
+    noisy = plan.run({("categories", decl.column): lazy}, "value_counts", (decl.column,))
+    released = noisy[key]
+    noise = plan.measurements[key].noise
+    assert noise is not None
     meta = _histogram_meta(
         "value_counts",
         decl,
         settings,
-        n,
-        plan,
+        noise,
         released,
         labels,
-        direct_interval(released, plan),
-        (lo, hi),
+        direct_interval(released, noise),
+        (float(noise.lower[0]), float(noise.upper[0])),
         other,
         dropna,
     )
@@ -190,7 +215,6 @@ def _histogram_meta(
     statistic: str,
     decl: CategoricalDeclaration,
     settings: Settings,
-    n: int,
     plan: NoisePlan,
     released: np.ndarray,
     labels: list[Any],
@@ -200,33 +224,37 @@ def _histogram_meta(
     dropna: bool,
     extra: dict[str, Any] | None = None,
     entry_labels: list[Any] | None = None,
-    sens: np.ndarray | None = None,
+    sens: float = 1.0,
+    units: str = "rows per bucket (integer, discrete noise)",
 ) -> DPMetadata:
-    entries = entry_labels if entry_labels is not None else labels
-    unit = np.ones(len(entries)) if sens is None else sens
+    entries = [str(e) for e in (entry_labels if entry_labels is not None else labels)]
     details = {
         "categories": list(decl.categories),
         "undeclared values": f"counted in {other!r}" if other is not None else "dropped",
         "missing values": "dropped" if dropna else "counted",
-        "l1 sensitivity": _histogram_l1(settings),
+        "l1 sensitivity": _histogram_l1(settings) * sens,
+        "noised": units,
+        "budget_split": {f"{decl.column}: one histogram": settings.epsilon},
         **(extra or {}),
     }
-    return build_metadata(
-        statistic,
-        [decl.column],
-        settings,
-        n,
-        unit,
-        plan,
-        released,
-        {},
-        output_bounds,
-        False,
-        interval,
-        entry_labels=[str(e) for e in entries],
+    return DPMetadata(
+        statistic=statistic,
+        columns=(decl.column,),
+        mechanism=settings.mechanism,
+        epsilon=settings.epsilon,
+        delta=settings.delta,
+        neighbouring=settings.neighbouring,
+        n=settings.public_n,
+        sensitivity=pd.Series(np.full(len(entries), sens), index=entries),
+        scale=pd.Series(np.asarray(plan.scale, dtype=float), index=entries),
+        input_bounds={},
+        output_bounds=output_bounds,
+        bounding=settings.bounding,
+        secure=settings.source.secure,
+        value=released,
         details=details,
-        budget_split={"one histogram release": settings.epsilon},
-        index=labels,
+        _interval=interval,
+        _index=labels,
     )
 
 
@@ -236,7 +264,6 @@ def _histogram_meta(
 def release_proportions(
     series: pd.Series,
     decl: CategoricalDeclaration,
-    n: int,
     settings: Settings,
     *,
     method: str = DEFAULT_METHOD,
@@ -246,18 +273,33 @@ def release_proportions(
     sort: bool = False,
     ascending: bool = False,
 ) -> pd.Series:
-    """Noisy category proportions, each in ``[0, 1]``, summing to exactly one."""
+    """Noisy category proportions, each in ``[0, 1]``, summing to exactly one.
+
+    Under ``add_remove`` the shares are the noisy counts over their noisy total
+    (``method`` ``"project"`` or ``"rescale"``). Under ``substitute`` the frame's
+    length ``n`` is public and the shares are of its ``n`` rows; there every
+    method and ``via="proportions"`` (Liu's ``count / n`` entries) are offered.
+    """
     check_method(method, via)
-    if n < 1:
+    n = settings.public_n
+    if n is None and (via != "counts" or method not in ("project", "rescale")):
         raise ValueError(
-            "proportions of an empty frame: there is nothing to release. The row count "
-            "is public, so this error reveals nothing about the data"
+            f"method={method!r}, via={via!r} divide by the frame's length, which is private "
+            f"under neighbouring='add_remove'. Use method='project' or 'rescale' with "
+            f"via='counts' (shares of the noisy total), or declare neighbouring='substitute' "
+            f"for a frame whose length is public"
+        )
+    if n is not None and n < 1:
+        raise ValueError(
+            "proportions of an empty frame: there is nothing to release. Under "
+            "neighbouring='substitute' the row count is public, so this reveals nothing"
         )
     labels, covered = _buckets(series, decl, dropna=dropna, other=other)
     k = len(labels)
+    if k == 1:  # one bucket: its proportion is 1, a public fact
+        return _single_bucket(decl, labels, settings, method, via)
     counts = via == "counts"
     rel = settings.neighbouring
-    unit = sensitivity("count" if counts else "proportion", rel, 0.0, 1.0, n)
     levels = constraints.noised_levels(k) if method == "hierarchical" else 1
     sizes = (
         [len(level) for level in _tree_shapes(k)]
@@ -265,23 +307,19 @@ def release_proportions(
         else [k - 1 if method == "all_but_one" else k]
     )
     m = int(sum(sizes))
-    if k == 1:  # one bucket: its proportion is 1, a public fact
-        return _single_bucket(decl, labels, settings, n, method, via)
-
-    substitute = rel == "substitute"
-    # one level of the tree is one histogram; in units of the per-entry sensitivity:
     if counts:
-        per_level_l1 = _histogram_l1(settings)
-        per_level_l2 = _histogram_l2(settings)
+        unit = sensitivity("count", rel)
+        per_level_l1, per_level_l2 = _histogram_l1(settings), _histogram_l2(settings)
+        lo, hi = output_range("category_counts", 0.0, 1.0, n)
     else:
-        per_level_l1 = sensitivity("proportions", rel, 0.0, 1.0, n) / unit
-        per_level_l2 = sensitivity("proportions_l2", rel, 0.0, 1.0, n) / unit
-    if counts:
-        lo, hi = output_range("count", 0.0, 1.0, n, settings.neighbouring)
-    else:
+        assert n is not None
+        unit = sensitivity("proportion_direct", rel, n=n)
+        per_level_l1 = sensitivity("proportions_direct", rel, n=n) / unit
+        per_level_l2 = sensitivity("proportions_direct_l2", rel, n=n) / unit
         lo, hi = 0.0, 1.0
-    moved = 2.0 * levels if substitute else (float(levels) if counts else float(m))
-    plan = settings.plan(
+    moved = 2.0 * levels if rel == "substitute" else float(levels)
+    plan = _noise(
+        settings,
         np.full(m, unit),
         np.full(m, lo),
         np.full(m, hi),
@@ -290,9 +328,9 @@ def release_proportions(
         joint_l2=per_level_l2 * math.sqrt(levels),
         max_changed=moved,
     )
-    settings.charge("proportions", (decl.column,))
+    _charge(settings, "proportions", (decl.column,))
     exact_counts = _exact_buckets(series, decl, dropna=dropna, other=other)
-    exact = exact_counts if counts else exact_counts / n
+    exact = exact_counts if counts else exact_counts / float(n or 1)
     if method == "hierarchical":
         theta = np.concatenate(constraints.aggregate_levels(exact))
     elif method == "all_but_one":
@@ -300,27 +338,27 @@ def release_proportions(
     else:
         theta = exact
     noisy = apply_noise(np.clip(theta, plan.lower, plan.upper), plan, settings.source)
-    raw = noisy / n if counts else noisy
+    if n is None:  # shares of the noisy total
+        total = max(float(np.clip(noisy, 0.0, None).sum()), 1.0)
+        raw = np.clip(noisy, 0.0, None) / total
+        interval = partial(_share_bounds, plan, noisy)
+    else:
+        raw = noisy / n if counts else noisy
+        leaf = slice(m - k, m) if method == "hierarchical" else slice(0, m)
+        interval = partial(
+            _proportion_bounds,
+            plan,
+            raw,
+            leaf,
+            float(n) if counts else 1.0,
+            method == "all_but_one",
+            covered,
+        )
     values = _sum_to_one(method, raw, sizes)
-
-    leaf = slice(m - k, m) if method == "hierarchical" else slice(0, m)
-
-    interval = partial(
-        _proportion_bounds,
-        plan,
-        raw,
-        leaf,
-        float(n) if counts else 1.0,
-        method == "all_but_one",
-        covered,
-    )
-
-    entry_labels = _entry_labels(method, labels, sizes)
     meta = _histogram_meta(
         "proportions",
         decl,
         settings,
-        n,
         plan,
         values,
         labels,
@@ -332,12 +370,33 @@ def release_proportions(
             "method": method,
             "via": via,
             "noised levels": levels,
-            "l1 sensitivity": per_level_l1 * levels * unit,
+            "denominator": "the noisy total of the buckets" if n is None else f"n = {n} (public)",
         },
-        entry_labels=entry_labels,
-        sens=np.full(m, unit),
+        entry_labels=_entry_labels(method, labels, sizes),
+        sens=unit,
+        units="rows per bucket (integer, discrete noise)"
+        if counts
+        else "proportions count / n (Liu's direct entries)",
     )
     return _ordered(values, labels, decl.column, "proportion", meta, sort, ascending)
+
+
+def _share_bounds(
+    plan: NoisePlan, noisy: np.ndarray, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds on each exact share ``c_i / sum(c)`` from the noisy counts.
+
+    Every count's interval at ``alpha / K`` holds at once with probability
+    ``1 - alpha``; ``c_i / (c_i + rest)`` grows with ``c_i`` and falls with the rest.
+    """
+    k = noisy.size
+    lo, hi = _direct_bounds(noisy, plan, alpha / k)
+    lo, hi = np.maximum(lo, 0.0), np.maximum(hi, 0.0)
+    rest_lo, rest_hi = lo.sum() - lo, hi.sum() - hi
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_lo = np.where(lo + rest_hi > 0, lo / (lo + rest_hi), 0.0)
+        p_hi = np.where(hi + rest_lo > 0, hi / (hi + rest_lo), 1.0)
+    return np.clip(p_lo, 0.0, 1.0), np.clip(p_hi, 0.0, 1.0)
 
 
 def _proportion_bounds(
@@ -407,7 +466,6 @@ def _single_bucket(
     decl: CategoricalDeclaration,
     labels: list[Any],
     settings: Settings,
-    n: int,
     method: str,
     via: str,
 ) -> pd.Series:
@@ -419,7 +477,7 @@ def _single_bucket(
         epsilon=0.0,
         delta=0.0,
         neighbouring=settings.neighbouring,
-        n=n,
+        n=settings.public_n,
         sensitivity=0.0,
         scale=0.0,
         input_bounds={},
@@ -440,53 +498,70 @@ def _single_bucket(
 
 
 def release_counts(
-    masks: Mapping[Hashable, pd.Series], n: int, settings: Settings, *, normalize: bool = False
+    masks: Callable[[], list[pd.Series]],
+    names: list[Hashable],
+    settings: Settings,
+    *,
+    normalize: bool = False,
 ) -> pd.Series:
-    """A workload of ``k`` counting queries, released together (L1 sensitivity ``k``)."""
-    names = list(masks)
+    """A workload of ``k`` counting queries, released together (L1 sensitivity ``k``).
+
+    ``masks`` is called only after the budget is charged (it reads the data).
+    With ``normalize=True`` the counts are divided by the number of rows: the
+    public ``n`` under ``substitute``, a noisy row count of the same plan under
+    ``add_remove``.
+    """
     k = len(names)
     if k == 0:
         raise ValueError("the workload is empty; pass at least one query")
-    # one record may satisfy every query: each count moves by its own sensitivity,
-    # all at once (plan_noise's default joint sensitivity, k of them)
-    per_query = sensitivity("count", settings.neighbouring, 0.0, 1.0, n)
-    lo, hi = output_range("count", 0.0, 1.0, n, settings.neighbouring)
-    plan = settings.plan(
-        np.full(k, per_query),
-        np.full(k, lo),
-        np.full(k, hi),
-        integer=True,
-    )
-    settings.charge("counts", tuple(names))
-    exact = backends.mask_counts([masks[q] for q in names]).astype(np.float64)
-    released = apply_noise(exact, plan, settings.source)
-    scale_to = float(n) if normalize else 1.0
-    if normalize and n < 1:
-        raise ValueError("normalize=True needs a non-empty frame (n is public)")
-    interval = partial(_divided_bounds, direct_interval(released, plan), scale_to)
-
+    n = settings.public_n
+    if normalize and n is not None and n < 1:
+        raise ValueError(
+            "normalize=True of an empty frame: there are no rows to divide by (under "
+            "neighbouring='substitute' the row count is public, so this reveals nothing)"
+        )
+    plan = Plan(settings)
+    key = plan.masks(names)
+    rows_key = plan.rows(weight=0.25) if normalize and n is None else None
+    plan.calibrate()
+    noisy = plan.run({"masks": masks, "rows": settings.rows}, "counts", tuple(names))
+    released = noisy[key]
+    noise = plan.measurements[key].noise
+    assert noise is not None
+    if rows_key is not None:
+        scale_to = max(float(noisy[rows_key][0]), 1.0)
+    else:
+        scale_to = float(n) if normalize and n is not None else 1.0
+    interval = partial(_divided_bounds, direct_interval(released, noise), scale_to)
     details = {
-        "l1 sensitivity": float(k) / scale_to,
-        "simultaneous error bound": "P(max error >= t) <= k exp(-t epsilon / k)"
-        if settings.mechanism == "laplace"
-        else "union bound over the queries",
+        "l1 sensitivity": float(k),
+        "noised": "rows satisfying each query (integer, discrete noise)",
+        "budget_split": plan.split(),
         "normalize": normalize,
+        "denominator": (
+            "the noisy number of rows" if rows_key else (f"n = {n} (public)" if normalize else None)
+        ),
     }
-    meta = build_metadata(
-        "counts",
-        names,
-        settings,
-        n,
-        np.ones(k) / scale_to,
-        _scaled(plan, scale_to),
-        released / scale_to,
-        {},
-        (lo / scale_to, hi / scale_to),
-        False,
-        interval,
-        entry_labels=[str(q) for q in names],
+    if rows_key is not None:
+        details["interval"] = "for the exact counts divided by the released number of rows"
+    meta = DPMetadata(
+        statistic="counts",
+        columns=tuple(names),
+        mechanism=settings.mechanism,
+        epsilon=settings.epsilon,
+        delta=settings.delta,
+        neighbouring=settings.neighbouring,
+        n=n,
+        sensitivity=pd.Series(np.ones(k), index=[str(q) for q in names]),
+        scale=pd.Series(np.asarray(noise.scale, dtype=float), index=[str(q) for q in names]),
+        input_bounds={},
+        output_bounds=(float(noise.lower[0]), float(noise.upper[0])),
+        bounding=settings.bounding,
+        secure=settings.source.secure,
+        value=released / scale_to,
         details=details,
-        budget_split={"one workload release": settings.epsilon},
+        _interval=interval,
+        _index=list(names),
     )
     if normalize:
         out = pd.Series(released / scale_to, index=pd.Index(names), dtype="float64")
@@ -494,12 +569,3 @@ def release_counts(
         out = pd.Series(released.astype(np.int64), index=pd.Index(names), dtype="int64")
     out.attrs["dp"] = meta
     return out
-
-
-def _scaled(plan: NoisePlan, by: float) -> NoisePlan:
-    """``plan`` with its scales divided by ``by`` (for reporting normalised counts)."""
-    import dataclasses
-
-    if by == 1.0:
-        return plan
-    return dataclasses.replace(plan, scale=plan.scale / by)

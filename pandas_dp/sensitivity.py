@@ -1,25 +1,44 @@
-"""The sensitivity table: one row per (statistic, neighbouring relation).
+"""The sensitivity table: (sufficient statistic, relation, contribution bound) -> Δ.
 
-Every release looks its global sensitivity up here and nowhere else. Each row is a
-formula of public facts only -- the declared bounds ``[a, b]`` (``R = b - a``) and
-the public row count ``n`` -- and each row is proven by a brute-force search over
-neighbouring datasets in ``tests/test_sensitivity.py``.
+Every release looks its global sensitivities up here and nowhere else. Each row
+is a formula of public facts only -- the declared bounds ``[a, b]`` (``R = b - a``),
+the contribution bound ``k`` (rows one privacy unit may hold; 1 when the unit is
+the row) and, for Liu's direct releases only, the public row count ``n`` -- and
+each row is proven by a brute-force search over neighbouring datasets in
+``tests/test_sensitivity.py`` (both relations, units with several rows).
 
-``"substitute"`` is Liu (2019) Definition 1: same ``n``, one record changed.
-``"add_remove"`` is Definition 2: one record added or removed, ``n`` the larger
-size. The frame's length is treated as public (DESIGN.md).
+``"add_remove"`` (the default): one unit added or removed; the number of rows is
+private. ``"substitute"``: one unit's rows changed; the frame's length is then a
+declared public fact (Liu 2019, Definition 1). A missing value is skipped, and
+under ``substitute`` a missing value may become present in the neighbour, which
+the rows cover (REFERENCE.md §9).
 
-The table also holds each statistic's public output range (REFERENCE.md §2),
+The sufficient statistics (what an engine computes and the plan noises):
+
+* ``count`` -- non-missing values of a column (or rows, ``rows``);
+* ``sum`` -- ``Σ x`` of the clamped non-missing values;
+* ``centred_sum`` -- ``Σ (x - m)``, ``m = (a + b)/2`` the midpoint;
+* ``centred_squares`` -- ``Σ (x - m)²``;
+* ``cross_products`` -- ``Σ (x - m_x)(y - m_y)`` over complete rows (two columns);
+* ``category_counts`` / ``category_counts_l2`` -- counts over declared categories
+  (L1 and L2 norm of the whole vector);
+* Liu's direct releases, valid only where ``n`` is public (``substitute``):
+  ``mean_direct``, ``var_direct``, ``proportion_direct``, ``proportions_direct``
+  (L1), ``proportions_direct_l2`` and, for two columns, ``cov_direct``.
+
+The table also gives each statistic's public output range (REFERENCE.md §2, §9),
 which the output bounding modes clamp or truncate to.
 
 Examples
 --------
->>> sensitivity("mean", "substitute", 0.0, 100.0, n=50)
+>>> sensitivity("centred_sum", "add_remove", 0.0, 100.0)
+50.0
+>>> sensitivity("centred_sum", "add_remove", 0.0, 100.0, k=3)
+150.0
+>>> sensitivity("mean_direct", "substitute", 0.0, 100.0, n=50)
 2.0
->>> sensitivity("sum", "add_remove", -3.0, 1.0, n=10)
-3.0
->>> output_range("var", 0.0, 1.0, n=4)
-(0.0, 0.3333333333333333)
+>>> output_range("var", 0.0, 2.0, ddof=1)
+(0.0, 2.0)
 """
 
 from __future__ import annotations
@@ -29,33 +48,61 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from pandas_dp.errors import InvalidBoundsError
+
 __all__ = [
     "NEIGHBOURING",
     "PAIR_TABLE",
     "TABLE",
     "Rule",
+    "check_neighbouring",
     "output_range",
     "pair_sensitivity",
+    "rule",
     "sensitivity",
     "table_frame",
 ]
 
 Neighbouring = Literal["substitute", "add_remove"]
-NEIGHBOURING: tuple[str, ...] = ("substitute", "add_remove")
+NEIGHBOURING: tuple[str, ...] = ("add_remove", "substitute")
 
+#: ``formula(a, b, n)`` for one column (``n`` only for direct rows), or
+#: ``formula(R1, R2, n)`` for two; the contribution bound ``k`` multiplies it.
 Formula = Callable[[float, float, int], float]
+
+_DERIVED = "derived (REFERENCE.md §9); brute-force tested"
+_LIU = "Liu 2019, supplementary appendices D-H"
 
 
 @dataclass(frozen=True)
 class Rule:
-    """One row of the table: the L1 (= L2, scalar) global sensitivity of a statistic."""
+    """One row of the table: a global sensitivity for one contributed row (``k = 1``).
+
+    Attributes
+    ----------
+    statistic, neighbouring : str
+        The key of the row.
+    formula : callable
+        ``formula(a, b, n)`` (one column) or ``formula(R1, R2, n)`` (two columns).
+    text : str
+        The formula as written in the docs.
+    norm : str
+        ``"L1"`` or ``"L2"`` (a vector-valued statistic), else ``"abs"``.
+    public_n : bool
+        Whether the row needs the frame's length as a public fact (direct releases).
+    min_n : int
+        Smallest public ``n`` the row holds for (direct releases only).
+    source : str
+    """
 
     statistic: str
     neighbouring: str
     formula: Formula
     text: str
-    min_n: int = 1
-    source: str = "Liu 2019, supplementary appendices D-H"
+    norm: str = "abs"
+    public_n: bool = False
+    min_n: int = 0
+    source: str = _DERIVED
 
 
 def _r(a: float, b: float) -> float:
@@ -66,115 +113,97 @@ def _mag(a: float, b: float) -> float:
     return max(abs(a), abs(b))
 
 
-_ROWS = [
-    # counts: one record moves one count by at most one
-    Rule("count", "substitute", lambda a, b, n: 1.0, "1", min_n=0),
-    Rule("count", "add_remove", lambda a, b, n: 1.0, "1", min_n=0),
-    Rule("len", "substitute", lambda a, b, n: 1.0, "1 (conservative: n is fixed)", min_n=0),
-    Rule("len", "add_remove", lambda a, b, n: 1.0, "1", min_n=0),
-    # sums of n values on [a, b] (non-nullable: a null is imputed inside the bounds)
-    Rule("sum", "substitute", lambda a, b, n: _r(a, b), "R"),
+def _both(statistic: str, formula: Formula, text: str, **kw: object) -> list[Rule]:
+    return [Rule(statistic, rel, formula, text, **kw) for rel in NEIGHBOURING]  # type: ignore[arg-type]
+
+
+_ROWS: list[Rule] = [
+    # ---- sufficient statistics (private n): one unit adds, removes or changes one row
+    *_both("count", lambda a, b, n: 1.0, "1"),
+    *_both("rows", lambda a, b, n: 1.0, "1"),
     Rule("sum", "add_remove", lambda a, b, n: _mag(a, b), "max(|a|, |b|)"),
-    # sums of a nullable column: a null contributes 0, and may replace a value
     Rule(
-        "sum_nullable",
+        "sum", "substitute", lambda a, b, n: max(_r(a, b), _mag(a, b)), "max(R, |a|, |b|)"
+    ),
+    Rule("centred_sum", "add_remove", lambda a, b, n: _r(a, b) / 2.0, "R / 2"),
+    Rule("centred_sum", "substitute", lambda a, b, n: _r(a, b), "R"),
+    *_both("centred_squares", lambda a, b, n: _r(a, b) ** 2 / 4.0, "R^2 / 4"),
+    Rule("category_counts", "add_remove", lambda a, b, n: 1.0, "1 (L1)", norm="L1"),
+    Rule("category_counts", "substitute", lambda a, b, n: 2.0, "2 (L1)", norm="L1"),
+    Rule("category_counts_l2", "add_remove", lambda a, b, n: 1.0, "1 (L2)", norm="L2"),
+    Rule(
+        "category_counts_l2",
         "substitute",
-        lambda a, b, n: max(_r(a, b), _mag(a, b)),
-        "max(R, |a|, |b|)",
-        source="derived; brute-force tested",
+        lambda a, b, n: math.sqrt(2.0),
+        "sqrt(2) (L2)",
+        norm="L2",
     ),
+    # ---- Liu's direct releases: the frame's length n is public (substitute only)
     Rule(
-        "sum_nullable",
-        "add_remove",
-        lambda a, b, n: _mag(a, b),
-        "max(|a|, |b|)",
-        source="derived; brute-force tested",
-    ),
-    # sum of (x - midpoint) over the non-null values of a nullable column
-    Rule(
-        "centred_sum",
+        "mean_direct",
         "substitute",
-        lambda a, b, n: _r(a, b),
-        "R",
-        source="derived; brute-force tested",
+        lambda a, b, n: _r(a, b) / n,
+        "R / n",
+        public_n=True,
+        min_n=1,
+        source=_LIU,
     ),
     Rule(
-        "centred_sum",
-        "add_remove",
-        lambda a, b, n: _r(a, b) / 2.0,
-        "R / 2",
-        source="derived; brute-force tested",
-    ),
-    # sum of (x - midpoint)^2 over the non-null values of a nullable column
-    Rule(
-        "centred_sumsq",
+        "var_direct",
         "substitute",
-        lambda a, b, n: _r(a, b) ** 2 / 4.0,
-        "R^2 / 4",
-        source="derived; brute-force tested",
+        lambda a, b, n: _r(a, b) ** 2 / n,
+        "R^2 / n",
+        public_n=True,
+        min_n=2,
+        source=_LIU,
     ),
     Rule(
-        "centred_sumsq",
-        "add_remove",
-        lambda a, b, n: _r(a, b) ** 2 / 4.0,
-        "R^2 / 4",
-        source="derived; brute-force tested",
+        "proportion_direct",
+        "substitute",
+        lambda a, b, n: 1.0 / n,
+        "1 / n",
+        public_n=True,
+        min_n=1,
+        source=_LIU,
     ),
-    # mean and variance of n values on [a, b]
-    Rule("mean", "substitute", lambda a, b, n: _r(a, b) / n, "R / n"),
-    Rule("mean", "add_remove", lambda a, b, n: _r(a, b) / n, "R / n"),
-    Rule("var", "substitute", lambda a, b, n: _r(a, b) ** 2 / n, "R^2 / n", min_n=2),
-    Rule("var", "add_remove", lambda a, b, n: _r(a, b) ** 2 / n, "R^2 / n", min_n=3),
-    # histograms over public buckets: one record sits in one bucket (a, b unused)
-    Rule("histogram", "substitute", lambda a, b, n: 2.0, "2 (L1)", min_n=0),
-    Rule("histogram", "add_remove", lambda a, b, n: 1.0, "1 (L1)", min_n=0),
-    Rule("histogram_l2", "substitute", lambda a, b, n: math.sqrt(2.0), "sqrt(2) (L2)", min_n=0),
-    Rule("histogram_l2", "add_remove", lambda a, b, n: 1.0, "1 (L2)", min_n=0),
-    # proportions count / n of n rows (a, b unused)
-    Rule("proportion", "substitute", lambda a, b, n: 1.0 / n, "1 / n"),
-    Rule("proportion", "add_remove", lambda a, b, n: 1.0 / n, "1 / n"),
-    Rule("proportions", "substitute", lambda a, b, n: 2.0 / n, "2 / n (L1)"),
-    Rule("proportions", "add_remove", lambda a, b, n: 2.0 / n, "2 / n (L1)"),
     Rule(
-        "proportions_l2",
+        "proportions_direct",
+        "substitute",
+        lambda a, b, n: 2.0 / n,
+        "2 / n (L1)",
+        norm="L1",
+        public_n=True,
+        min_n=1,
+        source=_LIU,
+    ),
+    Rule(
+        "proportions_direct_l2",
         "substitute",
         lambda a, b, n: math.sqrt(2.0) / n,
         "sqrt(2) / n (L2)",
-        source="derived; brute-force tested",
-    ),
-    Rule(
-        "proportions_l2",
-        "add_remove",
-        lambda a, b, n: math.sqrt(2.0) / n,
-        "sqrt(2) / n (L2)",
-        source="derived; brute-force tested",
+        norm="L2",
+        public_n=True,
+        min_n=1,
     ),
 ]
 
-#: Statistics of two columns on ``[a1, b1] x [a2, b2]``: ``formula(R1, R2, n)``.
-_PAIR_ROWS = [
-    Rule("cov", "substitute", lambda r1, r2, n: r1 * r2 / n, "R1 R2 / n", min_n=2),
-    Rule("cov", "add_remove", lambda r1, r2, n: r1 * r2 / n, "R1 R2 / n", min_n=3),
-    # sum over rows of (x - m1)(y - m2), midpoints m: each product lies in +-R1 R2 / 4
+_PAIR_ROWS: list[Rule] = [
+    Rule("cross_products", "add_remove", lambda r1, r2, n: r1 * r2 / 4.0, "R1 R2 / 4"),
+    Rule("cross_products", "substitute", lambda r1, r2, n: r1 * r2 / 2.0, "R1 R2 / 2"),
     Rule(
-        "centred_product",
+        "cov_direct",
         "substitute",
-        lambda r1, r2, n: r1 * r2 / 2.0,
-        "R1 R2 / 2",
-        source="derived; brute-force tested",
-    ),
-    Rule(
-        "centred_product",
-        "add_remove",
-        lambda r1, r2, n: r1 * r2 / 4.0,
-        "R1 R2 / 4",
-        source="derived; brute-force tested",
+        lambda r1, r2, n: r1 * r2 / n,
+        "R1 R2 / n",
+        public_n=True,
+        min_n=2,
+        source=_LIU,
     ),
 ]
 
-#: ``(statistic, neighbouring) -> Rule`` for statistics of one column: ``formula(a, b, n)``
+#: ``(statistic, neighbouring) -> Rule`` for statistics of one column.
 TABLE: dict[tuple[str, str], Rule] = {(r.statistic, r.neighbouring): r for r in _ROWS}
-#: ``(statistic, neighbouring) -> Rule`` for two columns: ``formula(R1, R2, n)``
+#: ``(statistic, neighbouring) -> Rule`` for statistics of two columns.
 PAIR_TABLE: dict[tuple[str, str], Rule] = {(r.statistic, r.neighbouring): r for r in _PAIR_ROWS}
 
 
@@ -183,8 +212,9 @@ def check_neighbouring(neighbouring: str) -> str:
     if neighbouring not in NEIGHBOURING:
         raise ValueError(
             f"neighbouring={neighbouring!r} is not a neighbouring relation; use "
-            f"'substitute' (same n, one record changed) or 'add_remove' (one record "
-            f"added or removed)"
+            f"'add_remove' (the default: one person added or removed, the number of "
+            f"rows private) or 'substitute' (one person's rows changed; declares the "
+            f"frame's length public)"
         )
     return neighbouring
 
@@ -195,99 +225,158 @@ def rule(
     n: int | None = None,
     table: dict[tuple[str, str], Rule] | None = None,
 ) -> Rule:
-    """Look a row of the table up, with a clear error for a missing row or too small ``n``.
+    """Look a row up, with a clear error for a missing row, or a missing or too small ``n``.
 
-    ``n`` below the row's minimum (a variance needs two rows; under add/remove,
-    three, so that the smaller neighbour has two) is an error too. ``n`` is public,
-    so the error reveals nothing.
+    ``n`` is public wherever a row needs it, so these errors reveal nothing.
     """
     check_neighbouring(neighbouring)
     rows = TABLE if table is None else table
     try:
         r = rows[(statistic, neighbouring)]
     except KeyError:
-        known = sorted({s for s, _ in rows})
+        known = sorted({s for s, rel in rows if rel == neighbouring})
+        if any(s == statistic for s, _ in rows):
+            raise ValueError(
+                f"{statistic} needs the frame's length to be public, which only "
+                f"neighbouring='substitute' declares; under {neighbouring!r} the length "
+                f"is private. Use the default method (noisy sufficient statistics) or "
+                f"declare neighbouring='substitute' for a frame whose length is public"
+            ) from None
         raise ValueError(
-            f"no sensitivity is known for statistic {statistic!r}; known: {known}"
+            f"no sensitivity is known for statistic {statistic!r} under "
+            f"{neighbouring!r}; known: {known}"
         ) from None
-    if n is not None and n < r.min_n:
-        raise ValueError(
-            f"{statistic} under neighbouring={neighbouring!r} needs at least {r.min_n} "
-            f"rows; the frame has {n}. The row count is public, so this is not a leak."
-        )
+    if r.public_n:
+        if n is None:
+            raise ValueError(f"{statistic} needs the public row count n")
+        if n < r.min_n:
+            raise ValueError(
+                f"{statistic} needs at least {r.min_n} rows; the frame has {n}. Under "
+                f"neighbouring='substitute' the length is public, so this is not a leak"
+            )
     return r
 
 
-def sensitivity(statistic: str, neighbouring: str, lower: float, upper: float, n: int) -> float:
-    """Global sensitivity of ``statistic`` under ``neighbouring`` on ``[lower, upper]``.
+def _check_k(k: int) -> int:
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"the contribution bound must be a whole number >= 1; got {k!r}")
+    return k
+
+
+def _finite(value: float, what: str) -> float:
+    if not math.isfinite(value) or value <= 0.0:
+        raise InvalidBoundsError(
+            f"the sensitivity of {what} is {value!r}: the declared bounds are too wide "
+            f"for floating point (their width, or its square, overflows). Declare "
+            f"narrower bounds, or rescale the column (e.g. to thousands)"
+        )
+    return value
+
+
+def sensitivity(
+    statistic: str,
+    neighbouring: str,
+    lower: float = 0.0,
+    upper: float = 1.0,
+    n: int | None = None,
+    *,
+    k: int = 1,
+) -> float:
+    """Global sensitivity of a one-column ``statistic`` under ``neighbouring``.
 
     Parameters
     ----------
     statistic : str
-        A key of :data:`TABLE` (``"count"``, ``"sum"``, ``"mean"``, ``"var"`` ...).
-    neighbouring : {"substitute", "add_remove"}
+        A key of :data:`TABLE` (``"count"``, ``"centred_sum"``, ``"mean_direct"`` ...).
+    neighbouring : {"add_remove", "substitute"}
     lower, upper : float
-        The declared public bounds of the column.
-    n : int
-        The public number of rows.
+        The declared public bounds of the column (unused by counting rows).
+    n : int, optional
+        The public number of rows (direct releases only).
+    k : int, default 1
+        The contribution bound: rows one privacy unit may hold.
 
     Raises
     ------
     ValueError
-        If the statistic is unknown or ``n`` is below the row's minimum (a variance
-        needs two rows; under add/remove, three, so that the smaller neighbour has
-        two).
+        Unknown statistic, a direct release without a public ``n``, or a
+        non-finite result (:class:`~pandas_dp.InvalidBoundsError`).
     """
     r = rule(statistic, neighbouring, n)
-    return float(r.formula(float(lower), float(upper), n))
+    value = _check_k(k) * float(r.formula(float(lower), float(upper), n or 0))
+    return _finite(value, f"{statistic} on [{lower:g}, {upper:g}]")
 
 
 def pair_sensitivity(
-    statistic: str, neighbouring: str, width1: float, width2: float, n: int
+    statistic: str,
+    neighbouring: str,
+    width1: float,
+    width2: float,
+    n: int | None = None,
+    *,
+    k: int = 1,
 ) -> float:
-    """Global sensitivity of a two-column statistic (``"cov"``, ``"centred_product"``).
+    """Global sensitivity of a two-column statistic (``"cross_products"``, ``"cov_direct"``).
 
     ``width1`` and ``width2`` are the widths ``R1``, ``R2`` of the declared bounds.
 
     Examples
     --------
-    >>> pair_sensitivity("cov", "substitute", 2.0, 2.0, n=100)
+    >>> pair_sensitivity("cov_direct", "substitute", 2.0, 2.0, n=100)
     0.04
+    >>> pair_sensitivity("cross_products", "add_remove", 2.0, 2.0)
+    1.0
     """
     r = rule(statistic, neighbouring, n, PAIR_TABLE)
-    return float(r.formula(float(width1), float(width2), n))
+    value = _check_k(k) * float(r.formula(float(width1), float(width2), n or 0))
+    return _finite(value, f"{statistic} of widths {width1:g} and {width2:g}")
+
+
+def _max_sample_var(r2: float, n: int) -> float:
+    """The largest ``ddof=1`` sample variance of ``n`` points on a range of width² ``r2``."""
+    return n * r2 / (4.0 * (n - 1)) if n % 2 == 0 else (n + 1) * r2 / (4.0 * n)
 
 
 def output_range(
     statistic: str,
     lower: float,
     upper: float,
-    n: int,
-    neighbouring: str = "substitute",
+    n: int | None = None,
+    *,
+    ddof: int = 1,
 ) -> tuple[float, float]:
-    """Public range of a statistic's exact value (REFERENCE.md §2).
+    """Public range of a statistic's exact value (REFERENCE.md §2 and §9).
 
-    Bounding modes clamp or truncate releases to it. For ``"var"`` it is the
-    largest sample variance (``ddof=1``) of ``n`` points in ``[lower, upper]``.
+    ``n`` is the public row count (``None`` where it is private). Ranges that would
+    need ``n`` when it is private are one-sided or unbounded.
+
+    Examples
+    --------
+    >>> output_range("count", 0.0, 1.0)
+    (0.0, inf)
+    >>> output_range("var_direct", 0.0, 1.0, n=4)
+    (0.0, 0.3333333333333333)
+    >>> output_range("var", 0.0, 1.0, ddof=0)
+    (0.0, 0.25)
     """
     r2 = (upper - lower) ** 2
-    if statistic == "mean":
+    if statistic in ("mean", "mean_direct"):
         return (lower, upper)
+    if statistic in ("count", "rows", "category_counts"):
+        return (0.0, math.inf) if n is None else (0.0, float(n))
+    if statistic in ("proportion", "proportion_direct"):
+        return (0.0, 1.0)
     if statistic == "sum":
-        return (n * lower, n * upper)
-    if statistic == "sum_nullable":
-        return (n * min(lower, 0.0), n * max(upper, 0.0))
+        if n is not None:
+            return (n * min(lower, 0.0), n * max(upper, 0.0))
+        return (0.0 if lower >= 0 else -math.inf, 0.0 if upper <= 0 else math.inf)
     if statistic == "var":
-        if n < 2:
-            return (0.0, math.inf)
-        top = n * r2 / (4.0 * (n - 1)) if n % 2 == 0 else (n + 1) * r2 / (4.0 * n)
-        return (0.0, top)
-    if statistic == "var_nullable":  # the non-null count is private and may be 2
-        return (0.0, r2 / 2.0)
-    if statistic == "count":  # non-null count of a column: at most n when n is fixed
-        return (0.0, float(n)) if neighbouring == "substitute" else (0.0, math.inf)
-    if statistic == "len":  # the number of rows being released is not public
-        return (0.0, math.inf)
+        # (Q - S^2/C) / (C - ddof) <= (C R^2/4) / (C - ddof), largest at C = ddof + 1
+        return (0.0, r2 / 4.0 * (ddof + 1))
+    if statistic == "var_direct":
+        if n is None or n < 2:
+            raise ValueError("var_direct needs a public n >= 2")
+        return (0.0, _max_sample_var(r2, n) * (n - 1) / (n - ddof))
     raise ValueError(f"no public output range is known for statistic {statistic!r}")
 
 
@@ -299,8 +388,9 @@ def table_frame() -> object:
         {
             "statistic": r.statistic,
             "neighbouring": r.neighbouring,
-            "sensitivity": r.text,
-            "min n": r.min_n,
+            "sensitivity (k = 1)": r.text,
+            "norm": r.norm,
+            "needs public n": r.public_n,
             "source": r.source,
         }
         for r in [*_ROWS, *_PAIR_ROWS]

@@ -15,7 +15,7 @@ from pandas_dp.declarations import (
     resolve_bounds,
     resolve_categories,
 )
-from pandas_dp.result import DPFloat
+from pandas_dp.result import DPFloat, DPInt
 
 Columns = Hashable | Sequence[Hashable] | None
 
@@ -58,26 +58,16 @@ class _Base:
         schema: Any,
         settings: st.Settings,
         ddof: int = 1,
-        root: bool = False,
         method: str = "auto",
-    ) -> DPFloat | pd.Series:
+    ) -> DPFloat | DPInt | pd.Series:
         selected, scalar = self._select(columns)
-        name = "std" if root else statistic
-        _check_numeric(name, selected)
+        _check_numeric(statistic, selected)
         attached = attached_schema(self._obj) if bounds is None and schema is None else None
         decls = resolve_bounds(
             selected, bounds=bounds, schema=self._schema_for(schema), attached=attached
         )
-        return st.release_moment(
-            statistic,
-            selected,
-            decls,
-            len(self._obj),
-            settings,
-            scalar=scalar,
-            ddof=ddof,
-            root=root,
-            method=st.resolve_method(method, settings),
+        return st.release_moments(
+            statistic, selected, decls, settings, scalar=scalar, ddof=ddof, method=method
         )
 
     def _categorical(
@@ -110,14 +100,10 @@ class _Base:
     ) -> pd.Series:
         hist.check_method(method, via)
         decl = self._categorical(series, categories, schema)
-        if settings.out_of_bounds == "raise":
-            st.validate({series.name: series}, {series.name: decl})
-        n = len(self._obj)
         if normalize or proportions:
             return hist.release_proportions(
                 series,
                 decl,
-                n,
                 settings,
                 method=method,
                 via=via,
@@ -129,7 +115,6 @@ class _Base:
         return hist.release_value_counts(
             series,
             decl,
-            n,
             settings,
             sort=sort,
             ascending=ascending,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,10 @@ from pandas_dp.declarations import (
 from pandas_dp.describe import release_describe
 from pandas_dp.errors import MissingBoundsError
 from pandas_dp.result import DPFloat, DPInt
+
+
+def _declares_categories(column: Hashable, categories: Any) -> bool:
+    return isinstance(categories, dict) and column in categories
 
 
 class DPFrameAccessor(_Base):
@@ -74,7 +79,7 @@ class DPFrameAccessor(_Base):
         delta: float = 0.0,
         mechanism: str = "laplace",
         bounding: str = "bit",
-        neighbouring: str = "substitute",
+        neighbouring: str = "add_remove",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
     ) -> pd.Series:
@@ -93,14 +98,14 @@ class DPFrameAccessor(_Base):
         (['a', 'b'], 'int64')
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, "clip", random_state, budget
+            epsilon, delta, mechanism, bounding, neighbouring, "clip", random_state, budget, len(self._obj)
         )
         frame = self._obj
         labels = [c for c in frame.columns if not numeric_only or _is_numeric(frame[c])]
         if not labels:
             raise ValueError("the frame has no columns to count")
         selected: dict[Hashable, pd.Series] = {c: frame[c] for c in labels}
-        result = st.release_count(selected, len(frame), settings, scalar=False)
+        result = st.release_count(selected, settings, scalar=False)
         assert isinstance(result, pd.Series)
         return result
 
@@ -111,7 +116,7 @@ class DPFrameAccessor(_Base):
         delta: float = 0.0,
         mechanism: str = "laplace",
         bounding: str = "bit",
-        neighbouring: str = "substitute",
+        neighbouring: str = "add_remove",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
     ) -> DPInt:
@@ -129,9 +134,9 @@ class DPFrameAccessor(_Base):
         (True, True)
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, "clip", random_state, budget
+            epsilon, delta, mechanism, bounding, neighbouring, "clip", random_state, budget, len(self._obj)
         )
-        return st.release_len(len(self._obj), settings)
+        return st.release_len(settings)
 
     # -------------------------------------------------------------- moments
     def sum(
@@ -144,7 +149,7 @@ class DPFrameAccessor(_Base):
         schema: Any = None,
         mechanism: str = "laplace",
         bounding: str = "bit",
-        neighbouring: str = "substitute",
+        neighbouring: str = "add_remove",
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
@@ -163,7 +168,7 @@ class DPFrameAccessor(_Base):
         True
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
         )
         return self._moment("sum", columns, bounds=bounds, schema=schema, settings=settings)
 
@@ -175,9 +180,10 @@ class DPFrameAccessor(_Base):
         delta: float = 0.0,
         bounds: Any = None,
         schema: Any = None,
+        method: str = "auto",
         mechanism: str = "laplace",
         bounding: str = "bit",
-        neighbouring: str = "substitute",
+        neighbouring: str = "add_remove",
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
@@ -197,9 +203,11 @@ class DPFrameAccessor(_Base):
         True
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
         )
-        return self._moment("mean", columns, bounds=bounds, schema=schema, settings=settings)
+        return self._moment(
+            "mean", columns, bounds=bounds, schema=schema, settings=settings, method=method
+        )
 
     def var(
         self,
@@ -213,7 +221,7 @@ class DPFrameAccessor(_Base):
         method: str = "auto",
         mechanism: str = "laplace",
         bounding: str = "bit",
-        neighbouring: str = "substitute",
+        neighbouring: str = "add_remove",
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
@@ -229,7 +237,7 @@ class DPFrameAccessor(_Base):
         True
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
         )
         return self._moment(
             "var",
@@ -253,7 +261,7 @@ class DPFrameAccessor(_Base):
         method: str = "auto",
         mechanism: str = "laplace",
         bounding: str = "bit",
-        neighbouring: str = "substitute",
+        neighbouring: str = "add_remove",
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
@@ -269,16 +277,15 @@ class DPFrameAccessor(_Base):
         'std'
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
         )
         return self._moment(
-            "var",
+            "std",
             columns,
             bounds=bounds,
             schema=schema,
             settings=settings,
             ddof=ddof,
-            root=True,
             method=method,
         )
 
@@ -296,7 +303,7 @@ class DPFrameAccessor(_Base):
         psd: str = "clip",
         mechanism: str = "laplace",
         bounding: str = "bit",
-        neighbouring: str = "substitute",
+        neighbouring: str = "add_remove",
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
@@ -355,7 +362,7 @@ class DPFrameAccessor(_Base):
         psd: str = "clip",
         mechanism: str = "laplace",
         bounding: str = "bit",
-        neighbouring: str = "substitute",
+        neighbouring: str = "add_remove",
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
@@ -412,7 +419,7 @@ class DPFrameAccessor(_Base):
         corr: bool,
     ) -> pd.DataFrame:
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
         )
         selected, _ = self._select([columns] if isinstance(columns, str) else columns)
         name = "corr" if corr else "cov"
@@ -422,7 +429,6 @@ class DPFrameAccessor(_Base):
         return covmod.release_cov(
             selected,
             decls,
-            len(self._obj),
             settings,
             method=covmod.resolve_method(method),
             ddof=ddof,
@@ -441,7 +447,7 @@ class DPFrameAccessor(_Base):
         schema: Any = None,
         mechanism: str = "laplace",
         bounding: str = "bit",
-        neighbouring: str = "substitute",
+        neighbouring: str = "add_remove",
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
@@ -463,7 +469,7 @@ class DPFrameAccessor(_Base):
         (['count', 'mean', 'std'], ['age', 'region'])
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
         )
         frame = self._obj
         attached = (
@@ -471,33 +477,43 @@ class DPFrameAccessor(_Base):
             if bounds is None and schema is None and categories is None
             else None
         )
+        schema = self._schema_for(schema)
         if columns is None:
-            labels: list[Hashable] = [c for c in frame.columns if _is_numeric(frame[c])]
-            others = [c for c in frame.columns if c not in labels]
-            declared = []
-            for c in others:
-                try:
-                    resolve_categories(
-                        {c: frame[c]},
-                        categories=categories,
-                        schema=self._schema_for(schema),
-                        attached=attached,
-                    )
-                except MissingBoundsError:
-                    continue
-                declared.append(c)
-            selected: dict[Hashable, pd.Series] = {c: frame[c] for c in labels + declared}
+            wanted: list[Hashable] = list(frame.columns)
         else:
-            selected = self._select([columns] if isinstance(columns, str) else columns)[0]
-        numeric: dict[Hashable, pd.Series] = {c: s for c, s in selected.items() if _is_numeric(s)}
-        categorical: dict[Hashable, pd.Series] = {
-            c: s for c, s in selected.items() if c not in numeric
-        }
+            wanted = list(self._select([columns] if isinstance(columns, str) else columns)[0])
+        numeric: dict[Hashable, pd.Series] = {}
+        categorical: dict[Hashable, pd.Series] = {}
+        undeclared: list[Hashable] = []
+        for c in wanted:  # declarations only: public, nothing is read
+            s = frame[c]
+            as_numbers = _is_numeric(s) and not pd.api.types.is_bool_dtype(s.dtype)
+            try:
+                if as_numbers and not _declares_categories(c, categories):
+                    resolve_bounds({c: s}, bounds=bounds, schema=schema, attached=attached)
+                    numeric[c] = s
+                else:
+                    resolve_categories(
+                        {c: s}, categories=categories, schema=schema, attached=attached
+                    )
+                    categorical[c] = s
+            except MissingBoundsError:
+                if columns is not None:
+                    raise
+                undeclared.append(c)
+        if not numeric and not categorical:
+            raise MissingBoundsError(
+                "describe found no declared column: declare bounds of numeric columns "
+                "(bounds= or a schema's in_range/between/ge+le/isin) or categories of "
+                "categorical ones (categories= or a schema's isin / CategoricalDtype)"
+            )
         num_decls = resolve_bounds(numeric, bounds=bounds, schema=schema, attached=attached)
         cat_decls = resolve_categories(
             categorical, categories=categories, schema=schema, attached=attached
         )
-        return release_describe(numeric, num_decls, categorical, cat_decls, len(frame), settings)
+        return release_describe(
+            numeric, num_decls, categorical, cat_decls, settings, undeclared=undeclared
+        )
 
     # -------------------------------------------------------------- categorical
     def value_counts(
@@ -517,7 +533,7 @@ class DPFrameAccessor(_Base):
         via: str = "counts",
         mechanism: str = "laplace",
         bounding: str = "bit",
-        neighbouring: str = "substitute",
+        neighbouring: str = "add_remove",
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
@@ -527,7 +543,7 @@ class DPFrameAccessor(_Base):
         See :meth:`DPSeriesAccessor.value_counts`.
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
         )
         series = self._select(column)[0][column]
         return self._histogram(
@@ -560,7 +576,7 @@ class DPFrameAccessor(_Base):
         ascending: bool = False,
         mechanism: str = "laplace",
         bounding: str = "bit",
-        neighbouring: str = "substitute",
+        neighbouring: str = "add_remove",
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
@@ -579,7 +595,7 @@ class DPFrameAccessor(_Base):
         (['N', 'S', 'E', 'W'], 1.0)
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
         )
         series = self._select(column)[0][column]
         return self._histogram(
@@ -606,7 +622,7 @@ class DPFrameAccessor(_Base):
         delta: float = 0.0,
         mechanism: str = "laplace",
         bounding: str = "bit",
-        neighbouring: str = "substitute",
+        neighbouring: str = "add_remove",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
     ) -> pd.Series:
@@ -639,13 +655,25 @@ class DPFrameAccessor(_Base):
         ['smokers', 'old smokers']
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, "clip", random_state, budget
+            epsilon, delta, mechanism, bounding, neighbouring, "clip", random_state, budget, len(self._obj)
         )
-        masks = {name: self._mask(name, q) for name, q in dict(queries).items()}
-        return hist.release_counts(masks, len(self._obj), settings, normalize=normalize)
+        queries = dict(queries)
+        for name, q in queries.items():  # every check first, on no rows of the data
+            self._mask(name, q, self._obj.iloc[:0] if isinstance(q, str) else self._obj)
+        names = list(queries)
+        lazy = partial(self._masks, queries)  # string queries are evaluated after the charge
+        return hist.release_counts(lazy, names, settings, normalize=normalize)
 
-    def _mask(self, name: Hashable, query: Any) -> pd.Series:
-        frame = self._obj
+    def _masks(self, queries: dict[Hashable, Any]) -> list[pd.Series]:
+        out = []
+        for name, q in queries.items():
+            try:
+                out.append(self._mask(name, q, self._obj))
+            except Exception:  # checked on the frame's columns already: never by value
+                out.append(pd.Series(False, index=self._obj.index))
+        return out
+
+    def _mask(self, name: Hashable, query: Any, frame: pd.DataFrame) -> pd.Series:
         if isinstance(query, str):
             query = frame.eval(query)
         if isinstance(query, pd.Series):

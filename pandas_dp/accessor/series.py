@@ -48,7 +48,7 @@ class DPSeriesAccessor(_Base):
         delta: float = 0.0,
         mechanism: str = "laplace",
         bounding: str = "bit",
-        neighbouring: str = "substitute",
+        neighbouring: str = "add_remove",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
     ) -> DPInt:
@@ -62,10 +62,10 @@ class DPSeriesAccessor(_Base):
         True
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, "clip", random_state, budget
+            epsilon, delta, mechanism, bounding, neighbouring, "clip", random_state, budget, len(self._obj)
         )
         result = st.release_count(
-            {self._obj.name: self._obj}, len(self._obj), settings, scalar=True
+            {self._obj.name: self._obj}, settings, scalar=True
         )
         assert isinstance(result, DPInt)
         return result
@@ -77,15 +77,15 @@ class DPSeriesAccessor(_Base):
         delta: float = 0.0,
         mechanism: str = "laplace",
         bounding: str = "bit",
-        neighbouring: str = "substitute",
+        neighbouring: str = "add_remove",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
     ) -> DPInt:
         """Noisy length of the Series, like ``len(s)``."""
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, "clip", random_state, budget
+            epsilon, delta, mechanism, bounding, neighbouring, "clip", random_state, budget, len(self._obj)
         )
-        return st.release_len(len(self._obj), settings)
+        return st.release_len(settings)
 
     def sum(
         self,
@@ -96,14 +96,14 @@ class DPSeriesAccessor(_Base):
         schema: Any = None,
         mechanism: str = "laplace",
         bounding: str = "bit",
-        neighbouring: str = "substitute",
+        neighbouring: str = "add_remove",
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
     ) -> DPFloat:
         """Noisy sum of the bounded values, like ``s.sum()``."""
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
         )
         return self._scalar("sum", bounds, schema, settings)
 
@@ -114,18 +114,19 @@ class DPSeriesAccessor(_Base):
         delta: float = 0.0,
         bounds: Any = None,
         schema: Any = None,
+        method: str = "auto",
         mechanism: str = "laplace",
         bounding: str = "bit",
-        neighbouring: str = "substitute",
+        neighbouring: str = "add_remove",
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
     ) -> DPFloat:
         """Noisy mean of the bounded values, like ``s.mean()``."""
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
         )
-        return self._scalar("mean", bounds, schema, settings)
+        return self._scalar("mean", bounds, schema, settings, method=method)
 
     def var(
         self,
@@ -138,14 +139,14 @@ class DPSeriesAccessor(_Base):
         method: str = "auto",
         mechanism: str = "laplace",
         bounding: str = "bit",
-        neighbouring: str = "substitute",
+        neighbouring: str = "add_remove",
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
     ) -> DPFloat:
         """Noisy sample variance (``ddof=1`` like pandas) of the bounded values."""
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
         )
         return self._scalar("var", bounds, schema, settings, ddof=ddof, method=method)
 
@@ -160,16 +161,16 @@ class DPSeriesAccessor(_Base):
         method: str = "auto",
         mechanism: str = "laplace",
         bounding: str = "bit",
-        neighbouring: str = "substitute",
+        neighbouring: str = "add_remove",
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
     ) -> DPFloat:
         """Noisy standard deviation: the square root of :meth:`var`."""
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
         )
-        return self._scalar("var", bounds, schema, settings, ddof=ddof, root=True, method=method)
+        return self._scalar("std", bounds, schema, settings, ddof=ddof, method=method)
 
     def value_counts(
         self,
@@ -187,7 +188,7 @@ class DPSeriesAccessor(_Base):
         via: str = "counts",
         mechanism: str = "laplace",
         bounding: str = "bit",
-        neighbouring: str = "substitute",
+        neighbouring: str = "add_remove",
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
@@ -225,7 +226,7 @@ class DPSeriesAccessor(_Base):
         (['E', 'N', 'S', 'W', 'other'], 'int64')
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
         )
         return self._histogram(
             self._obj,
@@ -256,7 +257,7 @@ class DPSeriesAccessor(_Base):
         ascending: bool = False,
         mechanism: str = "laplace",
         bounding: str = "bit",
-        neighbouring: str = "substitute",
+        neighbouring: str = "add_remove",
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
@@ -288,7 +289,7 @@ class DPSeriesAccessor(_Base):
         (True, 1.0)
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget
+            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
         )
         return self._histogram(
             self._obj,
@@ -313,7 +314,6 @@ class DPSeriesAccessor(_Base):
         settings: st.Settings,
         *,
         ddof: int = 1,
-        root: bool = False,
         method: str = "auto",
     ) -> DPFloat:
         if isinstance(bounds, dict):
@@ -325,7 +325,6 @@ class DPSeriesAccessor(_Base):
             schema=schema,
             settings=settings,
             ddof=ddof,
-            root=root,
             method=method,
         )
         assert isinstance(result, DPFloat)

@@ -1,0 +1,35 @@
+"""Engines: the exact sufficient statistics of a plan, computed from the data.
+
+An engine reads the data and nothing else: it never draws noise, never charges a
+budget, and never raises on a value of the data (NaN, inf, an unhashable object,
+a string in an object column all land somewhere defined). Every sum is *exact*
+(REFERENCE.md §13): values are clamped, centred and rounded to a power-of-two
+step that depends on public bounds only, and added as integers, so a result does
+not depend on the order of the rows, on chunking or on partitioning.
+
+:mod:`pandas_dp.engines.pandas` works on in-memory pandas objects with numpy.
+"""
+
+from pandas_dp.engines.pandas import (
+    STEP_BITS,
+    CategoryCounts,
+    MomentSums,
+    ProductSums,
+    accumulation_step,
+    category_counts,
+    mask_counts,
+    moments,
+    products,
+)
+
+__all__ = [
+    "STEP_BITS",
+    "CategoryCounts",
+    "MomentSums",
+    "ProductSums",
+    "accumulation_step",
+    "category_counts",
+    "mask_counts",
+    "moments",
+    "products",
+]
