@@ -100,12 +100,12 @@ def _active_with_roles() -> list[tuple[PrivacyBudget, str]]:
         found.append((frame.budget, role))
     with _PROCESS_LOCK:
         shared = list(_PROCESS_FRAMES)
+        default = _DEFAULT[0]
     local = {id(frame) for frame in frames}
     for frame in reversed(shared):
         if id(frame) not in local:
             role = f"the budget of a `with` block open in thread {frame.thread!r}"
             found.append((frame.budget, role))
-    default = _DEFAULT[0]
     if default is not None:
         found.append((default, "the process-wide default budget"))
     return _unique(found)
