@@ -26,7 +26,13 @@ import warnings
 import pandas as pd
 
 from pandas_dp.accessor import DPFrameAccessor, DPSeriesAccessor
-from pandas_dp.budget import PrivacyBudget, active_budget
+from pandas_dp.budget import (
+    PrivacyBudget,
+    active_budget,
+    active_budgets,
+    charge_all,
+    set_default_budget,
+)
 from pandas_dp.errors import (
     BudgetExceededError,
     InvalidBoundsError,
@@ -48,6 +54,9 @@ __all__ = [
     "PrivacyBudget",
     "__version__",
     "active_budget",
+    "active_budgets",
+    "charge_all",
+    "set_default_budget",
 ]
 
 __version__ = "0.1.0"

@@ -1,14 +1,33 @@
 """Privacy budgets: a cap on the total epsilon (and delta) spent, and a ledger.
 
-``with budget:`` makes a :class:`PrivacyBudget` the active budget of the current
-context (a :mod:`contextvars` variable, so each thread and each asyncio task sees
-its own); every ``.dp`` release in the block is charged to it. ``budget=`` on a
-call charges that budget instead. Without either, a release is not capped.
+A release is charged to every budget that covers it, all at once or not at all:
 
-Charging is atomic: the check and the ledger entry happen under one lock, so
-concurrent threads can never spend more than the total together. A release that
-would overspend raises :class:`~pandas_dp.BudgetExceededError` before any data is
-read and records nothing.
+* the budget passed to the call as ``budget=``, if any;
+* every budget of an enclosing ``with budget:`` block of the current context
+  (a :mod:`contextvars` variable: nested blocks charge the inner *and* the outer
+  budget);
+* every budget whose ``with budget:`` block is open in any thread of the process
+  (so that worker threads started inside the block -- :class:`threading.Thread`,
+  :class:`concurrent.futures.ThreadPoolExecutor` -- are charged: a new thread does
+  not inherit the context of the thread that started it);
+* the process-wide default budget, if :func:`set_default_budget` set one.
+
+Each budget is charged once per release, however many times it is active. Without
+any of these, a release is not capped.
+
+The process-wide part is deliberately conservative: while a ``with budget:`` block is
+open, releases from *unrelated* threads and asyncio tasks are charged to it as well
+(and may be refused by it). Spending too much from a budget only ever fails closed;
+forgetting a worker thread would publish releases no budget accounts for. Programs
+that serve independent analyses in concurrent threads or tasks (one budget per
+request or per user) should open their blocks with :meth:`PrivacyBudget.context_only`,
+which caps the current context only, and pass ``budget=`` to work they hand to threads.
+
+Charging is atomic: the budgets' locks are taken in one global order (so two threads
+never deadlock), every budget is checked, and only if all of them accept is the
+release recorded in every ledger. A release that would overspend any of them raises
+:class:`~pandas_dp.BudgetExceededError` naming that budget, before any data is read,
+and records nothing anywhere.
 
 Examples
 --------
@@ -20,14 +39,23 @@ Examples
 Traceback (most recent call last):
 ...
 pandas_dp.errors.BudgetExceededError: ...
+>>> outer, inner = PrivacyBudget(epsilon=1.0), PrivacyBudget(epsilon=0.5)
+>>> with outer, inner:
+...     charged = charge_all(0.5, statistic="mean")
+>>> outer.spent[0], inner.spent[0]
+(0.5, 0.5)
 """
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
+import itertools
 import math
 import threading
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
@@ -35,23 +63,194 @@ import pandas as pd
 
 from pandas_dp.errors import BudgetExceededError
 
-__all__ = ["PrivacyBudget", "active_budget"]
+__all__ = ["PrivacyBudget", "active_budget", "active_budgets", "charge_all", "set_default_budget"]
 
 #: Spending may exceed the total by this relative amount, so that ten charges of
 #: 0.1 fit in a budget of 1.0 despite floating-point rounding.
 RELATIVE_TOLERANCE = 1e-9
 
-_ACTIVE: contextvars.ContextVar[PrivacyBudget | None] = contextvars.ContextVar(
-    "pandas_dp_active_budget", default=None
+
+@dataclass(eq=False)
+class _Frame:
+    """One open ``with budget:`` block (compared by identity)."""
+
+    budget: PrivacyBudget
+    process_wide: bool
+    thread: str = field(default_factory=lambda: threading.current_thread().name)
+
+
+#: The open blocks of the current context, outermost first.
+_FRAMES: contextvars.ContextVar[tuple[_Frame, ...]] = contextvars.ContextVar(
+    "pandas_dp_budget_frames", default=()
 )
-_TOKENS: contextvars.ContextVar[tuple[contextvars.Token[PrivacyBudget | None], ...]] = (
-    contextvars.ContextVar("pandas_dp_budget_tokens", default=())
-)
+#: The open process-wide blocks of every thread and task, oldest first.
+_PROCESS_FRAMES: list[_Frame] = []
+_PROCESS_LOCK = threading.Lock()
+_DEFAULT: list[PrivacyBudget | None] = [None]
+_SERIAL = itertools.count()
+_SERIAL_LOCK = threading.Lock()
+
+
+def _active_with_roles() -> list[tuple[PrivacyBudget, str]]:
+    """The active budgets, innermost first, each once, with a phrase naming its role."""
+    found: list[tuple[PrivacyBudget, str]] = []
+    frames = _FRAMES.get()
+    for depth, frame in enumerate(reversed(frames)):
+        role = "the active budget" if depth == 0 else "an enclosing budget"
+        found.append((frame.budget, role))
+    with _PROCESS_LOCK:
+        shared = list(_PROCESS_FRAMES)
+        default = _DEFAULT[0]
+    local = {id(frame) for frame in frames}
+    for frame in reversed(shared):
+        if id(frame) not in local:
+            role = f"the budget of a `with` block open in thread {frame.thread!r}"
+            found.append((frame.budget, role))
+    if default is not None:
+        found.append((default, "the process-wide default budget"))
+    return _unique(found)
+
+
+def _unique(pairs: list[tuple[PrivacyBudget, str]]) -> list[tuple[PrivacyBudget, str]]:
+    seen: set[int] = set()
+    unique = []
+    for budget, role in pairs:
+        if id(budget) not in seen:
+            seen.add(id(budget))
+            unique.append((budget, role))
+    return unique
+
+
+def active_budgets() -> tuple[PrivacyBudget, ...]:
+    """Every budget a release made here and now is charged to, innermost first.
+
+    In order: the budgets of the enclosing ``with budget:`` blocks of this context
+    (innermost first), those of ``with budget:`` blocks open in other threads or tasks
+    (most recently opened first), and the default budget of :func:`set_default_budget`.
+    Each budget appears once. A ``budget=`` given to a call is charged in addition.
+
+    Returns
+    -------
+    tuple of PrivacyBudget
+        Empty if no budget is active (releases are then not capped).
+    """
+    return tuple(budget for budget, _ in _active_with_roles())
 
 
 def active_budget() -> PrivacyBudget | None:
-    """The budget activated by the innermost ``with budget:`` of this context."""
-    return _ACTIVE.get()
+    """The innermost active budget (the first of :func:`active_budgets`), or None.
+
+    Returns
+    -------
+    PrivacyBudget or None
+        The budget of the innermost ``with budget:`` block of this context; else that
+        of a block open in another thread; else the default budget; else None.
+    """
+    budgets = active_budgets()
+    return budgets[0] if budgets else None
+
+
+def set_default_budget(budget: PrivacyBudget | None) -> PrivacyBudget | None:
+    """Charge every release of the process, in every thread, to ``budget``.
+
+    The default budget is charged in addition to the budgets of ``with`` blocks and
+    ``budget=`` arguments, until it is replaced or cleared with
+    ``set_default_budget(None)``. Use it to cap a whole notebook or script, where a
+    ``with`` block would cover one cell only.
+
+    Parameters
+    ----------
+    budget : PrivacyBudget or None
+        The new default budget; None removes the default.
+
+    Returns
+    -------
+    PrivacyBudget or None
+        The previous default budget, to restore it later.
+
+    Raises
+    ------
+    TypeError
+        If ``budget`` is neither a :class:`PrivacyBudget` nor None.
+    """
+    if budget is not None and not isinstance(budget, PrivacyBudget):
+        raise TypeError(
+            f"set_default_budget needs a PrivacyBudget or None; got {type(budget).__name__}. "
+            f"Create one with pandas_dp.PrivacyBudget(epsilon=...)"
+        )
+    with _PROCESS_LOCK:
+        previous, _DEFAULT[0] = _DEFAULT[0], budget
+    return previous
+
+
+def charge_all(
+    epsilon: float,
+    delta: float = 0.0,
+    *,
+    budget: PrivacyBudget | None = None,
+    **entry: Any,
+) -> tuple[PrivacyBudget, ...]:
+    """Charge a release to ``budget`` and to every active budget, atomically.
+
+    Each budget is charged once, even if it is both given and active, or active
+    several times. Either every budget accepts the charge and records it in its
+    ledger, or none does.
+
+    Parameters
+    ----------
+    epsilon : float
+        Epsilon of the release (positive, finite).
+    delta : float, default 0.0
+        Delta of the release (finite, >= 0).
+    budget : PrivacyBudget, optional
+        A budget given explicitly to the call; charged together with the active ones.
+    **entry : Any
+        The ledger entry: ``statistic``, ``columns``, ``mechanism`` and any details
+        (see :meth:`PrivacyBudget.charge`).
+
+    Returns
+    -------
+    tuple of PrivacyBudget
+        The budgets charged (explicit first, then innermost to outermost); empty if
+        none was given or active, in which case the release is not capped.
+
+    Raises
+    ------
+    BudgetExceededError
+        If the release would overspend any of the budgets; the message names each
+        budget that refused. Nothing is then spent from any of them.
+    ValueError
+        If ``epsilon`` or ``delta`` is not a valid amount.
+    """
+    pairs = _active_with_roles()
+    if budget is not None:
+        pairs = _unique([(budget, "the budget passed as budget="), *pairs])
+    return _charge_together(pairs, epsilon, delta, entry)
+
+
+def _charge_together(
+    pairs: list[tuple[PrivacyBudget, str]], epsilon: float, delta: float, entry: dict[str, Any]
+) -> tuple[PrivacyBudget, ...]:
+    eps = _check_amount("epsilon", epsilon, allow_zero=False)
+    dlt = _check_amount("delta", delta, allow_zero=True)
+    with contextlib.ExitStack() as locks:
+        for budget in sorted((b for b, _ in pairs), key=lambda b: b._serial):
+            locks.enter_context(budget._lock)
+        refusals = [
+            budget._refusal(eps, dlt, role) for budget, role in pairs if budget._refuses(eps, dlt)
+        ]
+        if refusals:
+            what = entry.get("statistic") or "this statistic"
+            spared = " on any budget" if len(pairs) > 1 else ""
+            raise BudgetExceededError(
+                f"releasing {what} needs epsilon={eps:g}, delta={dlt:g}, but "
+                + "; and ".join(refusals)
+                + f". Nothing was spent{spared}; lower epsilon or start a new budget"
+            )
+        now = time.time()
+        for budget, _ in pairs:
+            budget._record(eps, dlt, now, entry)
+    return tuple(budget for budget, _ in pairs)
 
 
 def _check_amount(name: str, value: float, *, allow_zero: bool) -> float:
@@ -66,12 +265,21 @@ def _check_amount(name: str, value: float, *, allow_zero: bool) -> float:
 class PrivacyBudget:
     """A total privacy budget, charged by every release made under it.
 
+    ``with budget:`` activates the budget for the block: every release in the block
+    is charged to it -- together with the budgets of enclosing blocks, so nested
+    budgets all count -- and so is every release made meanwhile in *any* thread of
+    the process, including worker threads started in the block (threads do not
+    inherit the context of their parent). That also caps unrelated threads while the
+    block is open; use :meth:`context_only` to cap the current context only.
+
     Parameters
     ----------
     epsilon : float
         Total epsilon the releases may spend together (sequential composition).
     delta : float, default 0.0
         Total delta (only Gaussian releases spend delta).
+    name : str, optional
+        A label for error messages and the repr (e.g. ``"project"``, ``"session"``).
 
     Examples
     --------
@@ -86,20 +294,22 @@ class PrivacyBudget:
     ['time', 'statistic', 'columns', 'epsilon']
     """
 
-    def __init__(self, epsilon: float, delta: float = 0.0) -> None:
+    def __init__(self, epsilon: float, delta: float = 0.0, *, name: str | None = None) -> None:
         self.epsilon = _check_amount("epsilon", epsilon, allow_zero=False)
         self.delta = _check_amount("delta", delta, allow_zero=True)
         if self.delta >= 1:
             raise ValueError(f"delta must be below 1; got {delta}")
+        self.name = name
         self._lock = threading.Lock()
+        with _SERIAL_LOCK:
+            self._serial = next(_SERIAL)  # the global order in which locks are taken
         self._entries: list[dict[str, Any]] = []
         self._spent_eps = 0.0
         self._spent_delta = 0.0
 
     # ------------------------------------------------------------------ context
     def __enter__(self) -> PrivacyBudget:
-        token = _ACTIVE.set(self)
-        _TOKENS.set((*_TOKENS.get(), token))
+        self._push(process_wide=True)
         return self
 
     def __exit__(
@@ -108,9 +318,49 @@ class PrivacyBudget:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        tokens = _TOKENS.get()
-        _TOKENS.set(tokens[:-1])
-        _ACTIVE.reset(tokens[-1])
+        self._pop()
+
+    @contextlib.contextmanager
+    def context_only(self) -> Iterator[PrivacyBudget]:
+        """Activate the budget for the current context only (not process-wide).
+
+        Like ``with budget:``, but releases made in other threads -- including worker
+        threads started inside the block -- are *not* charged to it. asyncio tasks
+        created inside the block still are (they copy the context). Use it where
+        concurrent threads or tasks serve independent analyses with budgets of their
+        own, and pass ``budget=`` to any work handed to a thread.
+
+        Yields
+        ------
+        PrivacyBudget
+            This budget.
+        """
+        self._push(process_wide=False)
+        try:
+            yield self
+        finally:
+            self._pop()
+
+    def _push(self, *, process_wide: bool) -> None:
+        frame = _Frame(self, process_wide)
+        _FRAMES.set((*_FRAMES.get(), frame))
+        if process_wide:
+            with _PROCESS_LOCK:
+                _PROCESS_FRAMES.append(frame)
+
+    def _pop(self) -> None:
+        frames = _FRAMES.get()
+        if not frames or frames[-1].budget is not self:
+            raise RuntimeError(
+                f"{self!r} is not the innermost active budget of this context, so its block "
+                f"cannot end here; exit `with` blocks in the reverse order of entering them, "
+                f"in the thread or task that entered them"
+            )
+        frame = frames[-1]
+        _FRAMES.set(frames[:-1])
+        if frame.process_wide:
+            with _PROCESS_LOCK:
+                _PROCESS_FRAMES[:] = [f for f in _PROCESS_FRAMES if f is not frame]
 
     # ------------------------------------------------------------------ charging
     def charge(
@@ -123,41 +373,64 @@ class PrivacyBudget:
         mechanism: str = "",
         **details: Any,
     ) -> None:
-        """Spend ``epsilon`` and ``delta`` atomically, or raise and spend nothing.
+        """Spend ``epsilon`` and ``delta`` from this budget only, or raise and spend nothing.
+
+        Releases go through :func:`charge_all`, which also charges the active budgets.
+
+        Parameters
+        ----------
+        epsilon : float
+            Epsilon to spend (positive, finite).
+        delta : float, default 0.0
+            Delta to spend (finite, >= 0).
+        statistic : str, optional
+            Name of the release, for the ledger.
+        columns : tuple, optional
+            Columns of the release, for the ledger.
+        mechanism : str, optional
+            Noise mechanism, for the ledger.
+        **details : Any
+            Further ledger columns (bounding mode, budget split, ...).
 
         Raises
         ------
         BudgetExceededError
             If the charge would take the total over the budget.
+        ValueError
+            If ``epsilon`` or ``delta`` is not a valid amount.
         """
-        eps = _check_amount("epsilon", epsilon, allow_zero=False)
-        dlt = _check_amount("delta", delta, allow_zero=True)
-        with self._lock:
-            new_eps = self._spent_eps + eps
-            new_delta = self._spent_delta + dlt
-            over_eps = new_eps > self.epsilon * (1.0 + RELATIVE_TOLERANCE)
-            over_delta = new_delta > self.delta * (1.0 + RELATIVE_TOLERANCE)
-            if over_eps or over_delta:
-                raise BudgetExceededError(
-                    f"releasing {statistic or 'this statistic'} needs epsilon={eps:g}, "
-                    f"delta={dlt:g}, but only epsilon={max(self.epsilon - self._spent_eps, 0):g}"
-                    f", delta={max(self.delta - self._spent_delta, 0):g} remain of the budget "
-                    f"(epsilon={self.epsilon:g}, delta={self.delta:g}). Nothing was spent; "
-                    f"lower epsilon or start a new budget"
-                )
-            self._spent_eps = new_eps
-            self._spent_delta = new_delta
-            self._entries.append(
-                {
-                    "time": time.time(),
-                    "statistic": statistic,
-                    "columns": tuple(columns),
-                    "epsilon": eps,
-                    "delta": dlt,
-                    "mechanism": mechanism,
-                    **details,
-                }
-            )
+        entry = {"statistic": statistic, "columns": columns, "mechanism": mechanism, **details}
+        _charge_together([(self, "the budget")], epsilon, delta, entry)
+
+    def _refuses(self, eps: float, dlt: float) -> bool:
+        """Whether spending would overspend (caller holds the lock)."""
+        over_eps = self._spent_eps + eps > self.epsilon * (1.0 + RELATIVE_TOLERANCE)
+        over_delta = self._spent_delta + dlt > self.delta * (1.0 + RELATIVE_TOLERANCE)
+        return over_eps or over_delta
+
+    def _refusal(self, eps: float, dlt: float, role: str) -> str:
+        """Why this budget refuses (caller holds the lock)."""
+        label = f"{role} {self.name!r}" if self.name else role
+        return (
+            f"only epsilon={max(self.epsilon - self._spent_eps, 0):g}, "
+            f"delta={max(self.delta - self._spent_delta, 0):g} remain of {label} "
+            f"(epsilon={self.epsilon:g}, delta={self.delta:g})"
+        )
+
+    def _record(self, eps: float, dlt: float, now: float, entry: dict[str, Any]) -> None:
+        """Spend and add a ledger row (caller holds the lock and has checked)."""
+        self._spent_eps += eps
+        self._spent_delta += dlt
+        row = {
+            "time": now,
+            "statistic": entry.get("statistic", ""),
+            "columns": tuple(entry.get("columns", ())),
+            "epsilon": eps,
+            "delta": dlt,
+            "mechanism": entry.get("mechanism", ""),
+        }
+        row.update((k, v) for k, v in entry.items() if k not in row)
+        self._entries.append(row)
 
     # ------------------------------------------------------------------ reports
     @property
@@ -190,7 +463,8 @@ class PrivacyBudget:
 
     def __repr__(self) -> str:
         eps, dlt = self.spent
+        name = f"{self.name!r}, " if self.name else ""
         return (
-            f"PrivacyBudget(epsilon={self.epsilon:g}, delta={self.delta:g}; "
+            f"PrivacyBudget({name}epsilon={self.epsilon:g}, delta={self.delta:g}; "
             f"spent epsilon={eps:g}, delta={dlt:g}; {len(self._entries)} releases)"
         )

@@ -1,8 +1,16 @@
-"""PrivacyBudget: activation, explicit budgets, the ledger, atomicity under threads."""
+"""PrivacyBudget: activation, explicit budgets, the ledger, atomicity under threads.
+
+Nesting and threads: a release charges the explicit budget and every active one
+(nested blocks, blocks open in other threads, the default), atomically. The tests of
+``charge_all`` call it directly; the ``test_e2e_*`` tests at the end go through
+``df.dp`` and need the core to charge through ``charge_all``.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -10,9 +18,19 @@ import pandas as pd
 import pytest
 
 import pandas_dp
-from pandas_dp import BudgetExceededError, PrivacyBudget
+from pandas_dp import BudgetExceededError, PrivacyBudget, active_budgets, charge_all
 
 B = (0.0, 1.0)
+
+
+@pytest.fixture(autouse=True)
+def no_budget_left_active() -> Iterator[None]:
+    """Every test starts and ends with no active budget (a leak would cap other tests)."""
+    assert active_budgets() == ()
+    yield
+    previous = pandas_dp.set_default_budget(None)
+    assert previous is None, "a test left a default budget set"
+    assert active_budgets() == ()
 
 
 @pytest.fixture
@@ -58,24 +76,6 @@ def test_overspending_raises_before_reading_and_records_nothing(
     assert budget.spent[0] == pytest.approx(0.9)
     assert len(budget.ledger) == 1
     assert isinstance(BudgetExceededError("x"), RuntimeError)
-
-
-def test_explicit_budget_wins_over_active(df: pd.DataFrame) -> None:
-    outer, explicit = PrivacyBudget(epsilon=1.0), PrivacyBudget(epsilon=1.0)
-    with outer:
-        df.dp.mean("x", epsilon=0.5, bounds=B, budget=explicit)
-    assert outer.spent[0] == 0.0 and explicit.spent[0] == 0.5
-
-
-def test_nested_blocks_restore_the_outer_budget(df: pd.DataFrame) -> None:
-    outer, inner = PrivacyBudget(epsilon=1.0), PrivacyBudget(epsilon=1.0)
-    with outer:
-        with inner:
-            df.dp.mean("x", epsilon=0.1, bounds=B)
-            with inner:  # re-entering the same budget is fine
-                df.dp.mean("x", epsilon=0.1, bounds=B)
-        df.dp.mean("x", epsilon=0.3, bounds=B)
-    assert inner.spent[0] == pytest.approx(0.2) and outer.spent[0] == pytest.approx(0.3)
 
 
 def test_without_budget_nothing_is_capped(df: pd.DataFrame) -> None:
@@ -142,17 +142,381 @@ def test_threads_can_never_overspend(df: pd.DataFrame) -> None:
     assert budget.spent[0] == pytest.approx(2.0) and len(budget.ledger) == 20
 
 
-def test_active_budget_is_per_thread(df: pd.DataFrame) -> None:
+def test_repr_mentions_spending() -> None:
+    budget = PrivacyBudget(epsilon=2.0)
+    budget.charge(0.5)
+    assert "spent epsilon=0.5" in repr(budget)
+
+
+def test_name_appears_in_repr_and_errors() -> None:
+    budget = PrivacyBudget(epsilon=1.0, name="project")
+    assert repr(budget).startswith("PrivacyBudget('project', epsilon=1")
+    with pytest.raises(BudgetExceededError, match="remain of the budget 'project'"):
+        budget.charge(2.0, statistic="mean")
+
+
+# ----------------------------------------------------------------------------- nesting
+
+
+def test_nested_blocks_charge_every_enclosing_budget() -> None:
+    outer, inner = PrivacyBudget(epsilon=1.0), PrivacyBudget(epsilon=0.5)
+    with outer:
+        assert active_budgets() == (outer,)
+        with inner:
+            assert active_budgets() == (inner, outer)
+            assert pandas_dp.active_budget() is inner
+            charged = charge_all(0.3, statistic="mean", columns=("x",), mechanism="laplace")
+            assert charged == (inner, outer)
+        assert active_budgets() == (outer,)
+        charge_all(0.2, statistic="var")
+    assert active_budgets() == ()
+    assert inner.spent == (pytest.approx(0.3), 0.0)
+    assert outer.spent == (pytest.approx(0.5), 0.0)
+    assert list(outer.ledger["statistic"]) == ["mean", "var"]
+    assert list(inner.ledger["statistic"]) == ["mean"]
+    assert inner.ledger["columns"].iloc[0] == ("x",)
+    assert inner.ledger["mechanism"].iloc[0] == "laplace"
+    assert inner.ledger["time"].iloc[0] == outer.ledger["time"].iloc[0]  # one release
+
+
+def test_overspending_the_outer_budget_charges_neither() -> None:
+    outer = PrivacyBudget(epsilon=0.5, name="outer")
+    inner = PrivacyBudget(epsilon=1.0, name="inner")
+    with outer, inner:
+        charge_all(0.4, statistic="mean")
+        with pytest.raises(BudgetExceededError) as caught:
+            charge_all(0.2, statistic="var")
+    message = str(caught.value)
+    assert "an enclosing budget 'outer'" in message and "'inner'" not in message
+    assert "Nothing was spent on any budget" in message
+    assert inner.spent[0] == pytest.approx(0.4) and outer.spent[0] == pytest.approx(0.4)
+    assert len(inner.ledger) == 1 and len(outer.ledger) == 1
+
+
+def test_every_budget_that_refuses_is_named() -> None:
+    outer = PrivacyBudget(epsilon=0.1, name="outer")
+    inner = PrivacyBudget(epsilon=0.1, name="inner")
+    middle = PrivacyBudget(epsilon=5.0, name="middle")
+    with outer, middle, inner, pytest.raises(BudgetExceededError) as caught:
+        charge_all(0.5, statistic="mean")
+    message = str(caught.value)
+    assert "the active budget 'inner'" in message and "an enclosing budget 'outer'" in message
+    assert "'middle'" not in message
+    assert outer.spent == inner.spent == middle.spent == (0.0, 0.0)
+
+
+def test_explicit_budget_is_charged_with_the_active_ones() -> None:
+    active, explicit = PrivacyBudget(epsilon=1.0), PrivacyBudget(epsilon=1.0)
+    with active:
+        assert charge_all(0.5, budget=explicit) == (explicit, active)
+        assert charge_all(0.25, budget=active) == (active,)  # active and given: once
+    assert explicit.spent[0] == 0.5 and active.spent[0] == 0.75
+    assert len(active.ledger) == 2
+
+
+def test_explicit_budget_refusal_charges_no_active_budget() -> None:
+    active, explicit = PrivacyBudget(epsilon=1.0), PrivacyBudget(epsilon=0.1, name="mine")
+    with active, pytest.raises(BudgetExceededError, match="the budget passed as budget= 'mine'"):
+        charge_all(0.5, budget=explicit, statistic="mean")
+    assert active.spent[0] == 0.0 and explicit.spent[0] == 0.0
+
+
+def test_reentered_budget_is_charged_once() -> None:
+    budget = PrivacyBudget(epsilon=1.0)
+    with budget, budget, budget:
+        assert active_budgets() == (budget,)
+        charge_all(0.5)
+    assert budget.spent[0] == 0.5 and len(budget.ledger) == 1
+
+
+def test_without_any_budget_charge_all_charges_nothing_but_checks_amounts() -> None:
+    assert charge_all(10.0) == ()
+    with pytest.raises(ValueError, match="epsilon must be a positive finite number"):
+        charge_all(float("inf"))
+    with pytest.raises(ValueError, match="delta"):
+        charge_all(1.0, -1e-9)
+
+
+def test_blocks_must_end_in_reverse_order() -> None:
+    a, b = PrivacyBudget(epsilon=1.0), PrivacyBudget(epsilon=1.0)
+    a.__enter__()
+    b.__enter__()
+    with pytest.raises(RuntimeError, match="reverse order"):
+        a.__exit__(None, None, None)
+    b.__exit__(None, None, None)
+    a.__exit__(None, None, None)
+    assert active_budgets() == ()
+
+
+def test_block_ended_by_an_exception_deactivates_the_budget() -> None:
+    budget = PrivacyBudget(epsilon=1.0)
+    with pytest.raises(KeyError), budget:
+        raise KeyError("boom")
+    assert active_budgets() == ()
+    seen: list[tuple[PrivacyBudget, ...]] = []
+    t = threading.Thread(target=lambda: seen.append(active_budgets()))
+    t.start()
+    t.join()
+    assert seen == [()]
+
+
+def test_opposite_lock_orders_do_not_deadlock() -> None:
+    """Two threads charge the same two budgets, each naming them in the other order."""
+    a, b = PrivacyBudget(epsilon=1e6), PrivacyBudget(epsilon=1e6)
+    rounds = 2000
+    barrier = threading.Barrier(2)
+
+    def worker(active: PrivacyBudget, explicit: PrivacyBudget) -> None:
+        with active.context_only():
+            barrier.wait()
+            for _ in range(rounds):
+                charge_all(1.0, budget=explicit)
+
+    threads = [threading.Thread(target=worker, args=pair) for pair in [(a, b), (b, a)]]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)  # a deadlock guard, not a speed requirement
+    assert not any(t.is_alive() for t in threads), "charging deadlocked"
+    assert a.spent[0] == b.spent[0] == 2 * rounds
+    assert len(a.ledger) == len(b.ledger) == 2 * rounds
+
+
+# ----------------------------------------------------------------------------- threads
+
+
+def test_worker_threads_see_the_budget_of_the_block() -> None:
     budget = PrivacyBudget(epsilon=1.0)
     seen: list[object] = []
     with budget:
         t = threading.Thread(target=lambda: seen.append(pandas_dp.active_budget()))
         t.start()
         t.join()
-    assert seen == [None]  # a new thread starts with no active budget
+    t = threading.Thread(target=lambda: seen.append(pandas_dp.active_budget()))
+    t.start()
+    t.join()
+    assert seen == [budget, None]  # seen during the block, not after it
 
 
-def test_repr_mentions_spending() -> None:
+def test_pool_releases_inside_a_block_are_all_charged() -> None:
+    budget = PrivacyBudget(epsilon=5.0)
+    with budget, ThreadPoolExecutor(max_workers=4) as pool:
+        charged = list(pool.map(lambda _: charge_all(0.5, statistic="mean"), range(10)))
+    assert charged == [(budget,)] * 10
+    assert budget.spent[0] == pytest.approx(5.0) and len(budget.ledger) == 10
+
+
+def test_pool_releases_over_the_budget_are_refused() -> None:
+    budget = PrivacyBudget(epsilon=4.0)
+
+    def release(_: int) -> str:
+        try:
+            charge_all(0.5)
+        except BudgetExceededError:
+            return "refused"
+        return "ok"
+
+    with budget, ThreadPoolExecutor(max_workers=4) as pool:
+        outcomes = list(pool.map(release, range(10)))
+    assert outcomes.count("ok") == 8 and outcomes.count("refused") == 2
+    assert budget.spent[0] == pytest.approx(4.0)
+
+
+def test_pool_threads_charge_nested_budgets_of_the_block() -> None:
+    outer, inner = PrivacyBudget(epsilon=10.0), PrivacyBudget(epsilon=2.0)
+    with outer, inner, ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(lambda _: charge_all(0.5), range(4)))
+    assert inner.spent[0] == pytest.approx(2.0) and outer.spent[0] == pytest.approx(2.0)
+
+
+def test_64_threads_race_for_20_slots_of_the_active_budget() -> None:
     budget = PrivacyBudget(epsilon=2.0)
-    budget.charge(0.5)
-    assert "spent epsilon=0.5" in repr(budget)
+    barrier = threading.Barrier(16)
+
+    def release(i: int) -> str:
+        if i < 16:
+            barrier.wait()
+        try:
+            charge_all(0.1)
+        except BudgetExceededError:
+            return "refused"
+        return "ok"
+
+    with budget, ThreadPoolExecutor(max_workers=16) as pool:
+        outcomes = list(pool.map(release, range(64)))
+    assert outcomes.count("ok") == 20 and outcomes.count("refused") == 44
+    assert budget.spent[0] == pytest.approx(2.0) and len(budget.ledger) == 20
+
+
+def test_64_threads_race_for_20_slots_of_nested_budgets() -> None:
+    """The outer budget is the tighter one; both ledgers agree, release by release."""
+    outer, inner = PrivacyBudget(epsilon=2.0), PrivacyBudget(epsilon=3.0)
+
+    def release(_: int) -> str:
+        try:
+            charge_all(0.1)
+        except BudgetExceededError:
+            return "refused"
+        return "ok"
+
+    with outer, inner, ThreadPoolExecutor(max_workers=16) as pool:
+        outcomes = list(pool.map(release, range(64)))
+    assert outcomes.count("ok") == 20
+    assert len(outer.ledger) == len(inner.ledger) == 20
+    assert inner.spent[0] == pytest.approx(2.0) and outer.spent[0] == pytest.approx(2.0)
+
+
+def test_a_block_also_caps_threads_started_before_it() -> None:
+    """Documented: while a block is open, every thread of the process is charged."""
+    budget = PrivacyBudget(epsilon=1.0)
+    entered, charged = threading.Event(), threading.Event()
+    results: list[tuple[PrivacyBudget, ...]] = []
+
+    def unrelated() -> None:
+        entered.wait()
+        results.append(charge_all(0.25))
+        charged.set()
+
+    t = threading.Thread(target=unrelated)
+    t.start()
+    with budget:
+        entered.set()
+        charged.wait()
+    t.join()
+    assert results == [(budget,)] and budget.spent[0] == 0.25
+
+
+def test_context_only_blocks_do_not_reach_other_threads() -> None:
+    budget = PrivacyBudget(epsilon=1.0)
+    seen: list[tuple[PrivacyBudget, ...]] = []
+    with budget.context_only() as active:
+        assert active is budget and active_budgets() == (budget,)
+        charge_all(0.25)
+        t = threading.Thread(target=lambda: seen.append(active_budgets()))
+        t.start()
+        t.join()
+    assert seen == [()] and budget.spent[0] == 0.25 and active_budgets() == ()
+
+
+def test_two_threads_with_context_only_budgets_stay_apart() -> None:
+    a, b = PrivacyBudget(epsilon=1.0), PrivacyBudget(epsilon=1.0)
+    barrier = threading.Barrier(2)
+
+    def worker(budget: PrivacyBudget) -> None:
+        with budget.context_only():
+            barrier.wait()  # both blocks are open at once
+            charge_all(0.5)
+            barrier.wait()
+
+    threads = [threading.Thread(target=worker, args=(x,)) for x in (a, b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert a.spent[0] == 0.5 and b.spent[0] == 0.5
+
+
+def test_asyncio_tasks_created_in_a_block_are_charged() -> None:
+    budget = PrivacyBudget(epsilon=1.0)
+
+    async def release() -> tuple[PrivacyBudget, ...]:
+        await asyncio.sleep(0)
+        return charge_all(0.25)
+
+    async def main() -> list[tuple[PrivacyBudget, ...]]:
+        with budget.context_only():
+            tasks = [asyncio.create_task(release()) for _ in range(2)]
+        return list(await asyncio.gather(*tasks))
+
+    assert asyncio.run(main()) == [(budget,), (budget,)]
+    assert budget.spent[0] == 0.5
+
+
+def test_default_budget_caps_every_thread() -> None:
+    default, block = PrivacyBudget(epsilon=1.0), PrivacyBudget(epsilon=1.0)
+    assert pandas_dp.set_default_budget(default) is None
+    try:
+        assert active_budgets() == (default,)
+        with block:
+            assert active_budgets() == (block, default)
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            list(pool.map(lambda _: charge_all(0.25), range(2)))
+        with pytest.raises(BudgetExceededError, match="the process-wide default budget"):
+            charge_all(0.75, budget=PrivacyBudget(epsilon=9.0))
+    finally:
+        assert pandas_dp.set_default_budget(None) is default
+    assert default.spent[0] == 0.5 and block.spent[0] == 0.0
+    with pytest.raises(TypeError, match="PrivacyBudget"):
+        pandas_dp.set_default_budget(1.0)  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------------- end to end
+# Through df.dp: these need Settings.charge (statistics.py) and describe.py to charge
+# through charge_all(..., budget=settings.budget, ...).
+
+
+def test_e2e_pool_releases_inside_a_block_are_all_charged(df: pd.DataFrame) -> None:
+    budget = PrivacyBudget(epsilon=5.0)
+    with budget, ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(lambda _: df.dp.mean("x", epsilon=0.5, bounds=B), range(10)))
+    assert budget.spent[0] == pytest.approx(5.0) and len(budget.ledger) == 10
+    with budget, pytest.raises(BudgetExceededError), ThreadPoolExecutor(max_workers=2) as pool:
+        list(pool.map(lambda _: df.dp.mean("x", epsilon=0.5, bounds=B), range(1)))
+
+
+def test_e2e_64_threads_race_inside_a_block(df: pd.DataFrame) -> None:
+    budget = PrivacyBudget(epsilon=2.0)
+
+    def release(_: int) -> str:
+        try:
+            df.dp.mean("x", epsilon=0.1, bounds=B)
+        except BudgetExceededError:
+            return "refused"
+        return "ok"
+
+    with budget, ThreadPoolExecutor(max_workers=16) as pool:
+        outcomes = list(pool.map(release, range(64)))
+    assert outcomes.count("ok") == 20 and len(budget.ledger) == 20
+
+
+def test_e2e_nested_blocks_charge_inner_and_outer(df: pd.DataFrame) -> None:
+    outer, inner = PrivacyBudget(epsilon=1.0), PrivacyBudget(epsilon=1.0)
+    with outer:
+        with inner:
+            df.dp.mean("x", epsilon=0.1, bounds=B)
+            with inner:  # re-entering the same budget charges it once
+                df.dp.mean("x", epsilon=0.1, bounds=B)
+        df.dp.mean("x", epsilon=0.3, bounds=B)
+    assert inner.spent[0] == pytest.approx(0.2) and outer.spent[0] == pytest.approx(0.5)
+
+
+def test_e2e_outer_overspend_charges_neither_and_reads_nothing(
+    df: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outer, inner = PrivacyBudget(epsilon=0.3, name="outer"), PrivacyBudget(epsilon=1.0)
+    with outer, inner:
+        df.dp.mean("x", epsilon=0.2, bounds=B)
+
+        def spy(*args: object, **kwargs: object) -> object:
+            raise AssertionError("data was read")
+
+        monkeypatch.setattr(pandas_dp.backends, "moments", spy)
+        with pytest.raises(BudgetExceededError, match="enclosing budget 'outer'"):
+            df.dp.mean("x", epsilon=0.2, bounds=B)
+    assert outer.spent[0] == pytest.approx(0.2) and inner.spent[0] == pytest.approx(0.2)
+
+
+def test_e2e_explicit_budget_is_charged_with_the_active_one(df: pd.DataFrame) -> None:
+    outer, explicit = PrivacyBudget(epsilon=1.0), PrivacyBudget(epsilon=1.0)
+    with outer:
+        df.dp.mean("x", epsilon=0.5, bounds=B, budget=explicit)
+        df.dp.mean("x", epsilon=0.25, bounds=B, budget=outer)  # given and active: once
+    assert outer.spent[0] == 0.75 and explicit.spent[0] == 0.5
+
+
+def test_e2e_describe_charges_nested_budgets(df: pd.DataFrame) -> None:
+    outer, inner = PrivacyBudget(epsilon=2.0), PrivacyBudget(epsilon=1.0)
+    with outer, inner:
+        df.dp.describe(["x"], epsilon=1.0, bounds={"x": B})
+    assert inner.spent[0] == 1.0 and outer.spent[0] == 1.0
+    assert outer.ledger["statistic"].iloc[0] == "describe"
