@@ -13,7 +13,10 @@ without it; install it with ``pip install "pandas-dp[plot]"``.
     from the samples of :func:`simulate_bounding_modes`.
 
 Every function draws on the :class:`~matplotlib.axes.Axes` it is given (``ax=``)
-or on a new figure, and returns the Axes.
+or on a new figure, and returns the Axes. A new figure uses matplotlib's
+constrained layout, so ``ax.figure.savefig(path)`` keeps the legends and labels
+on the canvas; on your own figure, create it with ``layout="constrained"`` (or
+save it with ``bbox_inches="tight"``) to get the same.
 
 Examples
 --------
@@ -68,7 +71,10 @@ def _new_axes(ax: Axes | None, figsize: tuple[float, float]) -> Axes:
         import matplotlib.pyplot as plt
     except ImportError as err:  # pragma: no cover - exercised without matplotlib
         raise ImportError(_INSTALL_HINT) from err
-    _, new = plt.subplots(figsize=figsize)
+    # constrained layout keeps everything drawn outside the axes (the legend of
+    # plot_bounding_modes below them, tick labels, a colorbar) on the canvas, so
+    # a plain ``fig.savefig(path)`` cuts nothing off
+    _, new = plt.subplots(figsize=figsize, layout="constrained")
     return new
 
 
@@ -440,7 +446,7 @@ def plot_bounding_modes(
         random_state=random_state,
     )
     lo, hi = float(lower), float(upper)
-    axes = _new_axes(ax, (7.0, 3.6))
+    axes = _new_axes(ax, (7.0, 4.2))
     width = hi - lo
     left = min(lo - 0.05 * width, float(sims.min().min()))
     right = max(hi + 0.05 * width, float(sims.max().max()))

@@ -135,3 +135,29 @@ def test_bounding_modes_reject_bad_arguments() -> None:
         plotting.simulate_bounding_modes(
             1.0, 0.0, 10.0, sensitivity=1.0, epsilon=1.0, modes=("clamp",)
         )
+
+
+def _inside(box: object, canvas: object) -> bool:
+    tol = 0.5  # pixels: rounding of the layout
+    return bool(
+        box.x0 >= canvas.x0 - tol  # type: ignore[attr-defined]
+        and box.y0 >= canvas.y0 - tol  # type: ignore[attr-defined]
+        and box.x1 <= canvas.x1 + tol  # type: ignore[attr-defined]
+        and box.y1 <= canvas.y1 + tol  # type: ignore[attr-defined]
+    )
+
+
+def test_bounding_modes_figure_saves_with_legend_and_labels_inside(tmp_path: object) -> None:
+    ax = plotting.plot_bounding_modes(
+        0.5, 0.0, 10.0, sensitivity=1.0, epsilon=1.0, draws=4000, random_state=1
+    )
+    fig = ax.figure
+    fig.savefig(tmp_path / "modes.png")  # type: ignore[operator]  # a plain save lays it out
+    renderer = fig.canvas.get_renderer()
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert _inside(legend, fig.bbox), (legend, fig.bbox)
+    assert _inside(ax.xaxis.label.get_window_extent(renderer), fig.bbox)
+    assert _inside(ax.title.get_window_extent(renderer), fig.bbox)
+    assert _inside(ax.xaxis.get_tightbbox(renderer), fig.bbox)  # the drawn tick labels too
+    # the legend is below the axes and does not cover the histograms
+    assert legend.y1 <= ax.get_window_extent(renderer).y0
