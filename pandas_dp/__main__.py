@@ -7,6 +7,7 @@ Prints each release with its 95 % confidence interval next to the exact value
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 import pandas as pd
 
@@ -14,9 +15,71 @@ import pandas_dp
 from pandas_dp.accessor import DPFrameAccessor
 from pandas_dp.datasets import load_survey, survey_schema
 
+#: What the demo treats as public and as private, printed above the table.
+PREAMBLE = (
+    "The number of people is not published exactly: it is released with noise like "
+    "everything else.",
+    "Bounds and categories come from the survey's schema, never from the data.",
+    "The exact column is there to compare only: a real release would never print it.",
+)
+
+#: Printed under the table: what a 95 % interval promises.
+COVERAGE = (
+    "Each 95% interval covers its exact value with probability 0.95:\n"
+    "about 1 in 20 exact values is expected to fall outside its interval."
+)
+
+
+def _fixed(value: float, decimals: int) -> str:
+    """``value`` in fixed-point notation with thousands separators (never ``1e+04``)."""
+    return f"{float(value):,.{decimals}f}"
+
+
+def _row(name: str, value: Any, interval: tuple[float, float], exact: Any) -> dict[str, str]:
+    """One table row, every number formatted: integers for counts, fixed point otherwise.
+
+    Parameters
+    ----------
+    name : str
+        What was released.
+    value : int or float
+        The release; an ``int`` (a noisy count) is printed without decimals.
+    interval : tuple of float
+        Its 95 % confidence interval.
+    exact : int or float
+        The exact value, for comparison.
+
+    Returns
+    -------
+    dict
+        The row's cells as strings.
+    """
+    if isinstance(value, int):
+        decimals = 0
+    else:
+        decimals = 1 if max(abs(float(value)), abs(float(exact))) >= 1_000 else 2
+    lo, hi = interval
+    return {
+        "statistic": name,
+        "private": _fixed(value, decimals),
+        "95% interval": f"[{_fixed(lo, decimals)}, {_fixed(hi, decimals)}]",
+        "exact (never publish)": _fixed(exact, decimals),
+    }
+
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the demo; returns the process exit code."""
+    """Run the demo.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The command-line arguments (``sys.argv[1:]`` by default).
+
+    Returns
+    -------
+    int
+        The process exit code.
+    """
     parser = argparse.ArgumentParser(prog="python -m pandas_dp", description=__doc__)
     parser.add_argument("--epsilon", type=float, default=3.0, help="total budget (default 3)")
     parser.add_argument("--seed", type=int, default=None, help="reproducible, insecure noise")
@@ -29,53 +92,48 @@ def main(argv: list[str] | None = None) -> int:
     share = args.epsilon / 6
     rs = args.seed
     print(
-        f"pandas-dp {pandas_dp.__version__} -- synthetic survey of {len(df)} people, "
-        f"total epsilon {args.epsilon:g}, {share:.3g} per release\n"
+        f"pandas-dp {pandas_dp.__version__} -- a synthetic survey, "
+        f"total epsilon {args.epsilon:g}, {share:.3g} per release"
     )
-    rows = []
+    print("\n".join(PREAMBLE) + "\n")
     with budget:
-        releases = [
-            ("rows", dp.len(epsilon=share, random_state=rs), len(df)),
-            (
-                "mean age",
-                dp.mean("age", epsilon=share, schema=schema, random_state=rs),
-                df["age"].mean(),
-            ),
-            (
-                "std of age",
-                dp.std("age", epsilon=share, schema=schema, random_state=rs),
-                df["age"].std(),
-            ),
-            (
-                "mean income (nulls skipped)",
-                dp.mean("income", epsilon=share, schema=schema, random_state=rs),
-                df["income"].mean(),
-            ),
-            (
-                "total hours per week",
-                dp.sum("hours_per_week", epsilon=share, schema=schema, random_state=rs),
-                df["hours_per_week"].sum(),
-            ),
-            (
-                "smokers",
-                dp.sum("smoker", epsilon=share, bounds=(0, 1), random_state=rs),
-                int(df["smoker"].sum()),
-            ),
-        ]
-    for name, value, exact in releases:
-        lo, hi = value.attrs["dp"].interval(0.05)
-        rows.append(
-            {
-                "statistic": name,
-                "private": value,
-                "95% interval": f"[{lo:.4g}, {hi:.4g}]",
-                "exact (never publish)": exact,
-            }
+        rows = dp.len(epsilon=share, random_state=rs)
+        mean_age = dp.mean("age", epsilon=share, schema=schema, random_state=rs)
+        std_age = dp.std("age", epsilon=share, schema=schema, random_state=rs)
+        income = dp.mean("income", epsilon=share, schema=schema, random_state=rs)
+        hours = dp.sum("hours_per_week", epsilon=share, schema=schema, random_state=rs)
+        # a count, released as one: the public categories of a yes/no column
+        smoking = dp.value_counts(
+            "smoker", sort=False, epsilon=share, categories=[False, True], random_state=rs
         )
-    with pd.option_context("display.width", 120, "display.float_format", "{:.4g}".format):
-        print(pd.DataFrame(rows).to_string(index=False))
-        print(f"\n{budget}")
-        print(budget.ledger[["statistic", "columns", "epsilon", "mechanism"]].to_string())
+    smokers = smoking.attrs["dp"].interval(0.05).loc[True]
+    table = [
+        _row("people", int(rows), rows.attrs["dp"].interval(0.05), len(df)),
+        _row("mean age", mean_age, mean_age.attrs["dp"].interval(0.05), df["age"].mean()),
+        _row("std of age", std_age, std_age.attrs["dp"].interval(0.05), df["age"].std()),
+        _row(
+            "mean income (nulls skipped)",
+            income,
+            income.attrs["dp"].interval(0.05),
+            df["income"].mean(),
+        ),
+        _row(
+            "total hours per week",
+            hours,
+            hours.attrs["dp"].interval(0.05),
+            df["hours_per_week"].sum(),
+        ),
+        _row(
+            "smokers",
+            int(smoking.loc[True]),
+            (float(smokers["lower"]), float(smokers["upper"])),
+            int(df["smoker"].sum()),
+        ),
+    ]
+    print(pd.DataFrame(table).to_string(index=False))
+    print(f"\n{COVERAGE}\n")
+    print(budget)
+    print(budget.ledger[["statistic", "columns", "epsilon", "mechanism"]].to_string())
     return 0
 
 

@@ -13,7 +13,14 @@ without it; install it with ``pip install "pandas-dp[plot]"``.
     from the samples of :func:`simulate_bounding_modes`.
 
 Every function draws on the :class:`~matplotlib.axes.Axes` it is given (``ax=``)
-or on a new figure, and returns the Axes.
+or on a new figure, and returns the Axes. A new figure uses matplotlib's
+constrained layout, so ``ax.figure.savefig(path)`` keeps the legends and labels
+on the canvas; on your own figure, create it with ``layout="constrained"`` (or
+save it with ``bbox_inches="tight"``) to get the same.
+
+The entries of a category release (``value_counts``, ``proportions``) are drawn
+in the order the categories were declared (an ordered ``pd.CategoricalDtype``
+keeps its order), not sorted by their noisy values.
 
 Examples
 --------
@@ -68,7 +75,10 @@ def _new_axes(ax: Axes | None, figsize: tuple[float, float]) -> Axes:
         import matplotlib.pyplot as plt
     except ImportError as err:  # pragma: no cover - exercised without matplotlib
         raise ImportError(_INSTALL_HINT) from err
-    _, new = plt.subplots(figsize=figsize)
+    # constrained layout keeps everything drawn outside the axes (the legend of
+    # plot_bounding_modes below them, tick labels, a colorbar) on the canvas, so
+    # a plain ``fig.savefig(path)`` cuts nothing off
+    _, new = plt.subplots(figsize=figsize, layout="constrained")
     return new
 
 
@@ -113,6 +123,7 @@ def plot_release(
     *,
     simultaneous: bool = False,
     annotate: bool = True,
+    order: str | Sequence[Any] = "declared",
 ) -> Axes:
     """Draw a release with its ``1 - alpha`` confidence interval.
 
@@ -121,7 +132,8 @@ def plot_release(
     * a scalar (:class:`~pandas_dp.DPFloat`, :class:`~pandas_dp.DPInt`): a point
       with an error bar;
     * a :class:`pandas.Series` (``value_counts``, ``proportions``, ``counts``,
-      several means ...): one point with an error bar per entry;
+      several means ...): one point with an error bar per entry, a category
+      release in the declared order of its categories (see ``order``);
     * a square :class:`pandas.DataFrame` (``cov``, ``corr``): a heatmap, each cell
       annotated with its value.
 
@@ -143,6 +155,14 @@ def plot_release(
         For a vector release, draw intervals that hold for all entries at once.
     annotate : bool, default True
         Write the values into the cells of a heatmap.
+    order : {"declared", "result"} or sequence, default "declared"
+        The order of the entries of a Series. ``"declared"``: the declared
+        categories of a ``value_counts`` or ``proportions`` release in their
+        declared order (the order of an ordered ``pd.CategoricalDtype``), even
+        when the release was sorted by its noisy values, then any ``other`` or
+        missing-value bucket; other Series as they are. ``"result"``: as the
+        Series is ordered. A sequence: these labels, each entry of the Series
+        exactly once.
 
     Returns
     -------
@@ -153,7 +173,9 @@ def plot_release(
     TypeError
         If ``result`` carries no pandas-dp metadata.
     ValueError
-        For a DataFrame that is not a square matrix (e.g. ``describe``).
+        For a DataFrame that is not a square matrix (e.g. ``describe``), or an
+        ``order`` that is not ``"declared"``, ``"result"`` or a rearrangement of
+        the Series' labels.
     ImportError
         If matplotlib is not installed.
 
@@ -173,7 +195,7 @@ def plot_release(
     if isinstance(result, pd.DataFrame):
         return _plot_matrix(result, meta, ax, exact, annotate)
     if isinstance(result, pd.Series):
-        return _plot_vector(result, meta, ax, alpha, exact, simultaneous)
+        return _plot_vector(result, meta, ax, alpha, exact, simultaneous, order)
     return _plot_scalar(float(result), meta, ax, alpha, exact)
 
 
@@ -208,17 +230,21 @@ def _plot_vector(
     alpha: float,
     exact: Any,
     simultaneous: bool,
+    order: str | Sequence[Any],
 ) -> Axes:
     k = len(result)
+    positions = _entry_order(result, meta, order)
+    frame = _interval_frame(meta, alpha, simultaneous)
+    if frame is not None and len(frame) == k and not frame.index.equals(result.index):
+        frame = frame.reindex(result.index)
+    result = result.iloc[positions]
     axes = _new_axes(ax, (max(3.5, 0.7 * k + 2.0), 3.6))
     x = np.arange(k, dtype=np.float64)
     values = result.to_numpy(dtype=np.float64)
-    frame = _interval_frame(meta, alpha, simultaneous)
     kind = "simultaneous " if simultaneous else ""
     label = f"release, {1 - alpha:.0%} {kind}intervals"
     if frame is not None and len(frame) == k:
-        if not frame.index.equals(result.index):
-            frame = frame.reindex(result.index)
+        frame = frame.iloc[positions]
         lower = frame["lower"].to_numpy(dtype=np.float64)
         upper = frame["upper"].to_numpy(dtype=np.float64)
         yerr = np.vstack([np.maximum(values - lower, 0.0), np.maximum(upper - values, 0.0)])
@@ -237,6 +263,38 @@ def _plot_vector(
     axes.set_title(_title(meta), fontsize="medium")
     axes.legend(fontsize="small")
     return axes
+
+
+def _entry_order(result: pd.Series, meta: DPMetadata, order: str | Sequence[Any]) -> np.ndarray:
+    """Positions of ``result``'s entries in the order to draw them."""
+    k = len(result)
+    if isinstance(order, str):
+        if order == "result":
+            return np.arange(k)
+        if order != "declared":
+            raise ValueError(
+                f'order={order!r} is not supported; use "declared", "result" or a list '
+                f"of the Series' labels"
+            )
+        declared = meta.details.get("categories")
+        if not isinstance(declared, list):
+            return np.arange(k)  # not a category release: as it is
+        wanted: list[Any] = declared
+    else:
+        wanted = list(order)
+    found = result.index.get_indexer(pd.Index(wanted, dtype=object))
+    picked = [int(i) for i in found if i >= 0]
+    if isinstance(order, str):
+        # the declared categories first, then the ``other`` and missing buckets
+        seen = set(picked)
+        rest = [i for i in range(k) if i not in seen]
+        return np.array(picked + rest, dtype=np.intp)
+    if len(wanted) != k or len(set(picked)) != k:
+        raise ValueError(
+            f"order must list each label of the Series exactly once; got {wanted!r} "
+            f"for the labels {list(result.index)!r}"
+        )
+    return np.array(picked, dtype=np.intp)
 
 
 def _plot_matrix(
@@ -440,7 +498,7 @@ def plot_bounding_modes(
         random_state=random_state,
     )
     lo, hi = float(lower), float(upper)
-    axes = _new_axes(ax, (7.0, 3.6))
+    axes = _new_axes(ax, (7.0, 4.2))
     width = hi - lo
     left = min(lo - 0.05 * width, float(sims.min().min()))
     right = max(hi + 0.05 * width, float(sims.max().max()))

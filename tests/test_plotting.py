@@ -58,11 +58,78 @@ def test_series_release_has_one_error_bar_per_entry(survey: pd.DataFrame) -> Non
     ax = plotting.plot_release(vc, exact=survey["region"].value_counts())
     (bars,) = _error_bars(ax)
     assert len(bars.get_segments()) == len(vc)
-    assert [t.get_text() for t in ax.get_xticklabels()] == [str(i) for i in vc.index]
-    # the bars follow the (sorted) order of the result
-    frame = vc.attrs["dp"].interval(0.05)
+    declared = ["N", "S", "E", "W"]  # the schema's order, not the noisy ranking
+    assert [t.get_text() for t in ax.get_xticklabels()] == declared
+    # each bar is the interval of its own label
+    frame = vc.attrs["dp"].interval(0.05).loc[declared]
     tops = [seg[:, 1].max() for seg in bars.get_segments()]
     np.testing.assert_allclose(tops, frame["upper"].to_numpy())
+
+
+EDUCATION = ["none", "primary", "secondary", "tertiary"]
+
+
+@pytest.fixture(scope="module")
+def education() -> pd.Series:
+    """An ordinal column whose counts rank in another order than the declared one."""
+    values = np.repeat(EDUCATION, [30, 200, 500, 270])
+    dtype = pd.CategoricalDtype(EDUCATION, ordered=True)
+    return pd.Series(pd.Categorical(values, dtype=dtype), name="education")
+
+
+def _drawn(ax: object) -> tuple[list[str], list[float], list[float]]:
+    """Tick labels, and the lower and upper end of each error bar, left to right."""
+    (bars,) = _error_bars(ax)
+    segments = bars.get_segments()
+    labels = [t.get_text() for t in ax.get_xticklabels()]  # type: ignore[attr-defined]
+    return labels, [s[:, 1].min() for s in segments], [s[:, 1].max() for s in segments]
+
+
+def test_ordinal_categories_are_drawn_in_declared_order(education: pd.Series) -> None:
+    vc = education.dp.value_counts(epsilon=1.0, random_state=0)  # sorted by noisy count
+    assert list(vc.index) != EDUCATION  # else this test would show nothing
+    ax = plotting.plot_release(vc, exact=education.value_counts())
+    labels, lows, tops = _drawn(ax)
+    assert labels == EDUCATION
+    frame = vc.attrs["dp"].interval(0.05).loc[EDUCATION]
+    np.testing.assert_allclose(lows, frame["lower"].to_numpy())
+    np.testing.assert_allclose(tops, frame["upper"].to_numpy())
+    crosses = [line for line in ax.lines if line.get_marker() == "x"]
+    np.testing.assert_allclose(crosses[0].get_ydata(), [30, 200, 500, 270])
+
+
+def test_proportions_sorted_by_value_keep_declared_order(education: pd.Series) -> None:
+    p = education.dp.proportions(epsilon=1.0, sort=True, random_state=3)
+    assert list(p.index) != EDUCATION
+    labels, _, _ = _drawn(plotting.plot_release(p))
+    assert labels == EDUCATION
+
+
+def test_other_and_missing_buckets_come_after_the_declared_categories() -> None:
+    s = pd.Series(["b"] * 300 + ["a"] * 100 + ["x"] * 200 + [None] * 50, name="letter")
+    vc = s.dp.value_counts(
+        epsilon=1.0, categories=["a", "b", "c"], other="other", dropna=False, random_state=0
+    )
+    labels, _, tops = _drawn(plotting.plot_release(vc))
+    assert labels == ["a", "b", "c", "other", "missing"]
+    frame = vc.attrs["dp"].interval(0.05)
+    expected = [frame.loc[k, "upper"] for k in ["a", "b", "c", "other"]]
+    np.testing.assert_allclose(tops[:4], expected)
+
+
+def test_order_result_and_explicit_order(education: pd.Series) -> None:
+    vc = education.dp.value_counts(epsilon=1.0, random_state=0)
+    labels, _, _ = _drawn(plotting.plot_release(vc, order="result"))
+    assert labels == [str(i) for i in vc.index]
+    plt.close("all")
+    mine = ["tertiary", "secondary", "primary", "none"]
+    labels, _, tops = _drawn(plotting.plot_release(vc, order=mine))
+    assert labels == mine
+    np.testing.assert_allclose(tops, vc.attrs["dp"].interval(0.05).loc[mine, "upper"])
+    with pytest.raises(ValueError, match="exactly once"):
+        plotting.plot_release(vc, order=["none", "none", "primary", "secondary"])
+    with pytest.raises(ValueError, match="declared"):
+        plotting.plot_release(vc, order="by value")
 
 
 def test_proportions_and_simultaneous_intervals(survey: pd.DataFrame) -> None:
@@ -135,3 +202,29 @@ def test_bounding_modes_reject_bad_arguments() -> None:
         plotting.simulate_bounding_modes(
             1.0, 0.0, 10.0, sensitivity=1.0, epsilon=1.0, modes=("clamp",)
         )
+
+
+def _inside(box: object, canvas: object) -> bool:
+    tol = 0.5  # pixels: rounding of the layout
+    return bool(
+        box.x0 >= canvas.x0 - tol  # type: ignore[attr-defined]
+        and box.y0 >= canvas.y0 - tol  # type: ignore[attr-defined]
+        and box.x1 <= canvas.x1 + tol  # type: ignore[attr-defined]
+        and box.y1 <= canvas.y1 + tol  # type: ignore[attr-defined]
+    )
+
+
+def test_bounding_modes_figure_saves_with_legend_and_labels_inside(tmp_path: object) -> None:
+    ax = plotting.plot_bounding_modes(
+        0.5, 0.0, 10.0, sensitivity=1.0, epsilon=1.0, draws=4000, random_state=1
+    )
+    fig = ax.figure
+    fig.savefig(tmp_path / "modes.png")  # type: ignore[operator]  # a plain save lays it out
+    renderer = fig.canvas.get_renderer()
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert _inside(legend, fig.bbox), (legend, fig.bbox)
+    assert _inside(ax.xaxis.label.get_window_extent(renderer), fig.bbox)
+    assert _inside(ax.title.get_window_extent(renderer), fig.bbox)
+    assert _inside(ax.xaxis.get_tightbbox(renderer), fig.bbox)  # the drawn tick labels too
+    # the legend is below the axes and does not cover the histograms
+    assert legend.y1 <= ax.get_window_extent(renderer).y0
