@@ -44,7 +44,7 @@ from numpy.typing import NDArray
 
 from pandas_dp import engines
 from pandas_dp.bounding import NoisePlan, apply_noise, check_mode, plan_noise
-from pandas_dp.budget import PrivacyBudget, active_budget
+from pandas_dp.budget import PrivacyBudget, charge_all
 from pandas_dp.declarations import NumericDeclaration, check_out_of_bounds
 from pandas_dp.mechanisms import RandomSource
 from pandas_dp.sensitivity import check_neighbouring, output_range, pair_sensitivity, sensitivity
@@ -349,19 +349,22 @@ class Plan:
 
     # ------------------------------------------------------------------ running
     def charge(self, statistic: str, columns: tuple[Hashable, ...]) -> None:
-        """Charge the explicit or active budget for the whole plan, before any data is read."""
+        """Charge the explicit and every active budget for the whole plan, atomically.
+
+        Runs before any data is read; a refused charge spends nothing anywhere.
+        """
         s = self.settings
-        budget = s.budget if s.budget is not None else active_budget()
-        if budget is not None:
-            budget.charge(
-                s.epsilon,
-                s.delta,
-                statistic=statistic,
-                columns=columns,
-                mechanism=s.mechanism,
-                bounding=s.bounding,
-                neighbouring=s.neighbouring,
-            )
+        charge_all(
+            s.epsilon,
+            s.delta,
+            budget=s.budget,
+            statistic=statistic,
+            columns=columns,
+            mechanism=s.mechanism,
+            bounding=s.bounding,
+            neighbouring=s.neighbouring,
+            split=self.split() if self.measurements else {},
+        )
 
     def run(
         self,
