@@ -68,9 +68,7 @@ def _pairs(p: int) -> list[tuple[int, int]]:
     return [(i, j) for i in range(p) for j in range(i, p)]
 
 
-def _noise(
-    settings: Settings, sens: Any, lower: Any, upper: Any, share: float
-) -> NoisePlan:
+def _noise(settings: Settings, sens: Any, lower: Any, upper: Any, share: float) -> NoisePlan:
     return plan_noise(
         np.asarray(sens, dtype=np.float64),
         np.asarray(lower, dtype=np.float64),
@@ -121,7 +119,8 @@ def release_cov(
         if settings.out_of_bounds == "raise":
             validate(columns, decls)
         sums = engines.products(
-            list(columns.values()), [decls[c].lower for c in labels],
+            list(columns.values()),
+            [decls[c].lower for c in labels],
             [decls[c].upper for c in labels],
         )
         s, prods = sums.matrices()
@@ -193,9 +192,7 @@ def _corr_bounds(
     d_lo = np.sqrt(np.outer(v_lo, v_lo))
     d_hi = np.sqrt(np.outer(v_hi, v_hi))
     with np.errstate(divide="ignore", invalid="ignore"):
-        cands = np.stack(
-            [lo_m / d_lo, lo_m / d_hi, hi_m / d_lo, hi_m / d_hi]
-        )
+        cands = np.stack([lo_m / d_lo, lo_m / d_hi, hi_m / d_lo, hi_m / d_hi])
     cands = np.where(np.isnan(cands), 0.0, cands)
     r_lo = np.where(d_lo > 0, np.clip(cands.min(axis=0), -1.0, 1.0), -1.0)
     r_hi = np.where(d_lo > 0, np.clip(cands.max(axis=0), -1.0, 1.0), 1.0)
@@ -336,7 +333,9 @@ def _moments_bounds(
             ss = [x * y for x in s_box[i] for y in s_box[j]]
         # N(C) = P - s/C is monotone in C, and C - ddof > 0: the entry lies between
         # the extreme numerators over the extreme denominators
-        num = [pp - sv / cv for pp in (p_lo, p_hi) for sv in (min(ss), max(ss)) for cv in (c_lo, c_hi)]
+        num = [
+            pp - sv / cv for pp in (p_lo, p_hi) for sv in (min(ss), max(ss)) for cv in (c_lo, c_hi)
+        ]
         values = [x / (cv - ddof) for x in num for cv in (c_lo, c_hi)]
         lo[i, j] = lo[j, i] = min(values)
         hi[i, j] = hi[j, i] = max(values)

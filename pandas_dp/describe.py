@@ -21,7 +21,7 @@ from pandas_dp import constraints
 from pandas_dp import statistics as st
 from pandas_dp.declarations import CategoricalDeclaration, NumericDeclaration
 from pandas_dp.histograms import _exact_buckets, _share_bounds
-from pandas_dp.plan import Plan, Settings, series_data
+from pandas_dp.plan import Settings, series_data
 
 __all__ = ["release_describe"]
 
@@ -44,9 +44,7 @@ def release_describe(
             "categories (categorical) with bounds=, categories= or a schema"
         )
     plan, entries = st.plan_moments(_ROWS, numeric_decls, settings, "moments")
-    cat_keys = {
-        c: plan.categories(c, len(d.categories)) for c, d in categorical_decls.items()
-    }
+    cat_keys = {c: plan.categories(c, len(d.categories)) for c, d in categorical_decls.items()}
     plan.calibrate()
     data = series_data(numeric, numeric_decls)
     for c, d in categorical_decls.items():
@@ -104,5 +102,3 @@ def release_describe(
 def _share_entry(noise: Any, counts: np.ndarray, i: int, alpha: float) -> tuple[float, float]:
     lo, hi = _share_bounds(noise, counts, alpha)
     return float(lo[i]), float(hi[i])
-
-

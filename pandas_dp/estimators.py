@@ -49,9 +49,7 @@ def mean_value(c: float, s: float, lower: float, upper: float, *, clamp: bool) -
     return min(max(value, lower), upper) if clamp else value
 
 
-def var_value(
-    c: float, s: float, q: float, *, ddof: int, upper_range: float, clamp: bool
-) -> float:
+def var_value(c: float, s: float, q: float, *, ddof: int, upper_range: float, clamp: bool) -> float:
     """``(Q - S²/C') / (C' - ddof)``, ``C' = max(C, ddof + 1)``, clamped unless told not to."""
     cc = max(c, ddof + 1.0)
     value = (q - s * s / cc) / (cc - ddof)

@@ -26,9 +26,10 @@ Examples
 >>> decl = NumericDeclaration("age", 0.0, 100.0)
 >>> keys = plan.moments(decl, ("count", "centred_sum"))
 >>> plan.calibrate()
->>> noisy = plan.run({"age": pd.Series([20.0, 40.0, None])}, "mean", ("age",))
+>>> data = series_data({"age": pd.Series([20.0, 40.0, None])}, {"age": decl})
+>>> noisy = plan.run(data, "mean", ("age",))
 >>> sorted(noisy)
-['age: count', 'age: centred_sum']
+['age: centred_sum', 'age: count']
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from pandas_dp.declarations import NumericDeclaration, check_out_of_bounds
 from pandas_dp.mechanisms import RandomSource
 from pandas_dp.sensitivity import check_neighbouring, output_range, pair_sensitivity, sensitivity
 
-__all__ = ["Measurement", "Plan", "Settings"]
+__all__ = ["Measurement", "Plan", "Settings", "series_data"]
 
 FloatArray = NDArray[np.float64]
 
@@ -92,7 +93,9 @@ class Settings:
     def __post_init__(self) -> None:
         eps = self.epsilon
         if isinstance(eps, bool) or not isinstance(eps, int | float | np.number):
-            raise TypeError(f"epsilon must be a number (e.g. epsilon=1.0); got {type(eps).__name__}")
+            raise TypeError(
+                f"epsilon must be a number (e.g. epsilon=1.0); got {type(eps).__name__}"
+            )
         if not (math.isfinite(eps) and eps > 0):
             raise ValueError(
                 f"epsilon must be a positive finite number (e.g. epsilon=1.0); got {eps}"
@@ -157,10 +160,16 @@ class Measurement:
     noise: NoisePlan | None = None
 
     @property
+    def calibrated(self) -> NoisePlan:
+        """The noise plan (after :meth:`Plan.calibrate`)."""
+        if self.noise is None:
+            raise RuntimeError(f"{self.key} is not calibrated yet; call Plan.calibrate()")
+        return self.noise
+
+    @property
     def epsilon(self) -> float:
         """The epsilon this measurement spends (after calibration)."""
-        assert self.noise is not None
-        return self.noise.epsilon
+        return self.calibrated.epsilon
 
 
 def _label(column: Hashable) -> str:
@@ -224,9 +233,7 @@ class Plan:
                 raise ValueError(f"no sufficient statistic {stat!r} of a numeric column")
             key = f"{_label(decl.column)}: {stat}"
             keys[stat] = self.add(
-                Measurement(
-                    key, stat, ("moments", decl.column), 1, sens, lo, hi, integer, weight
-                )
+                Measurement(key, stat, ("moments", decl.column), 1, sens, lo, hi, integer, weight)
             )
         return keys
 
@@ -241,7 +248,9 @@ class Plan:
         keys = {}
         lo, hi = output_range("count", 0.0, 1.0, n)
         keys["count"] = self.add(
-            Measurement(f"[{block}]: count", "count", src, 1, sensitivity("count", rel), lo, hi, True)
+            Measurement(
+                f"[{block}]: count", "count", src, 1, sensitivity("count", rel), lo, hi, True
+            )
         )
         for i, d in enumerate(decls):
             step = engines.accumulation_step(halves[i])
@@ -250,7 +259,14 @@ class Plan:
             keys[f"sum {i}"] = self.add(
                 Measurement(
                     f"[{block}]: centred_sum {_label(d.column)}",
-                    "centred_sum", src, 1, sens, -top, top, False, index=i,
+                    "centred_sum",
+                    src,
+                    1,
+                    sens,
+                    -top,
+                    top,
+                    False,
+                    index=i,
                 )
             )
         p = len(decls)
@@ -272,7 +288,14 @@ class Plan:
                 name = f"{_label(decls[i].column)}*{_label(decls[j].column)}"
                 keys[f"product {i} {j}"] = self.add(
                     Measurement(
-                        f"[{block}]: {stat} {name}", stat, src, 1, sens, lo_p, hi_p, False,
+                        f"[{block}]: {stat} {name}",
+                        stat,
+                        src,
+                        1,
+                        sens,
+                        lo_p,
+                        hi_p,
+                        False,
                         index=i * p + j,
                     )
                 )
@@ -287,9 +310,17 @@ class Plan:
         l2 = sensitivity("category_counts_l2", rel)
         return self.add(
             Measurement(
-                f"{_label(column)}: category_counts", "category_counts",
-                ("categories", column), size, 1.0, lo, hi, True, weight,
-                joint_l1=l1, joint_l2=l2,
+                f"{_label(column)}: category_counts",
+                "category_counts",
+                ("categories", column),
+                size,
+                1.0,
+                lo,
+                hi,
+                True,
+                weight,
+                joint_l1=l1,
+                joint_l2=l2,
             )
         )
 
@@ -300,8 +331,16 @@ class Plan:
         k = len(names)
         return self.add(
             Measurement(
-                "queries: count", "count", ("masks",), k, sensitivity("count", s.neighbouring),
-                lo, hi, True, joint_l1=float(k), joint_l2=math.sqrt(k),
+                "queries: count",
+                "count",
+                ("masks",),
+                k,
+                sensitivity("count", s.neighbouring),
+                lo,
+                hi,
+                True,
+                joint_l1=float(k),
+                joint_l2=math.sqrt(k),
             )
         )
 
@@ -310,8 +349,17 @@ class Plan:
         s = self.settings
         lo, hi = output_range("rows", 0.0, 1.0, s.public_n)
         return self.add(
-            Measurement("rows", "rows", ("rows",), 1, sensitivity("rows", s.neighbouring),
-                        lo, hi, True, weight)
+            Measurement(
+                "rows",
+                "rows",
+                ("rows",),
+                1,
+                sensitivity("rows", s.neighbouring),
+                lo,
+                hi,
+                True,
+                weight,
+            )
         )
 
     # ------------------------------------------------------------------ calibration
@@ -409,9 +457,7 @@ def _finite_square(half: float, decl: NumericDeclaration) -> float:
     return sq
 
 
-def _exact_values(
-    measurements: Any, data: Mapping[Any, Any]
-) -> dict[str, FloatArray]:
+def _exact_values(measurements: Any, data: Mapping[Any, Any]) -> dict[str, FloatArray]:
     """One engine call per source; each measurement's exact vector."""
     by_source: dict[tuple[Any, ...], list[Measurement]] = {}
     for m in measurements:
@@ -497,7 +543,9 @@ def _product_values(
             out[m.key] = np.array([prods[m.index // p, m.index % p]])
 
 
-def series_data(columns: Mapping[Hashable, pd.Series], decls: Mapping[Hashable, Any]) -> dict[Any, Any]:
+def series_data(
+    columns: Mapping[Hashable, pd.Series], decls: Mapping[Hashable, Any]
+) -> dict[Any, Any]:
     """The engine's input for numeric columns: each Series and its declaration."""
     data: dict[Any, Any] = dict(columns)
     data.update({("decl", c): d for c, d in decls.items()})

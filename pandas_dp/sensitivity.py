@@ -122,9 +122,7 @@ _ROWS: list[Rule] = [
     *_both("count", lambda a, b, n: 1.0, "1"),
     *_both("rows", lambda a, b, n: 1.0, "1"),
     Rule("sum", "add_remove", lambda a, b, n: _mag(a, b), "max(|a|, |b|)"),
-    Rule(
-        "sum", "substitute", lambda a, b, n: max(_r(a, b), _mag(a, b)), "max(R, |a|, |b|)"
-    ),
+    Rule("sum", "substitute", lambda a, b, n: max(_r(a, b), _mag(a, b)), "max(R, |a|, |b|)"),
     Rule("centred_sum", "add_remove", lambda a, b, n: _r(a, b) / 2.0, "R / 2"),
     Rule("centred_sum", "substitute", lambda a, b, n: _r(a, b), "R"),
     *_both("centred_squares", lambda a, b, n: _r(a, b) ** 2 / 4.0, "R^2 / 4"),

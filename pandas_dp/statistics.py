@@ -77,9 +77,7 @@ def resolve_method(method: str, settings: Settings) -> str:
     declares.
     """
     if method not in METHODS:
-        raise ValueError(
-            f"method={method!r} is not supported; use 'auto', 'moments' or 'direct'"
-        )
+        raise ValueError(f"method={method!r} is not supported; use 'auto', 'moments' or 'direct'")
     if method == "direct" and settings.neighbouring != "substitute":
         raise ValueError(
             "method='direct' (Liu's R/n releases) needs the frame's length to be public; "
@@ -125,9 +123,7 @@ class _Entry:
     keys: dict[str, str]
 
 
-def _plan_entry(
-    plan: Plan, statistic: str, decl: NumericDeclaration, method: str
-) -> _Entry:
+def _plan_entry(plan: Plan, statistic: str, decl: NumericDeclaration, method: str) -> _Entry:
     base = "var" if statistic == "std" else statistic
     way = method if base in ("mean", "var") else "moments"
     needs = _NEEDS[(base, way)]
@@ -164,14 +160,19 @@ def _estimate(
     if st == "mean":
         c, s = float(noisy[k["count"]][0]), float(noisy[k["centred_sum"]][0])
         value = est.mean_value(c, s, d.lower, d.upper, clamp=clamp)
-        fn = partial(
-            est.mean_interval, m[k["count"]].noise, m[k["centred_sum"]].noise, c, s,
-            d.lower, d.upper,
+        mean_fn: IntervalFn = partial(
+            est.mean_interval,
+            m[k["count"]].calibrated,
+            m[k["centred_sum"]].calibrated,
+            c,
+            s,
+            d.lower,
+            d.upper,
         )
-        return value, fn, (d.lower, d.upper)
+        return value, mean_fn, (d.lower, d.upper)
     lo, hi = _var_range(entry, ddof, n)
     if entry.method == "direct":
-        noise = m[k["var_direct"]].noise
+        noise = m[k["var_direct"]].calibrated
         assert noise is not None and n is not None
         factor = (n - 1.0) / (n - ddof)
         raw = float(noisy[k["var_direct"]][0])
@@ -184,8 +185,14 @@ def _estimate(
         value = est.var_value(c, s, q, ddof=ddof, upper_range=hi, clamp=clamp)
         fn = partial(
             est.var_interval,
-            m[k["count"]].noise, m[k["centred_sum"]].noise, m[k["centred_squares"]].noise,
-            c, s, q, ddof, hi,
+            m[k["count"]].calibrated,
+            m[k["centred_sum"]].calibrated,
+            m[k["centred_squares"]].calibrated,
+            c,
+            s,
+            q,
+            ddof,
+            hi,
         )
     if st == "std":
         return math.sqrt(max(value, 0.0)), partial(_root_interval, fn), (0.0, math.sqrt(hi))

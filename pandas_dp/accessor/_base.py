@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Hashable, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from pandas_dp import histograms as hist
@@ -35,6 +38,71 @@ def _check_numeric(statistic: str, columns: dict[Hashable, pd.Series]) -> None:
             )
 
 
+#: Keywords ``df.dp(...)`` may bind as defaults for every method that takes them.
+BINDABLE: tuple[str, ...] = (
+    "epsilon",
+    "delta",
+    "bounds",
+    "categories",
+    "schema",
+    "mechanism",
+    "bounding",
+    "neighbouring",
+    "out_of_bounds",
+    "random_state",
+    "budget",
+)
+
+
+class BoundAccessor:
+    """The accessor with keyword defaults bound: what ``df.dp(schema=..., ...)`` returns.
+
+    Every method of the accessor is available; a bound keyword is passed to each
+    method that takes it, unless the call gives it explicitly. An integer
+    ``random_state`` becomes one generator, so successive releases draw fresh
+    (reproducible) noise rather than the same noise again.
+
+    Examples
+    --------
+    >>> import pandas as pd, pandas_dp
+    >>> df = pd.DataFrame({"age": [23.0, 35.0, 51.0, 64.0] * 25})
+    >>> dp = df.dp(bounds=(0, 100), random_state=0)
+    >>> m = dp.mean("age", epsilon=1.0)
+    >>> m.attrs["dp"].input_bounds
+    {'age': (0.0, 100.0)}
+    """
+
+    __slots__ = ("_accessor", "_defaults")
+
+    def __init__(self, accessor: _Base, defaults: dict[str, Any]) -> None:
+        self._accessor = accessor
+        self._defaults = defaults
+
+    def __call__(self, **defaults: Any) -> BoundAccessor:
+        """More defaults on top of these."""
+        return self._accessor(**{**self._defaults, **defaults})
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._accessor, name)
+        if name.startswith("_") or not callable(attr):
+            return attr
+        params = inspect.signature(attr).parameters
+        bound = {k: v for k, v in self._defaults.items() if k in params}
+
+        @functools.wraps(attr)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return attr(*args, **{**bound, **kwargs})
+
+        return call
+
+    def __dir__(self) -> list[str]:
+        return [n for n in dir(self._accessor) if not n.startswith("_")]
+
+    def __repr__(self) -> str:
+        keys = ", ".join(sorted(self._defaults))
+        return f"<{type(self._accessor).__name__} with defaults for {keys}>"
+
+
 class _Base:
     """Shared argument parsing of the two accessors."""
 
@@ -42,6 +110,31 @@ class _Base:
 
     def __init__(self, pandas_obj: pd.DataFrame | pd.Series) -> None:
         self._obj = pandas_obj
+
+    def __call__(self, **defaults: Any) -> BoundAccessor:
+        """Bind keyword defaults: ``dp = df.dp(schema=schema, budget=budget)``.
+
+        Parameters
+        ----------
+        **defaults
+            Any of ``epsilon``, ``delta``, ``bounds``, ``categories``, ``schema``,
+            ``mechanism``, ``bounding``, ``neighbouring``, ``out_of_bounds``,
+            ``random_state``, ``budget``.
+
+        Returns
+        -------
+        BoundAccessor
+        """
+        unknown = sorted(set(defaults) - set(BINDABLE))
+        if unknown:
+            raise TypeError(
+                f"df.dp(...) cannot bind {unknown}; it binds the shared keywords "
+                f"{list(BINDABLE)}. Pass other arguments to the method itself"
+            )
+        rs = defaults.get("random_state")
+        if isinstance(rs, int | np.integer) and not isinstance(rs, bool):
+            defaults["random_state"] = np.random.default_rng(int(rs))
+        return BoundAccessor(self, defaults)
 
     def _select(self, columns: Columns) -> tuple[dict[Hashable, pd.Series], bool]:
         raise NotImplementedError

@@ -13,6 +13,7 @@ from pandas_dp import covariance as covmod
 from pandas_dp import histograms as hist
 from pandas_dp import statistics as st
 from pandas_dp.accessor._base import Columns, _Base, _check_numeric, _is_numeric
+from pandas_dp.accessor._docs import stamp_docs
 from pandas_dp.budget import PrivacyBudget
 from pandas_dp.declarations import (
     attached_schema,
@@ -28,6 +29,7 @@ def _declares_categories(column: Hashable, categories: Any) -> bool:
     return isinstance(categories, dict) and column in categories
 
 
+@stamp_docs
 class DPFrameAccessor(_Base):
     """Differentially private aggregations of a DataFrame: ``df.dp``.
 
@@ -98,7 +100,15 @@ class DPFrameAccessor(_Base):
         (['a', 'b'], 'int64')
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, "clip", random_state, budget, len(self._obj)
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            neighbouring,
+            "clip",
+            random_state,
+            budget,
+            len(self._obj),
         )
         frame = self._obj
         labels = [c for c in frame.columns if not numeric_only or _is_numeric(frame[c])]
@@ -134,7 +144,15 @@ class DPFrameAccessor(_Base):
         (True, True)
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, "clip", random_state, budget, len(self._obj)
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            neighbouring,
+            "clip",
+            random_state,
+            budget,
+            len(self._obj),
         )
         return st.release_len(settings)
 
@@ -153,7 +171,7 @@ class DPFrameAccessor(_Base):
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
-    ) -> DPFloat | pd.Series:
+    ) -> DPFloat | DPInt | pd.Series:
         """Noisy sum of bounded numeric columns, like ``df[columns].sum()``.
 
         One column name gives a float; a list (or ``None``: every numeric column)
@@ -168,7 +186,15 @@ class DPFrameAccessor(_Base):
         True
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            neighbouring,
+            out_of_bounds,
+            random_state,
+            budget,
+            len(self._obj),
         )
         return self._moment("sum", columns, bounds=bounds, schema=schema, settings=settings)
 
@@ -187,7 +213,7 @@ class DPFrameAccessor(_Base):
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
-    ) -> DPFloat | pd.Series:
+    ) -> DPFloat | DPInt | pd.Series:
         """Noisy mean of bounded numeric columns, like ``df[columns].mean()``.
 
         Values are clamped to the declared bounds. With several columns the
@@ -203,7 +229,15 @@ class DPFrameAccessor(_Base):
         True
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            neighbouring,
+            out_of_bounds,
+            random_state,
+            budget,
+            len(self._obj),
         )
         return self._moment(
             "mean", columns, bounds=bounds, schema=schema, settings=settings, method=method
@@ -225,7 +259,7 @@ class DPFrameAccessor(_Base):
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
-    ) -> DPFloat | pd.Series:
+    ) -> DPFloat | DPInt | pd.Series:
         """Noisy sample variance (``ddof=1`` like pandas) of bounded numeric columns.
 
         Examples
@@ -237,7 +271,15 @@ class DPFrameAccessor(_Base):
         True
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            neighbouring,
+            out_of_bounds,
+            random_state,
+            budget,
+            len(self._obj),
         )
         return self._moment(
             "var",
@@ -265,7 +307,7 @@ class DPFrameAccessor(_Base):
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
-    ) -> DPFloat | pd.Series:
+    ) -> DPFloat | DPInt | pd.Series:
         """Noisy standard deviation: the square root of :meth:`var` (post-processing).
 
         Examples
@@ -277,7 +319,15 @@ class DPFrameAccessor(_Base):
         'std'
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            neighbouring,
+            out_of_bounds,
+            random_state,
+            budget,
+            len(self._obj),
         )
         return self._moment(
             "std",
@@ -419,7 +469,15 @@ class DPFrameAccessor(_Base):
         corr: bool,
     ) -> pd.DataFrame:
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            neighbouring,
+            out_of_bounds,
+            random_state,
+            budget,
+            len(self._obj),
         )
         selected, _ = self._select([columns] if isinstance(columns, str) else columns)
         name = "corr" if corr else "cov"
@@ -469,7 +527,15 @@ class DPFrameAccessor(_Base):
         (['count', 'mean', 'std'], ['age', 'region'])
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            neighbouring,
+            out_of_bounds,
+            random_state,
+            budget,
+            len(self._obj),
         )
         frame = self._obj
         attached = (
@@ -502,11 +568,7 @@ class DPFrameAccessor(_Base):
                     raise
                 undeclared.append(c)
         if not numeric and not categorical:
-            raise MissingBoundsError(
-                "describe found no declared column: declare bounds of numeric columns "
-                "(bounds= or a schema's in_range/between/ge+le/isin) or categories of "
-                "categorical ones (categories= or a schema's isin / CategoricalDtype)"
-            )
+            raise MissingBoundsError([str(c) for c in wanted], what="bounds or categories")
         num_decls = resolve_bounds(numeric, bounds=bounds, schema=schema, attached=attached)
         cat_decls = resolve_categories(
             categorical, categories=categories, schema=schema, attached=attached
@@ -543,7 +605,15 @@ class DPFrameAccessor(_Base):
         See :meth:`DPSeriesAccessor.value_counts`.
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            neighbouring,
+            out_of_bounds,
+            random_state,
+            budget,
+            len(self._obj),
         )
         series = self._select(column)[0][column]
         return self._histogram(
@@ -595,7 +665,15 @@ class DPFrameAccessor(_Base):
         (['N', 'S', 'E', 'W'], 1.0)
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            neighbouring,
+            out_of_bounds,
+            random_state,
+            budget,
+            len(self._obj),
         )
         series = self._select(column)[0][column]
         return self._histogram(
@@ -655,7 +733,15 @@ class DPFrameAccessor(_Base):
         ['smokers', 'old smokers']
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, "clip", random_state, budget, len(self._obj)
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            neighbouring,
+            "clip",
+            random_state,
+            budget,
+            len(self._obj),
         )
         queries = dict(queries)
         for name, q in queries.items():  # every check first, on no rows of the data

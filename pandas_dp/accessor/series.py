@@ -11,10 +11,12 @@ import pandas as pd
 from pandas_dp import histograms as hist
 from pandas_dp import statistics as st
 from pandas_dp.accessor._base import Columns, _Base
+from pandas_dp.accessor._docs import stamp_docs
 from pandas_dp.budget import PrivacyBudget
 from pandas_dp.result import DPFloat, DPInt
 
 
+@stamp_docs
 class DPSeriesAccessor(_Base):
     """Differentially private aggregations of a Series: ``s.dp``.
 
@@ -62,11 +64,17 @@ class DPSeriesAccessor(_Base):
         True
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, "clip", random_state, budget, len(self._obj)
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            neighbouring,
+            "clip",
+            random_state,
+            budget,
+            len(self._obj),
         )
-        result = st.release_count(
-            {self._obj.name: self._obj}, settings, scalar=True
-        )
+        result = st.release_count({self._obj.name: self._obj}, settings, scalar=True)
         assert isinstance(result, DPInt)
         return result
 
@@ -83,7 +91,15 @@ class DPSeriesAccessor(_Base):
     ) -> DPInt:
         """Noisy length of the Series, like ``len(s)``."""
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, "clip", random_state, budget, len(self._obj)
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            neighbouring,
+            "clip",
+            random_state,
+            budget,
+            len(self._obj),
         )
         return st.release_len(settings)
 
@@ -103,7 +119,15 @@ class DPSeriesAccessor(_Base):
     ) -> DPFloat:
         """Noisy sum of the bounded values, like ``s.sum()``."""
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            neighbouring,
+            out_of_bounds,
+            random_state,
+            budget,
+            len(self._obj),
         )
         return self._scalar("sum", bounds, schema, settings)
 
@@ -124,7 +148,15 @@ class DPSeriesAccessor(_Base):
     ) -> DPFloat:
         """Noisy mean of the bounded values, like ``s.mean()``."""
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            neighbouring,
+            out_of_bounds,
+            random_state,
+            budget,
+            len(self._obj),
         )
         return self._scalar("mean", bounds, schema, settings, method=method)
 
@@ -146,7 +178,15 @@ class DPSeriesAccessor(_Base):
     ) -> DPFloat:
         """Noisy sample variance (``ddof=1`` like pandas) of the bounded values."""
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            neighbouring,
+            out_of_bounds,
+            random_state,
+            budget,
+            len(self._obj),
         )
         return self._scalar("var", bounds, schema, settings, ddof=ddof, method=method)
 
@@ -168,7 +208,15 @@ class DPSeriesAccessor(_Base):
     ) -> DPFloat:
         """Noisy standard deviation: the square root of :meth:`var`."""
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            neighbouring,
+            out_of_bounds,
+            random_state,
+            budget,
+            len(self._obj),
         )
         return self._scalar("std", bounds, schema, settings, ddof=ddof, method=method)
 
@@ -226,7 +274,15 @@ class DPSeriesAccessor(_Base):
         (['E', 'N', 'S', 'W', 'other'], 'int64')
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            neighbouring,
+            out_of_bounds,
+            random_state,
+            budget,
+            len(self._obj),
         )
         return self._histogram(
             self._obj,
@@ -289,7 +345,15 @@ class DPSeriesAccessor(_Base):
         (True, 1.0)
         """
         settings = st.Settings(
-            epsilon, delta, mechanism, bounding, neighbouring, out_of_bounds, random_state, budget, len(self._obj)
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            neighbouring,
+            out_of_bounds,
+            random_state,
+            budget,
+            len(self._obj),
         )
         return self._histogram(
             self._obj,

@@ -67,7 +67,9 @@ def accumulation_step(magnitude: float) -> float:
     True
     """
     if not (math.isfinite(magnitude) and magnitude > 0):
-        raise ValueError(f"the accumulation step needs a positive finite magnitude; got {magnitude}")
+        raise ValueError(
+            f"the accumulation step needs a positive finite magnitude; got {magnitude}"
+        )
     _, e = math.frexp(magnitude)  # magnitude < 2**e
     return math.ldexp(1.0, e - STEP_BITS)
 
@@ -281,7 +283,7 @@ def category_counts(series: pd.Series, categories: Sequence[object]) -> Category
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype):
         return _categorical_counts(series, dtype, categories)
-    index = {}
+    index: dict[Any, int] = {}
     for i, c in enumerate(categories):
         index.setdefault(c, i)
     try:

@@ -1,0 +1,107 @@
+"""Shared parameter text, stamped into every accessor method's docstring once.
+
+pandas does the same with its ``Appender``/``doc`` decorators: the text of a
+keyword that many methods take lives here, in one place, and
+:func:`stamp_docs` adds it to the ``Parameters`` section of each method that
+takes the keyword and does not document it itself -- so ``help(df.dp.mean)``
+describes ``epsilon``, ``bounds``, ``schema`` ... without copies in the source.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = ["SHARED", "stamp_docs"]
+
+T = TypeVar("T", bound=type)
+
+#: ``keyword -> numpydoc entry``.
+SHARED: dict[str, str] = {
+    "columns": "columns : label or list of labels, optional\n"
+    "    One column (a scalar result) or several (a Series indexed by column);\n"
+    "    ``None``: every declared numeric column.",
+    "column": "column : label\n    The column to release.",
+    "ddof": "ddof : int, default 1\n    Delta degrees of freedom, as in pandas.",
+    "epsilon": "epsilon : float\n"
+    "    Privacy budget of this release (required, > 0). Smaller is more private\n"
+    "    and noisier.",
+    "delta": "delta : float, default 0.0\n"
+    '    Only with ``mechanism="gaussian"``: the probability the epsilon bound may fail.',
+    "bounds": "bounds : (lower, upper) or dict, optional\n"
+    "    Public bounds, for every column or per column (``{column: (lower, upper)}``).\n"
+    "    Values outside are clamped. They take precedence over ``schema`` and must\n"
+    "    never be read off the data.",
+    "categories": 'categories : list, dict or "dtype", optional\n'
+    '    Public categories (per column with a dict). ``"dtype"`` publishes the\n'
+    "    column's own categorical dtype: only valid when that dtype was set from\n"
+    "    public information.",
+    "schema": "schema : pandera DataFrameSchema, DataFrameModel, SeriesSchema or Column, optional\n"
+    "    Where bounds (``in_range``, ``between``, ``ge``/``gt`` + ``le``/``lt``, ``isin``)\n"
+    "    and categories are declared. Without ``bounds``/``schema``, the schema pandera\n"
+    "    attached with ``schema.validate(df)`` is used.",
+    "method": 'method : str, default "auto"\n'
+    '    How the statistic is estimated: ``"auto"``/``"moments"`` from noisy\n'
+    '    sufficient statistics (private ``n``); ``"direct"``: Liu\'s releases with\n'
+    '    sensitivity ``R/n``, only under ``neighbouring="substitute"``. For\n'
+    "    proportions: the sum-to-one procedure.",
+    "mechanism": 'mechanism : {"laplace", "gaussian"}, default "laplace"\n'
+    "    Laplace (pure epsilon-DP; discrete for counts) or Gaussian (needs delta).",
+    "bounding": 'bounding : {"bit", "truncated", "none"}, default "bit"\n'
+    '    Output bounding: clamp the estimate to its public range (``"bit"``),\n'
+    '    resample inside it with a re-calibrated scale (``"truncated"``), or not.',
+    "neighbouring": 'neighbouring : {"add_remove", "substitute"}, default "add_remove"\n'
+    '    ``"add_remove"``: one person added or removed; the number of rows is\n'
+    '    private. ``"substitute"``: one person\'s rows changed; *declares* the\n'
+    "    frame's length public (only for frames whose length really is public).",
+    "out_of_bounds": 'out_of_bounds : {"clip", "raise"}, default "clip"\n'
+    '    ``"raise"`` validates with pandera first: not DP-safe, and the budget is\n'
+    "    charged before the check.",
+    "random_state": "random_state : int or numpy.random.Generator, optional\n"
+    "    Reproducible, *insecure* noise for tests and teaching (``secure=False``\n"
+    "    in the metadata). Default: the operating system's CSPRNG.",
+    "budget": "budget : PrivacyBudget, optional\n"
+    "    Charged together with every active budget (``with budget:``).",
+    "normalize": "normalize : bool, default False\n    Release shares instead of counts.",
+    "sort": "sort : bool\n    Sort by the released values, like pandas.",
+    "ascending": "ascending : bool, default False\n    Sort order when ``sort`` is true.",
+    "dropna": "dropna : bool, default True\n"
+    "    Leave missing values out (else they get a bucket of their own).",
+    "other": "other : label, optional\n    A bucket for values outside the declared categories.",
+    "via": 'via : {"counts", "proportions"}, default "counts"\n'
+    "    Noise the counts (default) or Liu's ``count / n`` entries (substitute only).",
+    "psd": 'psd : {"clip", "higham"}, default "clip"\n    Positive semi-definite repair.',
+    "numeric_only": "numeric_only : bool, default False\n    Count numeric columns only.",
+    "queries": "queries : dict\n    Name -> boolean mask or ``df.eval`` string.",
+}
+
+_SECTIONS = ("Returns", "Raises", "See Also", "Notes", "Examples")
+
+
+def _stamp(fn: Callable[..., Any]) -> None:
+    doc = inspect.getdoc(fn) or ""
+    params = [p for p in inspect.signature(fn).parameters if p != "self"]
+    missing = [p for p in params if p in SHARED and f"\n{p} :" not in f"\n{doc}"]
+    if not missing:
+        return
+    text = "\n".join(SHARED[p] for p in missing)
+    header = "Parameters\n----------\n"
+    if header in doc:
+        head, tail = doc.split(header, 1)
+        cut = min(
+            [tail.find(f"\n\n{s}\n") for s in _SECTIONS if f"\n\n{s}\n" in tail] or [len(tail)]
+        )
+        doc = head + header + tail[:cut].rstrip("\n") + "\n" + text + tail[cut:]
+    else:
+        cut = min([doc.find(f"\n\n{s}\n") for s in _SECTIONS if f"\n\n{s}\n" in doc] or [len(doc)])
+        doc = doc[:cut] + "\n\n" + header + text + doc[cut:]
+    fn.__doc__ = doc
+
+
+def stamp_docs(cls: T) -> T:
+    """Class decorator: stamp the shared parameter text into every public method."""
+    for name, member in vars(cls).items():
+        if not name.startswith("_") and inspect.isfunction(member):
+            _stamp(member)
+    return cls
