@@ -164,6 +164,12 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, numbers.Real | decimal.Decimal) and not isinstance(value, bool)
 
 
+def _is_nan(value: Any) -> bool:
+    if isinstance(value, decimal.Decimal):
+        return value.is_nan()
+    return bool(value != value)
+
+
 def _as_float(value: Any, column: Hashable, which: str) -> float:
     if not _is_number(value):
         raise InvalidBoundsError(
@@ -171,7 +177,10 @@ def _as_float(value: Any, column: Hashable, which: str) -> float:
             f"{type(value).__name__}), which is not a number; declare numeric bounds "
             f"such as (0, 100), not strings, booleans or None"
         )
-    number = float(value)
+    try:
+        number = float(value)
+    except (ValueError, OverflowError):  # 10**400, Decimal("sNaN")
+        number = math.nan if _is_nan(value) else math.inf
     if not math.isfinite(number):
         raise InvalidBoundsError(
             f"the {which} bound of column {column!r} is {number}; bounds must be finite "
@@ -227,7 +236,7 @@ def _isin_values(check: Any) -> list[Any] | None:
     return None
 
 
-def _check_bounds(check: Any) -> tuple[Any, Any] | None:
+def _check_bounds(check: Any, column: Hashable) -> tuple[Any, Any] | None:
     """The (lower, upper) a pandera check declares, ``None`` if it declares no bound."""
     stats = getattr(check, "statistics", None) or {}
     names = _check_name(check)
@@ -240,7 +249,10 @@ def _check_bounds(check: Any) -> tuple[Any, Any] | None:
         return None, stats.get("max_value")
     allowed = _isin_values(check)
     if allowed and all(_is_number(v) for v in allowed):  # isin of numbers: (min, max)
-        return min(allowed), max(allowed)
+        # a NaN among them allows missing values; it is no bound
+        values = [_as_float(v, column, "isin") for v in allowed if not _is_nan(v)]
+        if values:
+            return min(values), max(values)
     return None
 
 
@@ -299,7 +311,7 @@ def _from_schema_column(
     lower: float | None = None
     upper: float | None = None
     for check in getattr(col, "checks", None) or []:
-        found = _check_bounds(check)
+        found = _check_bounds(check, column)
         if found is None:
             continue
         lo, hi = found

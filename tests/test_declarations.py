@@ -497,3 +497,18 @@ def test_float_category_labels_stay_floats(route: str) -> None:
     assert list(vc.index) == cats and vc.index.dtype == np.float64
     assert [str(c) for c in vc.index] == ["1.0", "2.5", "3.0"]
     assert [str(c) for c in vc.attrs["dp"].interval(0.05).index] == ["1.0", "2.5", "3.0"]
+
+
+@pytest.mark.parametrize("value", [10**400, -(10**400)])
+def test_bounds_too_large_for_a_float_raise(value: int) -> None:
+    with pytest.raises(pandas_dp.InvalidBoundsError, match="finite"):
+        resolve_bounds(["x"], bounds=sorted([0, value]), schema=None, attached=None)
+
+
+def test_nan_in_isin_is_no_bound_and_inf_raises() -> None:
+    nan_ok = pa.DataFrameSchema({"x": pa.Column(float, pa.Check.isin([math.nan, 2, 7]))})
+    decl = resolve_bounds(["x"], bounds=None, schema=nan_ok, attached=None)["x"]
+    assert (decl.lower, decl.upper) == (2.0, 7.0)
+    infinite = pa.DataFrameSchema({"x": pa.Column(float, pa.Check.isin([1, math.inf]))})
+    with pytest.raises(pandas_dp.InvalidBoundsError, match="finite"):
+        resolve_bounds(["x"], bounds=None, schema=infinite, attached=None)
