@@ -16,9 +16,12 @@ Examples
 from __future__ import annotations
 
 from importlib import resources
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import pandera.pandas as pa
+
+if TYPE_CHECKING:
+    import pandera.pandas as pa
 
 __all__ = ["load_survey", "survey_schema"]
 
@@ -27,8 +30,15 @@ def survey_schema() -> pa.DataFrameSchema:
     """The public declarations of the survey: bounds, categories, nullability.
 
     They are facts anyone may know (an age lies in [18, 90] by the survey's
-    design), not facts read off the data.
+    design), not facts read off the data. pandera is imported on this call only.
+
+    Returns
+    -------
+    pandera.pandas.DataFrameSchema
+        The schema of :func:`load_survey`'s frame.
     """
+    import pandera.pandas as pa  # here, not at import time: it is slow to import
+
     return pa.DataFrameSchema(
         {
             "age": pa.Column(float, pa.Check.in_range(18, 90)),
@@ -42,6 +52,12 @@ def survey_schema() -> pa.DataFrameSchema:
 
 
 def load_survey() -> pd.DataFrame:
-    """Load the bundled synthetic survey as a DataFrame."""
+    """Load the bundled synthetic survey as a DataFrame.
+
+    Returns
+    -------
+    pandas.DataFrame
+        1,000 rows; columns age, income, hours_per_week, region, smoker.
+    """
     with resources.files("pandas_dp.data").joinpath("survey.csv").open("r") as handle:
         return pd.read_csv(handle)

@@ -28,23 +28,43 @@ class MissingBoundsError(PandasDPError, KeyError):
     Bounds must come from the caller (``bounds=``) or a pandera schema, never from
     the data. The message names every column that lacks them and shows how to
     declare them.
+
+    Parameters
+    ----------
+    columns : list of str
+        Every column that lacks a declaration.
+    what : str, default "bounds"
+        ``"bounds"``, ``"categories"``, or ``"bounds or categories"`` when no
+        column at all has a declaration (``describe``).
     """
 
     def __init__(self, columns: list[str], *, what: str = "bounds") -> None:
         self.columns = list(columns)
         names = ", ".join(repr(c) for c in self.columns)
         first = self.columns[0] if self.columns else "col"
+        bounds_how = (
+            f"pass bounds=(lower, upper) (or bounds={{{first!r}: (lower, upper)}}), "
+            f"or a pandera schema with pa.Column(float, pa.Check.in_range(lower, upper))"
+        )
+        categories_how = (
+            "pass categories=[...], or a pandera schema with pa.Column(str, "
+            "pa.Check.isin([...])) or pa.Column(pd.CategoricalDtype([...])); "
+            "categories='dtype' publishes the column's own CategoricalDtype, which is "
+            "only valid if that dtype was set from public facts (astype('category') "
+            "reads the data)"
+        )
         if what == "bounds":
             how = (
-                f"pass bounds=(lower, upper) (or bounds={{{first!r}: (lower, upper)}}), "
-                f"or a pandera schema with pa.Column(float, pa.Check.in_range(lower, upper)) "
-                f"for each of them. Bounds must be public knowledge, not read off the data."
+                f"{bounds_how} for each of them. Bounds must be public knowledge, not read "
+                f"off the data."
             )
-        else:
+        elif what == "categories":
+            how = f"{categories_how}. Categories must be public knowledge, not read off the data."
+        else:  # nothing at all is declared
             how = (
-                "pass categories=[...], use a pd.CategoricalDtype, or a pandera schema with "
-                "pa.Column(str, pa.Check.isin([...])). Categories must be public knowledge, "
-                "not read off the data."
+                f"declare bounds of the numeric ones ({bounds_how}) or categories of the "
+                f"others ({categories_how}). Public facts must be declared, not read off "
+                f"the data."
             )
         message = f"no public {what} declared for column(s) {names}; {how}"
         super().__init__(message)
@@ -55,7 +75,11 @@ class MissingBoundsError(PandasDPError, KeyError):
 
 
 class InvalidBoundsError(PandasDPError, ValueError):
-    """Declared bounds are unusable: NaN, infinite, or not ``lower < upper``."""
+    """Declared bounds are unusable.
+
+    NaN, infinite or non-numeric bounds, ``lower >= upper``, a width ``upper - lower``
+    that overflows, or a ``bounds`` key that is not a column of the data.
+    """
 
 
 class BudgetExceededError(PandasDPError, RuntimeError):

@@ -10,7 +10,7 @@ import pandera.pandas as pa
 import pytest
 
 import pandas_dp
-from pandas_dp.declarations import resolve_bounds
+from pandas_dp.declarations import resolve_bounds, resolve_categories, split_declared
 
 
 @pytest.fixture
@@ -200,3 +200,315 @@ def test_clip_mode_never_validates(df: pd.DataFrame) -> None:
     bad = df.assign(age=df["age"] + 1000)
     r = bad.dp.mean("age", epsilon=1.0, bounds=(0, 100), random_state=0)
     assert 0 <= r <= 100
+
+
+# ------------------------------------------------------ categories are declared, not read
+
+CATS = ["N", "S", "E", "W"]
+
+
+@pytest.fixture
+def region() -> pd.Series:
+    rng = np.random.default_rng(1)
+    return pd.Series(rng.choice(["N", "S", "E"], 300), name="region")
+
+
+def test_data_categorical_dtype_is_not_a_declaration(region: pd.Series) -> None:
+    # astype("category") reads the categories off the data: never used on its own
+    for typed in (region.astype("category"), region.astype(pd.CategoricalDtype(CATS))):
+        with pytest.raises(pandas_dp.MissingBoundsError, match="categories='dtype'"):
+            typed.dp.value_counts(epsilon=1.0)
+        with pytest.raises(pandas_dp.MissingBoundsError):
+            resolve_categories({"region": typed}, categories=None, schema=None, attached=None)
+
+
+def test_categories_dtype_publishes_the_dtype_categories(region: pd.Series) -> None:
+    typed = region.astype(pd.CategoricalDtype(CATS))
+    decl = resolve_categories({"region": typed}, categories="dtype", schema=None, attached=None)
+    assert decl["region"].categories == tuple(CATS) and decl["region"].source == "dtype"
+    per_column = resolve_categories(
+        {"region": typed}, categories={"region": "dtype"}, schema=None, attached=None
+    )
+    assert per_column["region"].categories == tuple(CATS)
+    vc = typed.dp.value_counts(epsilon=1.0, categories="dtype", sort=False, random_state=0)
+    assert list(vc.index) == CATS
+
+
+def test_categories_dtype_needs_a_categorical_column(region: pd.Series) -> None:
+    with pytest.raises(ValueError, match="CategoricalDtype") as info:
+        resolve_categories({"region": region}, categories="dtype", schema=None, attached=None)
+    assert not isinstance(info.value, pandas_dp.MissingBoundsError)
+    assert "'region'" in str(info.value) and "categories=[...]" in str(info.value)
+
+
+def test_categorical_dtype_declared_in_schema(region: pd.Series) -> None:
+    schema = pa.DataFrameSchema({"region": pa.Column(pd.CategoricalDtype(CATS))})
+    frame = region.to_frame()  # plain strings: the schema declares, the data does not
+    decl = resolve_categories(dict(frame.items()), categories=None, schema=schema, attached=None)
+    assert decl["region"].categories == tuple(CATS) and decl["region"].source == "schema"
+    vc = frame.dp.value_counts("region", epsilon=1.0, schema=schema, sort=False)
+    assert list(vc.index) == CATS
+    # the same schema attached by validate(), on a frame typed with it
+    validated = schema.validate(frame.astype({"region": pd.CategoricalDtype(CATS)}))
+    attached = validated.dp.value_counts("region", epsilon=1.0, sort=False)
+    assert list(attached.index) == CATS
+
+    # a model class declaring the dtype with its categories
+    class Model(pa.DataFrameModel):
+        region: pd.CategoricalDtype = pa.Field(dtype_kwargs={"categories": CATS})
+
+    decl = resolve_categories(dict(frame.items()), categories=None, schema=Model, attached=None)
+    assert decl["region"].categories == tuple(CATS)
+
+
+def test_schema_category_without_categories_declares_nothing(region: pd.Series) -> None:
+    schema = pa.DataFrameSchema({"region": pa.Column("category")})
+    typed = region.astype("category")
+    with pytest.raises(pandas_dp.MissingBoundsError, match="'region'"):
+        resolve_categories({"region": typed}, categories=None, schema=schema, attached=None)
+
+
+def test_schema_isin_wins_over_schema_dtype(region: pd.Series) -> None:
+    schema = pa.DataFrameSchema(
+        {"region": pa.Column(pd.CategoricalDtype(CATS), pa.Check.isin(["N", "S"]))}
+    )
+    decl = resolve_categories({"region": region}, categories=None, schema=schema, attached=None)
+    assert decl["region"].categories == ("N", "S")
+
+
+@pytest.mark.parametrize("dtype", [bool, "boolean"])
+def test_boolean_columns_have_the_public_domain(dtype: object) -> None:
+    s = pd.Series(np.arange(200) % 3 == 0, name="smoker").astype(dtype)
+    decl = resolve_categories({"smoker": s}, categories=None, schema=None, attached=None)
+    assert decl["smoker"].categories == (False, True) and decl["smoker"].source == "dtype"
+    vc = s.dp.value_counts(epsilon=1e4, sort=False, random_state=0)
+    assert list(vc.index) == [False, True]
+    # discrete Laplace of scale 2e-4: P(noise != 0) ~ 2 exp(-5000), so the count is exact
+    assert int(vc[True]) == int(s.sum()) == 67
+
+
+def test_boolean_dtype_declared_in_schema() -> None:
+    s = pd.Series([True, False, None], dtype=object, name="smoker")  # object, not bool
+    schema = pa.DataFrameSchema({"smoker": pa.Column(bool, nullable=True)})
+    decl = resolve_categories({"smoker": s}, categories=None, schema=schema, attached=None)
+    assert decl["smoker"].categories == (False, True) and decl["smoker"].nullable
+    with pytest.raises(pandas_dp.MissingBoundsError):  # without the schema: undeclared
+        resolve_categories({"smoker": s}, categories=None, schema=None, attached=None)
+
+
+# ------------------------------------------------------------------- bounds given badly
+
+
+def test_bounds_key_that_is_no_column_raises() -> None:
+    with pytest.raises(pandas_dp.InvalidBoundsError, match="'agee'") as info:
+        resolve_bounds(
+            ["age"],
+            bounds={"agee": (0, 100)},
+            schema=None,
+            attached=None,
+            known=["age", "income"],
+        )
+    assert "['age']" in str(info.value) and "spelling" in str(info.value)
+    # a key naming another column of the frame is fine: one dict serves several calls
+    decls = resolve_bounds(
+        ["age"],
+        bounds={"age": (0, 100), "income": (0, 1)},
+        schema=None,
+        attached=None,
+        known=["age", "income"],
+    )
+    assert list(decls) == ["age"]
+
+
+def test_categories_key_that_is_no_column_raises(region: pd.Series) -> None:
+    with pytest.raises(ValueError, match="'regoin'"):
+        resolve_categories(
+            {"region": region},
+            categories={"region": CATS, "regoin": CATS},
+            schema=None,
+            attached=None,
+            known=["region"],
+        )
+
+
+@pytest.mark.parametrize(
+    "bounds, bad",
+    [
+        (("0", "100"), "'0'"),
+        ((0, "100"), "'100'"),
+        ((False, True), "False"),
+        ((0, True), "True"),
+        ((None, 1), "None"),
+        ((np.bool_(False), 1), "False"),
+    ],
+)
+def test_bounds_must_be_numbers(df: pd.DataFrame, bounds: tuple, bad: str) -> None:
+    with pytest.raises(pandas_dp.InvalidBoundsError, match="not a number") as info:
+        df.dp.mean("age", epsilon=1.0, bounds=bounds)
+    assert "'age'" in str(info.value) and bad in str(info.value)
+
+
+def test_schema_bounds_must_be_numbers() -> None:
+    schema = pa.DataFrameSchema({"age": pa.Column(str, pa.Check.in_range("0", "9"))})
+    with pytest.raises(pandas_dp.InvalidBoundsError, match="not a number"):
+        resolve_bounds(["age"], bounds=None, schema=schema, attached=None)
+
+
+def test_numeric_types_are_accepted() -> None:
+    from decimal import Decimal
+    from fractions import Fraction
+
+    for lo, hi in [(np.int64(0), np.float32(2)), (Decimal("0"), Fraction(5, 2)), (0, 2.5)]:
+        decl = resolve_bounds(["x"], bounds=(lo, hi), schema=None, attached=None)["x"]
+        assert (decl.lower, decl.upper) == (0.0, float(hi))
+        assert type(decl.lower) is float and type(decl.upper) is float
+
+
+@pytest.mark.parametrize("bounds", [(-1e308, 1e308), (-1.7e308, 1.7e308), (-1e308, 0.9e308)])
+def test_bounds_width_must_be_finite(df: pd.DataFrame, bounds: tuple) -> None:
+    with pytest.raises(pandas_dp.InvalidBoundsError, match="width") as info:
+        df.dp.mean("age", epsilon=1.0, bounds=bounds)
+    assert "finite" in str(info.value)
+
+
+def test_midpoint_of_huge_bounds_is_finite() -> None:
+    decl = resolve_bounds(["x"], bounds=(1e308, 1.7e308), schema=None, attached=None)["x"]
+    assert decl.midpoint == pytest.approx(1.35e308) and math.isfinite(decl.midpoint)
+    assert decl.width == pytest.approx(0.7e308)
+
+
+# ------------------------------------------------------------------ isin of numbers
+
+
+@pytest.mark.parametrize(
+    "checks, expected",
+    [
+        (pa.Check.isin([1, 2, 3, 4, 5]), (1.0, 5.0)),
+        (pa.Check.isin([3, 1.5, 2]), (1.5, 3.0)),
+        ([pa.Check.isin([1, 2, 3, 4, 5]), pa.Check.le(4)], (1.0, 4.0)),
+        ([pa.Check.in_range(0, 3), pa.Check.isin([1, 2, 3, 4, 5])], (1.0, 3.0)),
+        (pa.Check.isin([10, 20], name="allowed"), (10.0, 20.0)),
+    ],
+)
+def test_isin_of_numbers_declares_bounds(checks: object, expected: tuple) -> None:
+    schema = pa.DataFrameSchema({"rating": pa.Column(int, checks)})
+    decl = resolve_bounds(["rating"], bounds=None, schema=schema, attached=None)["rating"]
+    assert (decl.lower, decl.upper) == expected
+    frame = pd.DataFrame({"rating": np.arange(50) % 5 + 1})
+    r = frame.dp.mean("rating", epsilon=1.0, schema=schema, random_state=0)
+    assert bounds_of(r) == {"rating": expected}
+
+
+@pytest.mark.parametrize("values", [["a", "b"], [1, "b"], [True, False]])
+def test_isin_of_non_numbers_declares_no_bounds(values: list) -> None:
+    schema = pa.DataFrameSchema({"x": pa.Column(checks=pa.Check.isin(values))})
+    with pytest.raises(pandas_dp.MissingBoundsError, match="'x'"):
+        resolve_bounds(["x"], bounds=None, schema=schema, attached=None)
+
+
+# -------------------------------------------------------- describe: what is declared
+
+
+@pytest.fixture
+def mixed() -> pd.DataFrame:
+    rng = np.random.default_rng(2)
+    return pd.DataFrame(
+        {
+            "age": rng.uniform(18, 90, 100),
+            "income": rng.uniform(0, 1e5, 100),
+            "region": rng.choice(CATS, 100),
+            "comment": rng.choice(["x", "y"], 100),
+            "smoker": rng.random(100) < 0.3,
+            "band": pd.Categorical(rng.choice(["lo", "hi"], 100), categories=["lo", "hi"]),
+        }
+    )
+
+
+def test_split_declared_lists_the_undeclared(mixed: pd.DataFrame) -> None:
+    schema = pa.DataFrameSchema(
+        {
+            "age": pa.Column(float, pa.Check.in_range(18, 90)),
+            "region": pa.Column(str, pa.Check.isin(CATS)),
+        }
+    )
+    split = split_declared(dict(mixed.items()), schema=schema)
+    assert list(split.numeric) == ["age"] and split.numeric["age"].upper == 90.0
+    assert list(split.categorical) == ["region", "smoker"]  # a boolean needs no declaration
+    assert split.categorical["smoker"].categories == (False, True)
+    assert split.undeclared == ["income", "comment", "band"]  # band's dtype is not public
+
+
+def test_split_declared_with_explicit_declarations(mixed: pd.DataFrame) -> None:
+    split = split_declared(
+        dict(mixed.items()),
+        bounds={"income": (0, 1e5)},
+        categories={"comment": ["x", "y", "z"], "band": "dtype"},
+    )
+    assert list(split.numeric) == ["income"]
+    assert list(split.categorical) == ["comment", "smoker", "band"]
+    assert split.categorical["band"].categories == ("lo", "hi")
+    assert split.undeclared == ["age", "region"]
+    # one pair for every numeric column; "dtype" only where there is a categorical dtype
+    split = split_declared(dict(mixed.items()), bounds=(0, 1e5), categories="dtype")
+    assert list(split.numeric) == ["age", "income"]
+    assert list(split.categorical) == ["smoker", "band"]
+    assert split.undeclared == ["region", "comment"]
+
+
+def test_split_declared_numeric_column_with_declared_categories() -> None:
+    frame = pd.DataFrame({"stars": np.arange(20) % 3 + 1, "x": np.ones(20)})
+    schema = pa.DataFrameSchema({"stars": pa.Column(pd.CategoricalDtype([1, 2, 3]))})
+    split = split_declared(dict(frame.items()), schema=schema)
+    assert split.categorical["stars"].categories == (1, 2, 3) and not split.numeric
+    assert split.undeclared == ["x"]
+
+
+def test_split_declared_raises_only_when_nothing_is_declared(mixed: pd.DataFrame) -> None:
+    frame = mixed.drop(columns=["smoker"])
+    with pytest.raises(pandas_dp.MissingBoundsError, match="bounds or categories") as info:
+        split_declared(dict(frame.items()))
+    assert info.value.columns == ["age", "income", "region", "comment", "band"]
+    assert "in_range" in str(info.value) and "isin" in str(info.value)
+    with pytest.raises(pandas_dp.InvalidBoundsError, match="'agee'"):
+        split_declared(dict(frame.items()), bounds={"agee": (0, 1)})
+    with pytest.raises(pandas_dp.InvalidBoundsError, match="finite"):  # invalid: still raises
+        split_declared(dict(frame.items()), bounds={"age": (0, math.inf)})
+
+
+# ---------------------------------------------------------- category labels keep their type
+
+
+@pytest.mark.parametrize("route", ["categories", "isin", "schema dtype", "dtype"])
+def test_float_category_labels_stay_floats(route: str) -> None:
+    cats = [1.0, 2.5, 3.0]
+    s = pd.Series(np.array([1.0, 2.5, 3.0, 3.0] * 10), name="x")
+    kwargs: dict = {
+        "categories": {"categories": cats},
+        "isin": {"schema": pa.DataFrameSchema({"x": pa.Column(float, pa.Check.isin(cats))})},
+        "schema dtype": {"schema": pa.DataFrameSchema({"x": pa.Column(pd.CategoricalDtype(cats))})},
+        "dtype": {"categories": "dtype"},
+    }[route]
+    data = s.astype(pd.CategoricalDtype(cats)) if route == "dtype" else s
+    decl = resolve_categories(
+        {"x": data}, attached=None, **{"categories": None, "schema": None, **kwargs}
+    )
+    assert all(isinstance(c, float) for c in decl["x"].categories)  # np.float64 is a float
+    vc = data.to_frame().dp.value_counts("x", epsilon=1.0, sort=False, random_state=0, **kwargs)
+    assert list(vc.index) == cats and vc.index.dtype == np.float64
+    assert [str(c) for c in vc.index] == ["1.0", "2.5", "3.0"]
+    assert [str(c) for c in vc.attrs["dp"].interval(0.05).index] == ["1.0", "2.5", "3.0"]
+
+
+@pytest.mark.parametrize("value", [10**400, -(10**400)])
+def test_bounds_too_large_for_a_float_raise(value: int) -> None:
+    with pytest.raises(pandas_dp.InvalidBoundsError, match="finite"):
+        resolve_bounds(["x"], bounds=sorted([0, value]), schema=None, attached=None)
+
+
+def test_nan_in_isin_is_no_bound_and_inf_raises() -> None:
+    nan_ok = pa.DataFrameSchema({"x": pa.Column(float, pa.Check.isin([math.nan, 2, 7]))})
+    decl = resolve_bounds(["x"], bounds=None, schema=nan_ok, attached=None)["x"]
+    assert (decl.lower, decl.upper) == (2.0, 7.0)
+    infinite = pa.DataFrameSchema({"x": pa.Column(float, pa.Check.isin([1, math.inf]))})
+    with pytest.raises(pandas_dp.InvalidBoundsError, match="finite"):
+        resolve_bounds(["x"], bounds=None, schema=infinite, attached=None)
