@@ -101,8 +101,10 @@ def validate(columns: Mapping[Hashable, pd.Series], decls: Mapping[Hashable, Any
         schema.validate(frame)
     except SchemaError as err:
         cases = getattr(err, "failure_cases", None)
-        shown = "" if cases is None else f"; first failure cases:\n{cases.head(5)}"
-        count = "" if cases is None else f" ({len(cases)} failure cases)"
+        if isinstance(cases, pd.DataFrame):
+            shown, count = f"; first failure cases:\n{cases.head(5)}", f" ({len(cases)} cases)"
+        else:
+            shown, count = f": {str(err)[:300]}", ""
         raise ValueError(
             f"out_of_bounds='raise': the data violate the declaration{count}. The privacy "
             f"budget of this release was already charged. This check is not "

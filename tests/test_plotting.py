@@ -86,7 +86,7 @@ def _drawn(ax: object) -> tuple[list[str], list[float], list[float]]:
 
 
 def test_ordinal_categories_are_drawn_in_declared_order(education: pd.Series) -> None:
-    vc = education.dp.value_counts(epsilon=1.0, random_state=0)  # sorted by noisy count
+    vc = education.dp.value_counts(epsilon=1.0, categories="dtype", random_state=0)  # sorted by noisy count
     assert list(vc.index) != EDUCATION  # else this test would show nothing
     ax = plotting.plot_release(vc, exact=education.value_counts())
     labels, lows, tops = _drawn(ax)
@@ -99,7 +99,7 @@ def test_ordinal_categories_are_drawn_in_declared_order(education: pd.Series) ->
 
 
 def test_proportions_sorted_by_value_keep_declared_order(education: pd.Series) -> None:
-    p = education.dp.proportions(epsilon=1.0, sort=True, random_state=3)
+    p = education.dp.proportions(epsilon=1.0, categories="dtype", sort=True, random_state=3)
     assert list(p.index) != EDUCATION
     labels, _, _ = _drawn(plotting.plot_release(p))
     assert labels == EDUCATION
@@ -118,7 +118,7 @@ def test_other_and_missing_buckets_come_after_the_declared_categories() -> None:
 
 
 def test_order_result_and_explicit_order(education: pd.Series) -> None:
-    vc = education.dp.value_counts(epsilon=1.0, random_state=0)
+    vc = education.dp.value_counts(epsilon=1.0, categories="dtype", random_state=0)
     labels, _, _ = _drawn(plotting.plot_release(vc, order="result"))
     assert labels == [str(i) for i in vc.index]
     plt.close("all")
