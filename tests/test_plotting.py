@@ -86,7 +86,8 @@ def _drawn(ax: object) -> tuple[list[str], list[float], list[float]]:
 
 
 def test_ordinal_categories_are_drawn_in_declared_order(education: pd.Series) -> None:
-    vc = education.dp.value_counts(epsilon=1.0, categories="dtype", random_state=0)  # sorted by noisy count
+    # sorted by noisy count
+    vc = education.dp.value_counts(epsilon=1.0, categories="dtype", random_state=0)
     assert list(vc.index) != EDUCATION  # else this test would show nothing
     ax = plotting.plot_release(vc, exact=education.value_counts())
     labels, lows, tops = _drawn(ax)
