@@ -137,6 +137,17 @@ def _charge(settings: Settings, statistic: str, columns: tuple[Hashable, ...]) -
     Plan(settings).charge(statistic, columns)
 
 
+def _validation(
+    series: pd.Series, decl: CategoricalDeclaration, settings: Settings
+) -> Callable[[], None] | None:
+    """``out_of_bounds="raise"``: the pandera check run after the charge, else ``None``."""
+    if settings.out_of_bounds != "raise":
+        return None
+    from pandas_dp.statistics import validate
+
+    return partial(validate, {decl.column: series}, {decl.column: decl})
+
+
 def _index(labels: list[Any], name: Hashable) -> pd.Index:
     index: pd.Index = pd.Index(labels, name=name)
     return index
@@ -161,7 +172,12 @@ def release_value_counts(
     key = plan.categories(decl.column, len(labels))
     plan.calibrate()
     lazy = partial(_exact_buckets, series, decl, dropna=dropna, other=other)
-    noisy = plan.run({("categories", decl.column): lazy}, "value_counts", (decl.column,))
+    noisy = plan.run(
+        {("categories", decl.column): lazy},
+        "value_counts",
+        (decl.column,),
+        check=_validation(series, decl, settings),
+    )
     released = noisy[key]
     noise = plan.measurements[key].noise
     assert noise is not None
@@ -329,6 +345,9 @@ def release_proportions(
         max_changed=moved,
     )
     _charge(settings, "proportions", (decl.column,))
+    check = _validation(series, decl, settings)
+    if check is not None:
+        check()
     exact_counts = _exact_buckets(series, decl, dropna=dropna, other=other)
     exact = exact_counts if counts else exact_counts / float(n or 1)
     if method == "hierarchical":
