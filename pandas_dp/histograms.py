@@ -30,6 +30,7 @@ import pandas as pd
 
 from pandas_dp import constraints, engines
 from pandas_dp.bounding import NoisePlan, apply_noise, halfwidth, plan_noise
+from pandas_dp.budget import charge_all
 from pandas_dp.declarations import CategoricalDeclaration
 from pandas_dp.plan import Plan, Settings
 from pandas_dp.result import DPMetadata
@@ -133,8 +134,35 @@ def _direct_bounds(
     return lo, hi
 
 
-def _charge(settings: Settings, statistic: str, columns: tuple[Hashable, ...]) -> None:
-    Plan(settings).charge(statistic, columns)
+def _split_key(decl: CategoricalDeclaration, measured: str = "category_counts") -> str:
+    """The measurement key of a histogram, as in a plan's split and the ledger."""
+    return f"{decl.column}: {measured}"
+
+
+def _charge(settings: Settings, statistic: str, columns: tuple[Hashable, ...], key: str) -> None:
+    """Charge the whole budget to the one measurement ``key`` (recorded in the ledger)."""
+    charge_all(
+        settings.epsilon,
+        settings.delta,
+        budget=settings.budget,
+        statistic=statistic,
+        columns=columns,
+        mechanism=settings.mechanism,
+        bounding=settings.bounding,
+        neighbouring=settings.neighbouring,
+        split={key: settings.epsilon},
+    )
+
+
+def _validation(
+    series: pd.Series, decl: CategoricalDeclaration, settings: Settings
+) -> Callable[[], None] | None:
+    """``out_of_bounds="raise"``: the pandera check run after the charge, else ``None``."""
+    if settings.out_of_bounds != "raise":
+        return None
+    from pandas_dp.statistics import validate
+
+    return partial(validate, {decl.column: series}, {decl.column: decl})
 
 
 def _index(labels: list[Any], name: Hashable) -> pd.Index:
@@ -161,7 +189,12 @@ def release_value_counts(
     key = plan.categories(decl.column, len(labels))
     plan.calibrate()
     lazy = partial(_exact_buckets, series, decl, dropna=dropna, other=other)
-    noisy = plan.run({("categories", decl.column): lazy}, "value_counts", (decl.column,))
+    noisy = plan.run(
+        {("categories", decl.column): lazy},
+        "value_counts",
+        (decl.column,),
+        check=_validation(series, decl, settings),
+    )
     released = noisy[key]
     noise = plan.measurements[key].noise
     assert noise is not None
@@ -226,15 +259,17 @@ def _histogram_meta(
     entry_labels: list[Any] | None = None,
     sens: float = 1.0,
     units: str = "rows per bucket (integer, discrete noise)",
+    split_key: str = "",
 ) -> DPMetadata:
     entries = [str(e) for e in (entry_labels if entry_labels is not None else labels)]
+    split_key = split_key or _split_key(decl)
     details = {
         "categories": list(decl.categories),
         "undeclared values": f"counted in {other!r}" if other is not None else "dropped",
         "missing values": "dropped" if dropna else "counted",
         "l1 sensitivity": _histogram_l1(settings) * sens,
         "noised": units,
-        "budget_split": {f"{decl.column}: one histogram": settings.epsilon},
+        "budget_split": {split_key: settings.epsilon},
         **(extra or {}),
     }
     return DPMetadata(
@@ -328,7 +363,11 @@ def release_proportions(
         joint_l2=per_level_l2 * math.sqrt(levels),
         max_changed=moved,
     )
-    _charge(settings, "proportions", (decl.column,))
+    key = _split_key(decl, "category_counts" if counts else "proportions_direct")
+    _charge(settings, "proportions", (decl.column,), key)
+    check = _validation(series, decl, settings)
+    if check is not None:
+        check()
     exact_counts = _exact_buckets(series, decl, dropna=dropna, other=other)
     exact = exact_counts if counts else exact_counts / float(n or 1)
     if method == "hierarchical":
@@ -377,6 +416,7 @@ def release_proportions(
         units="rows per bucket (integer, discrete noise)"
         if counts
         else "proportions count / n (Liu's direct entries)",
+        split_key=key,
     )
     return _ordered(values, labels, decl.column, "proportion", meta, sort, ascending)
 
