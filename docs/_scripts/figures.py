@@ -166,6 +166,7 @@ def proportions_rmse() -> None:
                     categories=categories,
                     method=method,
                     via=via,
+                    neighbouring="substitute",  # Liu's setting: a public n
                     random_state=1000 * r + 7,
                 )
                 err += (p.to_numpy() - exact) ** 2
