@@ -37,6 +37,8 @@ class DPSeriesAccessor(_Base):
 
     def _schema_for(self, schema: Any) -> Any:
         """A lone Column/SeriesSchema describes this Series whatever its name."""
+        if schema is None:  # no pandera import when no schema is used
+            return schema
         import pandera.pandas as pa
 
         if isinstance(schema, pa.Column | pa.SeriesSchema):
