@@ -9,8 +9,6 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import pytest
-
 _PROBE = """
 import sys
 import pandas_dp
@@ -26,11 +24,6 @@ def _pandera_modules_after(code: str) -> str:
     return done.stdout.strip()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="statistics.py still imports pandera.pandas at module level; remove this "
-    "marker once its import moves into validate()",
-)
 def test_import_pandas_dp_does_not_import_pandera() -> None:
     assert _pandera_modules_after(_PROBE) == "[]"
 
