@@ -322,6 +322,12 @@ def release_moments(
     """Release ``count``, ``sum``, ``mean``, ``var`` or ``std`` of numeric columns."""
     ddof = _check_ddof(ddof)
     way = resolve_method(method, settings)
+    n = settings.public_n
+    if way == "direct" and statistic in ("var", "std") and n is not None and n >= 2 and ddof >= n:
+        # (n - 1) / (n - ddof) rescales Liu's ddof=1 variance: checked before the charge
+        raise ValueError(
+            f"ddof must be below n={n} (the public row count); got ddof={ddof}. Use a smaller ddof"
+        )
     labels = list(columns)
     plan, entries = plan_moments([statistic], decls, settings, way)
     plan.calibrate()

@@ -29,6 +29,23 @@ def _declares_categories(column: Hashable, categories: Any) -> bool:
     return isinstance(categories, dict) and column in categories
 
 
+def _check_unique(frame: pd.DataFrame, labels: Sequence[Hashable]) -> None:
+    """Refuse labels the frame holds more than once (public: the frame's columns).
+
+    ``frame[label]`` would be a DataFrame, which no release can read; checked
+    before the budget is charged.
+    """
+    if frame.columns.is_unique:
+        return
+    repeated = sorted({str(c) for c in labels if int((frame.columns == c).sum()) > 1})
+    if repeated:
+        raise ValueError(
+            f"column label(s) {repeated} appear more than once in the frame; a release "
+            f"needs one column per label. Rename the columns (e.g. df.columns = [...]) "
+            f"or drop the duplicates (df.loc[:, ~df.columns.duplicated()])"
+        )
+
+
 @stamp_docs
 class DPFrameAccessor(_Base):
     """Differentially private aggregations of a DataFrame: ``df.dp``.
@@ -55,6 +72,7 @@ class DPFrameAccessor(_Base):
         frame = self._obj
         labels: list[Hashable]
         if columns is None:
+            _check_unique(frame, list(frame.columns))
             labels = [c for c in frame.columns if _is_numeric(frame[c])]
             if not labels:
                 raise ValueError("the frame has no numeric columns; name the columns to release")
@@ -70,6 +88,7 @@ class DPFrameAccessor(_Base):
             raise KeyError(f"column(s) {absent} not in the frame; it has {list(frame.columns)}")
         if len(set(labels)) != len(labels):
             raise ValueError(f"columns {labels} name a column twice")
+        _check_unique(frame, labels)
         return {c: frame[c] for c in labels}, scalar
 
     # -------------------------------------------------------------- counts
@@ -114,6 +133,7 @@ class DPFrameAccessor(_Base):
         labels = [c for c in frame.columns if not numeric_only or _is_numeric(frame[c])]
         if not labels:
             raise ValueError("the frame has no columns to count")
+        _check_unique(frame, labels)
         selected: dict[Hashable, pd.Series] = {c: frame[c] for c in labels}
         result = st.release_count(selected, settings, scalar=False)
         assert isinstance(result, pd.Series)
@@ -546,6 +566,7 @@ class DPFrameAccessor(_Base):
         schema = self._schema_for(schema)
         if columns is None:
             wanted: list[Hashable] = list(frame.columns)
+            _check_unique(frame, wanted)
         else:
             wanted = list(self._select([columns] if isinstance(columns, str) else columns)[0])
         numeric: dict[Hashable, pd.Series] = {}

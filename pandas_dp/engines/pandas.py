@@ -71,7 +71,14 @@ def accumulation_step(magnitude: float) -> float:
             f"the accumulation step needs a positive finite magnitude; got {magnitude}"
         )
     _, e = math.frexp(magnitude)  # magnitude < 2**e
-    return math.ldexp(1.0, e - STEP_BITS)
+    step = math.ldexp(1.0, e - STEP_BITS)
+    if step == 0.0:  # below the smallest subnormal: no exact grid fits
+        raise ValueError(
+            f"the declared bounds are too narrow for floating point: the rounding step of "
+            f"a quantity of magnitude {magnitude:g} underflows. Rescale the column (e.g. "
+            f"multiply it by 1e100) and declare bounds in the new unit"
+        )
+    return step
 
 
 def column_values(series: pd.Series) -> NDArray[Any]:
@@ -142,9 +149,7 @@ def moments(series: pd.Series, lower: float, upper: float, *, squares: bool) -> 
     half = 0.5 * (upper - lower)
     mid = lower + half
     step = accumulation_step(half)
-    inv = 1.0 / step
     sq_step = accumulation_step(half * half) if squares else 1.0
-    sq_inv = 1.0 / sq_step
     buf = np.empty(min(CHUNK, max(n, 1)), dtype=np.float64)
     b2 = np.empty_like(buf)
     total = sq = missing = 0
@@ -161,10 +166,10 @@ def moments(series: pd.Series, lower: float, upper: float, *, squares: bool) -> 
         if squares:
             c = b2[:m]
             np.multiply(b, b, out=c)
-            np.multiply(c, sq_inv, out=c)
+            np.divide(c, sq_step, out=c)  # not times 1/step: that overflows for tiny steps
             np.rint(c, out=c)
             sq += _exact_sum(c)
-        np.multiply(b, inv, out=b)
+        np.divide(b, step, out=b)
         np.rint(b, out=b)
         total += _exact_sum(b)
     return MomentSums(n - missing, total, sq, step, sq_step)
@@ -236,11 +241,11 @@ def products(
         t = tmp[:m]
         for i, j in pairs:
             np.multiply(b[i], b[j], out=t)
-            np.multiply(t, 1.0 / psteps[(i, j)], out=t)
+            np.divide(t, psteps[(i, j)], out=t)
             np.rint(t, out=t)
             prods[(i, j)] += _exact_sum(t)
         for i in range(p):
-            np.multiply(b[i], 1.0 / steps[i], out=t)
+            np.divide(b[i], steps[i], out=t)
             np.rint(t, out=t)
             totals[i] += _exact_sum(t)
     return ProductSums(n - missing, totals, prods, steps, psteps)
