@@ -287,8 +287,10 @@ def _direct_bounds(state: _DirectState, alpha: float) -> tuple[np.ndarray, np.nd
     hv = halfwidth(state.var_plan, alpha)
     lo = np.full((p, p), -np.inf)
     hi = np.full((p, p), np.inf)
-    np.fill_diagonal(lo, np.maximum(state.variances - hv, 0.0))
-    np.fill_diagonal(hi, np.minimum(state.variances + hv, state.limits))
+    # clip both ends into the public range: a release outside it (bounding="none")
+    # gives an interval at the range's end, never one with lower > upper
+    np.fill_diagonal(lo, np.clip(state.variances - hv, 0.0, state.limits))
+    np.fill_diagonal(hi, np.clip(state.variances + hv, 0.0, state.limits))
     if state.cov_plan is not None:
         hc = halfwidth(state.cov_plan, alpha / 3.0)
         v_hi = np.minimum(state.variances + halfwidth(state.var_plan, alpha / 3.0), state.limits)
@@ -301,8 +303,8 @@ def _direct_bounds(state: _DirectState, alpha: float) -> tuple[np.ndarray, np.nd
                 high = max(high, outer)
             if low <= -cap_k:
                 low = min(low, -outer)
-            lo[i, j] = lo[j, i] = max(low, -public)
-            hi[i, j] = hi[j, i] = min(high, public)
+            lo[i, j] = lo[j, i] = min(max(low, -public), public)
+            hi[i, j] = hi[j, i] = min(max(high, -public), public)
     return lo, hi
 
 
