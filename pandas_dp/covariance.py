@@ -33,6 +33,7 @@ from pandas_dp import constraints, engines
 from pandas_dp import estimators as est
 from pandas_dp.bounding import NoisePlan, apply_noise, halfwidth, plan_noise
 from pandas_dp.declarations import NumericDeclaration
+from pandas_dp.errors import InvalidBoundsError
 from pandas_dp.plan import Plan, Settings, series_data
 from pandas_dp.result import DPMetadata
 from pandas_dp.sensitivity import output_range, pair_sensitivity, sensitivity
@@ -62,6 +63,37 @@ def _check(method: str, psd: str) -> None:
         raise ValueError(f"method={method!r} is not supported; use 'moments' or 'direct'")
     if psd not in constraints.COVARIANCE_METHODS:
         raise ValueError(f"psd={psd!r} is not supported; use 'clip' or 'higham'")
+
+
+#: Factor of headroom the widths must leave below the largest float: the
+#: estimates are computed in units of ``unit²`` (see :func:`_unit`), where every
+#: intermediate is of the order of the row count plus the noise over the width.
+_HEADROOM = 2.0**64
+_FLOAT_MAX = float(np.finfo(np.float64).max)
+
+
+def _check_widths(labels: list[Hashable], widths: np.ndarray, ddof: int) -> None:
+    """Raise :class:`InvalidBoundsError` when the declared widths leave no room for a
+    covariance in floating point (public facts only: runs before the charge)."""
+    for i, j in _pairs(len(labels)):
+        size = float(widths[i]) * float(widths[j]) * (ddof + 1.0) * _HEADROOM
+        if not math.isfinite(size):
+            which = (
+                f"column {labels[i]!r} (width {widths[i]:g}) is"
+                if i == j
+                else f"columns {labels[i]!r} and {labels[j]!r} (widths {widths[i]:g} and "
+                f"{widths[j]:g}) are"
+            )
+            raise InvalidBoundsError(
+                f"the bounds of {which} too wide for a covariance: the product of two "
+                f"widths must stay below about 1e289 (ddof={ddof}). Declare narrower "
+                f"bounds, or rescale the columns (e.g. to thousands)"
+            )
+
+
+def _unit(widths: np.ndarray) -> float:
+    """A power of two at least the largest half-width: the unit of the computation."""
+    return math.ldexp(1.0, math.frexp(float(np.max(widths)) / 2.0)[1])
 
 
 def _pairs(p: int) -> list[tuple[int, int]]:
@@ -100,6 +132,10 @@ def release_cov(
         raise ValueError(f"ddof must be a whole number >= 0; got {ddof!r}")
     labels = list(columns)
     widths = np.array([decls[c].width for c in labels])
+    _check_widths(labels, widths, ddof)
+    # every estimate is computed in units of unit² (a power of two, so exactly),
+    # where nothing overflows; only the final matrix is scaled back
+    unit2 = _unit(widths) ** 2
     name = "corr" if corr else "cov"
     data = series_data(columns, decls)
     release: _Moments | _Direct
@@ -125,19 +161,25 @@ def release_cov(
         )
         s, prods = sums.matrices()
         cov, raw_interval = release.run(s, prods)
+        cov = cov / unit2
         limits = np.array([output_range("var_direct", 0.0, w, n)[1] for w in widths])
         factor = (n - 1.0) / (n - ddof)
     else:
-        release = _Moments([decls[c] for c in labels], settings, ddof)
+        release = _Moments([decls[c] for c in labels], settings, ddof, unit2)
         check = partial(validate, columns, decls) if settings.out_of_bounds == "raise" else None
         noisy = release.plan.run(data, name, tuple(labels), check=check)
         cov, raw_interval = release.run(noisy)
         limits = np.array([output_range("var", 0.0, w, ddof=ddof)[1] for w in widths])
         factor = 1.0
     if settings.bounding != "none":
-        cov = _bound(cov, limits / factor)
+        cov = _bound(cov, limits / factor / unit2)
     repaired = constraints.nearest_psd_covariance(cov, method=psd) * factor
-    value = constraints.cov_to_corr(repaired) if corr else repaired
+    if corr:
+        value = constraints.cov_to_corr(repaired)
+    else:
+        # finite whatever the noise: only bounding="none" with a tiny epsilon could
+        # reach the end of the float range here
+        value = np.clip(repaired * unit2, -_FLOAT_MAX, _FLOAT_MAX)
 
     frame = pd.DataFrame(value, index=pd.Index(labels), columns=pd.Index(labels))
     interval = (
@@ -189,8 +231,8 @@ def _corr_bounds(
     lo_m, hi_m = lo.reshape(p, p), hi.reshape(p, p)
     v_lo = np.maximum(np.diag(lo_m), 0.0)
     v_hi = np.maximum(np.diag(hi_m), 0.0)
-    d_lo = np.sqrt(np.outer(v_lo, v_lo))
-    d_hi = np.sqrt(np.outer(v_hi, v_hi))
+    d_lo = np.outer(np.sqrt(v_lo), np.sqrt(v_lo))  # no v_i v_j: it may overflow
+    d_hi = np.outer(np.sqrt(v_hi), np.sqrt(v_hi))
     with np.errstate(divide="ignore", invalid="ignore"):
         cands = np.stack([lo_m / d_lo, lo_m / d_hi, hi_m / d_lo, hi_m / d_hi])
     cands = np.where(np.isnan(cands), 0.0, cands)
@@ -206,7 +248,7 @@ def _bound(cov: np.ndarray, limits: np.ndarray) -> np.ndarray:
     out = cov.copy()
     diag = np.clip(np.diag(out), 0.0, limits)
     np.fill_diagonal(out, diag)
-    cap = np.sqrt(np.outer(diag, diag))
+    cap = np.outer(np.sqrt(diag), np.sqrt(diag))
     off = ~np.eye(len(diag), dtype=bool)
     out[off] = np.clip(out[off], -cap[off], cap[off])
     return out
@@ -245,44 +287,56 @@ def _direct_bounds(state: _DirectState, alpha: float) -> tuple[np.ndarray, np.nd
     hv = halfwidth(state.var_plan, alpha)
     lo = np.full((p, p), -np.inf)
     hi = np.full((p, p), np.inf)
-    np.fill_diagonal(lo, np.maximum(state.variances - hv, 0.0))
-    np.fill_diagonal(hi, np.minimum(state.variances + hv, state.limits))
+    # clip both ends into the public range: a release outside it (bounding="none")
+    # gives an interval at the range's end, never one with lower > upper
+    np.fill_diagonal(lo, np.clip(state.variances - hv, 0.0, state.limits))
+    np.fill_diagonal(hi, np.clip(state.variances + hv, 0.0, state.limits))
     if state.cov_plan is not None:
         hc = halfwidth(state.cov_plan, alpha / 3.0)
         v_hi = np.minimum(state.variances + halfwidth(state.var_plan, alpha / 3.0), state.limits)
         for k, (i, j) in enumerate(state.off):
             public = n * state.widths[i] * state.widths[j] / (4.0 * (n - 1))
-            outer = min(math.sqrt(max(v_hi[i], 0.0) * max(v_hi[j], 0.0)), public)
+            outer = min(math.sqrt(max(v_hi[i], 0.0)) * math.sqrt(max(v_hi[j], 0.0)), public)
             low, high = cov[i, j] - hc[k], cov[i, j] + hc[k]
             cap_k = state.cov_plan.upper[k]
             if high >= cap_k:
                 high = max(high, outer)
             if low <= -cap_k:
                 low = min(low, -outer)
-            lo[i, j] = lo[j, i] = max(low, -public)
-            hi[i, j] = hi[j, i] = min(high, public)
+            lo[i, j] = lo[j, i] = min(max(low, -public), public)
+            hi[i, j] = hi[j, i] = min(max(high, -public), public)
     return lo, hi
 
 
 class _Moments:
     """A plan over the complete-row count, centred sums and cross-products."""
 
-    def __init__(self, decls: list[NumericDeclaration], settings: Settings, ddof: int):
-        self.decls, self.ddof = decls, ddof
+    def __init__(
+        self, decls: list[NumericDeclaration], settings: Settings, ddof: int, unit2: float
+    ):
+        self.decls, self.ddof, self.unit2 = decls, ddof, unit2
         self.plan = Plan(settings)
         self.keys = self.plan.products(decls)
         self.plan.calibrate()
 
     def run(self, noisy: Mapping[str, np.ndarray]) -> tuple[np.ndarray, Any]:
-        p, k = len(self.decls), self.keys
+        """The covariance in units of ``unit2`` and the interval function (exact units)."""
+        p, k, u2 = len(self.decls), self.keys, self.unit2
+        u = math.sqrt(u2)  # a power of two: the scaling is exact
         c = float(noisy[k["count"]][0])
-        s = np.array([float(noisy[k[f"sum {i}"]][0]) for i in range(p)])
+        s = np.array([float(noisy[k[f"sum {i}"]][0]) for i in range(p)]) / u
         prod = np.zeros((p, p))
         for i, j in _pairs(p):
-            prod[i, j] = prod[j, i] = float(noisy[k[f"product {i} {j}"]][0])
+            prod[i, j] = prod[j, i] = float(noisy[k[f"product {i} {j}"]][0]) / u2
         cc = max(c, self.ddof + 1.0)
         cov = (prod - np.outer(s, s) / cc) / (cc - self.ddof)
-        return cov, partial(_moments_bounds, self.plan, dict(noisy), self.keys, p, self.ddof)
+        limits = np.array(
+            [output_range("var", d.lower, d.upper, ddof=self.ddof)[1] for d in self.decls]
+        )
+        bounds = partial(
+            _moments_bounds, self.plan, dict(noisy), self.keys, p, self.ddof, u2, limits
+        )
+        return cov, bounds
 
     def sensitivity_report(self) -> pd.Series:
         ms = self.plan.measurements.values()
@@ -304,28 +358,35 @@ def _moments_bounds(
     keys: dict[str, str],
     p: int,
     ddof: int,
+    unit2: float,
+    limits: np.ndarray,
     alpha: float,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Bounds on ``(P_ij - S_i S_j / C) / (C - ddof)`` from the noisy statistics.
 
     A union bound over every measurement of the plan (each at ``alpha / count``),
     then, per entry, the range over the box: the numerator's extremes over the
-    ``S`` and ``P`` corners, divided by the count's extremes.
+    ``S`` and ``P`` corners, divided by the count's extremes. Computed in units of
+    ``unit2`` (no overflow), then intersected with the public ranges of the exact
+    entries: a variance lies in ``[0, limit]``, a covariance within
+    ``+-sqrt(limit_i limit_j)``.
     """
     ms = plan.measurements
     a = alpha / len(ms)
+    u = math.sqrt(unit2)
 
-    def box(key: str) -> tuple[float, float]:
+    def box(key: str, scale: float) -> tuple[float, float]:
         noise = ms[key].noise
         assert noise is not None
-        return est.noisy_interval(noise, float(noisy[key][0]), a)
+        lo, hi = est.noisy_interval(noise, float(noisy[key][0]), a)
+        return lo / scale, hi / scale
 
-    c_lo, c_hi = box(keys["count"])
+    c_lo, c_hi = box(keys["count"], 1.0)
     c_lo, c_hi = max(c_lo, ddof + 1.0), max(c_hi, ddof + 1.0)
-    s_box = [box(keys[f"sum {i}"]) for i in range(p)]
+    s_box = [box(keys[f"sum {i}"], u) for i in range(p)]
     lo, hi = np.zeros((p, p)), np.zeros((p, p))
     for i, j in _pairs(p):
-        p_lo, p_hi = box(keys[f"product {i} {j}"])
+        p_lo, p_hi = box(keys[f"product {i} {j}"], unit2)
         if i == j:
             s_lo, s_hi = s_box[i]
             ss = [0.0 if s_lo <= 0 <= s_hi else min(s_lo**2, s_hi**2), max(s_lo**2, s_hi**2)]
@@ -339,6 +400,13 @@ def _moments_bounds(
         values = [x / (cv - ddof) for x in num for cv in (c_lo, c_hi)]
         lo[i, j] = lo[j, i] = min(values)
         hi[i, j] = hi[j, i] = max(values)
+    root = np.sqrt(limits / unit2)
+    cap = np.outer(root, root)
+    np.fill_diagonal(cap, limits / unit2)
+    floor = -cap
+    np.fill_diagonal(floor, 0.0)
+    lo = np.minimum(np.maximum(lo, floor), cap) * unit2
+    hi = np.minimum(np.maximum(hi, floor), cap) * unit2
     return lo, hi
 
 
@@ -362,7 +430,7 @@ class _Direct:
 
     def run(self, sums: np.ndarray, products: np.ndarray) -> tuple[np.ndarray, Any]:
         n, st = self.n, self.settings
-        exact = (products - np.outer(sums, sums) / n) / (n - 1.0)
+        exact = (products - np.outer(sums / n, sums)) / (n - 1.0)
         variances = apply_noise(np.clip(np.diag(exact), 0.0, self.limits), self.var_plan, st.source)
         cov = np.diag(variances)
         if self.off:
@@ -370,7 +438,7 @@ class _Direct:
             cap = np.array(
                 [
                     min(
-                        math.sqrt(bounded[i] * bounded[j]),
+                        math.sqrt(bounded[i]) * math.sqrt(bounded[j]),
                         n * self.widths[i] * self.widths[j] / (4.0 * (n - 1)),
                     )
                     for i, j in self.off

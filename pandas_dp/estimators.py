@@ -57,10 +57,16 @@ def var_value(c: float, s: float, q: float, *, ddof: int, upper_range: float, cl
 
 
 def noisy_interval(noise: NoisePlan, value: float, alpha: float) -> tuple[float, float]:
-    """``value ± halfwidth`` intersected with the noise plan's public range."""
+    """``value ± halfwidth`` intersected with the noise plan's public range.
+
+    Both ends are clipped into the range, so a release outside it (possible with
+    ``bounding="none"``) gives an interval at the range's end, never one with
+    ``lower > upper``.
+    """
     h = float(halfwidth(noise, alpha)[0])
-    lo = max(value - h, float(noise.lower[0]))
-    hi = min(value + h, float(noise.upper[0]))
+    bottom, top = float(noise.lower[0]), float(noise.upper[0])
+    lo = min(max(value - h, bottom), top)
+    hi = min(max(value + h, bottom), top)
     if noise.integer:
         lo, hi = math.ceil(lo), math.floor(hi)
     return lo, hi
