@@ -109,6 +109,13 @@ def _r(a: float, b: float) -> float:
     return b - a
 
 
+def _r2(a: float, b: float) -> float:
+    # a product, not ``** 2``: a float power raises OverflowError where this gives inf,
+    # which _finite turns into InvalidBoundsError
+    r = b - a
+    return r * r
+
+
 def _mag(a: float, b: float) -> float:
     return max(abs(a), abs(b))
 
@@ -127,7 +134,7 @@ _ROWS: list[Rule] = [
     ),
     Rule("centred_sum", "add_remove", lambda a, b, n: _r(a, b) / 2.0, "R / 2"),
     Rule("centred_sum", "substitute", lambda a, b, n: _r(a, b), "R"),
-    *_both("centred_squares", lambda a, b, n: _r(a, b) ** 2 / 4.0, "R^2 / 4"),
+    *_both("centred_squares", lambda a, b, n: _r2(a, b) / 4.0, "R^2 / 4"),
     Rule("category_counts", "add_remove", lambda a, b, n: 1.0, "1 (L1)", norm="L1"),
     Rule("category_counts", "substitute", lambda a, b, n: 2.0, "2 (L1)", norm="L1"),
     Rule("category_counts_l2", "add_remove", lambda a, b, n: 1.0, "1 (L2)", norm="L2"),
@@ -151,7 +158,7 @@ _ROWS: list[Rule] = [
     Rule(
         "var_direct",
         "substitute",
-        lambda a, b, n: _r(a, b) ** 2 / n,
+        lambda a, b, n: _r2(a, b) / n,
         "R^2 / n",
         public_n=True,
         min_n=2,
@@ -359,7 +366,7 @@ def output_range(
     >>> output_range("var", 0.0, 1.0, ddof=0)
     (0.0, 0.25)
     """
-    r2 = (upper - lower) ** 2
+    r2 = _r2(lower, upper)
     if statistic in ("mean", "mean_direct"):
         return (lower, upper)
     if statistic in ("count", "rows", "category_counts"):
