@@ -339,6 +339,15 @@ def pair_sensitivity(
     return _finite(value, f"{statistic} of widths {width1:g} and {width2:g}")
 
 
+def _max_squares(r2: float, c: int) -> float:
+    """The largest ``Σ (x - x̄)²`` of ``c`` points on a range of width² ``r2``.
+
+    Half the points at each end (``c`` even): ``c R²/4``; one end holding one more
+    point (``c`` odd): ``(c² - 1)/c · R²/4``.
+    """
+    return c * r2 / 4.0 if c % 2 == 0 else (c * c - 1) / c * r2 / 4.0
+
+
 def _max_sample_var(r2: float, n: int) -> float:
     """The largest ``ddof=1`` sample variance of ``n`` points on a range of width² ``r2``."""
     return n * r2 / (4.0 * (n - 1)) if n % 2 == 0 else (n + 1) * r2 / (4.0 * n)
@@ -378,8 +387,14 @@ def output_range(
             return (n * min(lower, 0.0), n * max(upper, 0.0))
         return (0.0 if lower >= 0 else -math.inf, 0.0 if upper <= 0 else math.inf)
     if statistic == "var":
-        # (Q - S^2/C) / (C - ddof) <= (C R^2/4) / (C - ddof), largest at C = ddof + 1
-        return (0.0, r2 / 4.0 * (ddof + 1))
+        # (Q - S^2/C) / (C - ddof) over the admissible counts C >= ddof + 1. At
+        # C = ddof + 1 (C = 2 for ddof = 0: one point has no spread) its largest
+        # value is _max_squares(C) / (C - ddof); every larger C gives at most
+        # C/(C - ddof) R^2/4 <= (ddof + 2)/2 R^2/4, which is no more. An odd C cannot
+        # put half its points at each end: for even ddof >= 2 the range is below
+        # (ddof + 1) R^2/4 (brute-force tested in tests/test_sensitivity.py)
+        c = max(ddof + 1, 2)
+        return (0.0, _max_squares(r2, c) / (c - ddof))
     if statistic == "var_direct":
         if n is None or n < 2:
             raise ValueError("var_direct needs a public n >= 2")
