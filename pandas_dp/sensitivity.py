@@ -109,6 +109,13 @@ def _r(a: float, b: float) -> float:
     return b - a
 
 
+def _r2(a: float, b: float) -> float:
+    # a product, not ``** 2``: a float power raises OverflowError where this gives inf,
+    # which _finite turns into InvalidBoundsError
+    r = b - a
+    return r * r
+
+
 def _mag(a: float, b: float) -> float:
     return max(abs(a), abs(b))
 
@@ -125,7 +132,7 @@ _ROWS: list[Rule] = [
     Rule("sum", "substitute", lambda a, b, n: max(_r(a, b), _mag(a, b)), "max(R, |a|, |b|)"),
     Rule("centred_sum", "add_remove", lambda a, b, n: _r(a, b) / 2.0, "R / 2"),
     Rule("centred_sum", "substitute", lambda a, b, n: _r(a, b), "R"),
-    *_both("centred_squares", lambda a, b, n: _r(a, b) ** 2 / 4.0, "R^2 / 4"),
+    *_both("centred_squares", lambda a, b, n: _r2(a, b) / 4.0, "R^2 / 4"),
     Rule("category_counts", "add_remove", lambda a, b, n: 1.0, "1 (L1)", norm="L1"),
     Rule("category_counts", "substitute", lambda a, b, n: 2.0, "2 (L1)", norm="L1"),
     Rule("category_counts_l2", "add_remove", lambda a, b, n: 1.0, "1 (L2)", norm="L2"),
@@ -149,7 +156,7 @@ _ROWS: list[Rule] = [
     Rule(
         "var_direct",
         "substitute",
-        lambda a, b, n: _r(a, b) ** 2 / n,
+        lambda a, b, n: _r2(a, b) / n,
         "R^2 / n",
         public_n=True,
         min_n=2,
@@ -330,6 +337,15 @@ def pair_sensitivity(
     return _finite(value, f"{statistic} of widths {width1:g} and {width2:g}")
 
 
+def _max_squares(r2: float, c: int) -> float:
+    """The largest ``Σ (x - x̄)²`` of ``c`` points on a range of width² ``r2``.
+
+    Half the points at each end (``c`` even): ``c R²/4``; one end holding one more
+    point (``c`` odd): ``(c² - 1)/c · R²/4``.
+    """
+    return c * r2 / 4.0 if c % 2 == 0 else (c * c - 1) / c * r2 / 4.0
+
+
 def _max_sample_var(r2: float, n: int) -> float:
     """The largest ``ddof=1`` sample variance of ``n`` points on a range of width² ``r2``."""
     return n * r2 / (4.0 * (n - 1)) if n % 2 == 0 else (n + 1) * r2 / (4.0 * n)
@@ -357,7 +373,7 @@ def output_range(
     >>> output_range("var", 0.0, 1.0, ddof=0)
     (0.0, 0.25)
     """
-    r2 = (upper - lower) ** 2
+    r2 = _r2(lower, upper)
     if statistic in ("mean", "mean_direct"):
         return (lower, upper)
     if statistic in ("count", "rows", "category_counts"):
@@ -369,8 +385,14 @@ def output_range(
             return (n * min(lower, 0.0), n * max(upper, 0.0))
         return (0.0 if lower >= 0 else -math.inf, 0.0 if upper <= 0 else math.inf)
     if statistic == "var":
-        # (Q - S^2/C) / (C - ddof) <= (C R^2/4) / (C - ddof), largest at C = ddof + 1
-        return (0.0, r2 / 4.0 * (ddof + 1))
+        # (Q - S^2/C) / (C - ddof) over the admissible counts C >= ddof + 1. At
+        # C = ddof + 1 (C = 2 for ddof = 0: one point has no spread) its largest
+        # value is _max_squares(C) / (C - ddof); every larger C gives at most
+        # C/(C - ddof) R^2/4 <= (ddof + 2)/2 R^2/4, which is no more. An odd C cannot
+        # put half its points at each end: for even ddof >= 2 the range is below
+        # (ddof + 1) R^2/4 (brute-force tested in tests/test_sensitivity.py)
+        c = max(ddof + 1, 2)
+        return (0.0, _max_squares(r2, c) / (c - ddof))
     if statistic == "var_direct":
         if n is None or n < 2:
             raise ValueError("var_direct needs a public n >= 2")

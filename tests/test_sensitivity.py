@@ -1,444 +1,610 @@
-"""Brute-force proofs of every row of the sensitivity table (REFERENCE.md §1, §2).
+"""Brute-force proofs of the one-column rows of the sensitivity table (REFERENCE.md §9, §13).
 
-For each row of :data:`pandas_dp.sensitivity.TABLE` and each neighbouring relation,
-every dataset of ``n`` records drawn from a grid of values is enumerated, together
-with every one of its neighbours:
+For every row of :data:`pandas_dp.sensitivity.TABLE` that is a scalar statistic of
+one numeric column (the vector rows and the two-column rows of ``PAIR_TABLE`` are
+proven in ``test_sensitivity_vectors.py``), under each relation it holds for, and
+for contribution bounds ``k = 1, 2, 3``:
 
-* ``substitute`` -- same ``n``, one record changed to any other grid value;
-* ``add_remove`` -- a dataset of ``n - 1`` records and the same with one grid
-  value appended (``n`` is the larger size, Liu 2019 Definition 2).
+* a *unit* (a privacy unit) holds 1 to ``k`` rows; a row is a value of a grid that
+  holds both bounds, the midpoint, interior values and a missing value (``NaN``);
+* every dataset of at most ``U`` units is enumerated, with every neighbour:
+  ``add_remove`` -- one unit added or removed with all its rows; ``substitute`` --
+  one unit's rows replaced by any other unit's (same number of units; for the
+  direct rows, whose ``n`` is public, the unit keeps its number of rows, so the
+  frame keeps its ``n`` rows);
+* each sufficient statistic is computed by the engine
+  (:func:`pandas_dp.engines.moments`, on the whole dataset, composed as
+  ``plan._moment_values`` composes it -- :func:`test_composition_matches_the_plan`
+  ties the two), so the rounding of the exact accumulation is included, and also
+  in exact rational arithmetic (the "math" value).
 
-The grid holds both bounds, the midpoint, three random values inside the bounds
-(fixed seed) and a missing value (``NaN``); for the histogram and proportion rows a
-record is one of ``K = 3`` categories, an undeclared value or a missing value (the
-two-column rows of ``PAIR_TABLE`` are proven in ``test_sensitivity_vectors.py``).
-The statistic is computed exactly as the library defines it (``statistics._exact``
-on ``backends.moments``): in a non-nullable column a missing value is imputed by
-the midpoint; in the nullable variants it contributes nothing.
-:func:`test_reference_matches_library` ties the reference functions used here to
-the library's own computation.
-
-The largest change over all neighbouring pairs must not exceed the table value, and
-must reach it (the row is tight) wherever the table says it is attained.
+The largest change over all neighbouring pairs must not exceed the table value
+for the math value, and the table value plus the accumulation allowance
+(``k * step``, what ``plan.py`` adds for ``k = 1``) for the engine value. Where the
+row is tight the math maximum equals the table value (and the engine maximum is
+within the allowance of it). Rows that are not tight, and why, are listed in
+:data:`NOT_TIGHT`.
 """
 
 from __future__ import annotations
 
-import inspect
+import itertools
 import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cache
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-import pandas_dp  # noqa: F401  (registers the accessor)
-from pandas_dp import backends
+import pandas_dp.plan as plan_module
+from pandas_dp import engines
 from pandas_dp.declarations import NumericDeclaration
-from pandas_dp.sensitivity import NEIGHBOURING, TABLE, output_range, sensitivity
-from pandas_dp.statistics import _exact
-
-BOUNDS = [(0.0, 1.0), (-3.0, 1.0), (2.0, 7.0), (-5.0, -1.0)]
-N_MAX = 6
-REL = 1e-9
-
-# statistics whose table row is attained on the grid; everything is tight except
-# ``len`` under ``substitute``: n is fixed, so the true sensitivity is 0 and the
-# table's 1 is a deliberate, conservative choice (documented in the row's text).
-NOT_TIGHT = {("len", "substitute")}
-
-
-# ----------------------------------------------------------------------------- reference
-
-
-K = 3  # categories of the histogram and proportion rows
-CATEGORICAL = {"histogram", "histogram_l2", "proportion", "proportions", "proportions_l2"}
-# the norm a vector-valued row is stated in
-NORM = {"histogram": 1, "histogram_l2": 2, "proportions": 1, "proportions_l2": 2}
-
-
-def reference(statistic: str, x: np.ndarray, a: float, b: float) -> np.ndarray:
-    """The exact statistic of every row of ``x`` (shape ``(datasets, n)``, NaN = missing).
-
-    For the categorical rows a record is a category code ``0..K-1``, ``K`` (an
-    undeclared value, in no bucket) or NaN (missing, in no bucket); the result has
-    one column per bucket. Proportions are bucket counts over the ``n`` rows.
-    """
-    if statistic in CATEGORICAL:
-        n = x.shape[1]
-        counts = np.stack([(x == k).sum(axis=1) for k in range(K)], axis=1).astype(np.float64)
-        if statistic.startswith("histogram"):
-            return counts
-        if statistic == "proportion":
-            return counts[:, 0] / n
-        return counts / n
-    mid = 0.5 * (a + b)
-    present = ~np.isnan(x)
-    imputed = np.where(present, x, mid)  # non-nullable: a missing value is the midpoint
-    n = x.shape[1]
-    if statistic == "count":
-        return present.sum(axis=1).astype(np.float64)
-    if statistic == "len":
-        return np.full(x.shape[0], float(n))
-    if statistic == "sum":
-        return imputed.sum(axis=1)
-    if statistic == "sum_nullable":
-        return np.where(present, x, 0.0).sum(axis=1)
-    if statistic == "centred_sum":
-        return np.where(present, x - mid, 0.0).sum(axis=1)
-    if statistic == "centred_sumsq":
-        return np.where(present, (x - mid) ** 2, 0.0).sum(axis=1)
-    if statistic == "mean":
-        return imputed.mean(axis=1)
-    if statistic == "var":
-        return imputed.var(axis=1, ddof=1)
-    raise AssertionError(f"no reference for {statistic}")
-
-
-# smallest dataset on which the statistic is defined (the empty mean/var is not)
-DEFINED_FROM = {"mean": 1, "var": 2, "proportion": 1, "proportions": 1, "proportions_l2": 1}
-
-
-def distance(f: np.ndarray, g: np.ndarray, statistic: str) -> np.ndarray:
-    """|f - g| for a scalar statistic, the row's L1 or L2 norm for a vector one."""
-    d = np.abs(f - g)
-    if d.ndim == 1:
-        return d
-    return d.sum(axis=1) if NORM[statistic] == 1 else np.sqrt((d**2).sum(axis=1))
-
-
-def record_values(statistic: str, a: float, b: float) -> np.ndarray:
-    if statistic in CATEGORICAL:
-        return np.array([*range(K + 1), np.nan], dtype=np.float64)
-    return grid(a, b)
-
-
-def grid(a: float, b: float, seed: int = 0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    inner = rng.uniform(a, b, size=3)
-    return np.concatenate([[a, b, 0.5 * (a + b)], inner, [np.nan]])
-
-
-def datasets(values: np.ndarray, n: int) -> np.ndarray:
-    """Every sequence of ``n`` grid values; dataset ``i`` has digits of ``i`` base ``G``.
-
-    The last position is the fastest digit, so appending value ``v`` to dataset ``i``
-    of ``n - 1`` records gives dataset ``i * G + v`` of ``n`` records.
-    """
-    g = values.size
-    idx = np.arange(g**n)
-    digits = np.stack([(idx // g ** (n - 1 - i)) % g for i in range(n)], axis=1)
-    return values[digits].reshape(g**n, n)
-
-
-def max_change(statistic: str, relation: str, a: float, b: float, n: int) -> float | None:
-    """Largest ``|f(X) - f(X')|`` over neighbouring datasets on the grid (None: no pairs)."""
-    values = record_values(statistic, a, b)
-    g = values.size
-    if relation == "substitute":
-        if n < DEFINED_FROM.get(statistic, 0):
-            return None
-        f = reference(statistic, datasets(values, n), a, b)
-        idx = np.arange(g**n)
-        worst = 0.0
-        for i in range(n):
-            place = g ** (n - 1 - i)
-            digit = (idx // place) % g
-            for v in range(g):
-                other = idx + (v - digit) * place
-                worst = max(worst, float(distance(f, f[other], statistic).max()))
-        return worst
-    if n - 1 < DEFINED_FROM.get(statistic, 0):
-        return None  # the smaller neighbour has no value (e.g. the mean of nothing)
-    big = reference(statistic, datasets(values, n), a, b)
-    small = reference(statistic, datasets(values, n - 1), a, b) if n > 1 else None
-    if small is None:
-        small = np.zeros((1, *big.shape[1:]))  # the empty dataset: counts and sums are 0
-    worst = 0.0
-    for v in range(g):
-        appended = big[np.arange(small.shape[0]) * g + v]
-        worst = max(worst, float(distance(appended, small, statistic).max()))
-    return worst
-
-
-# ----------------------------------------------------------------------------- the table
-
-
-def test_every_row_has_a_reference():
-    """Each row of the table is covered below, and each has both relations."""
-    stats = {s for s, _ in TABLE}
-    assert stats == {
-        "count",
-        "len",
-        "sum",
-        "sum_nullable",
-        "centred_sum",
-        "centred_sumsq",
-        "mean",
-        "var",
-        *CATEGORICAL,
-    }
-    for s in stats:
-        for rel in NEIGHBOURING:
-            assert (s, rel) in TABLE
-
-
-@pytest.mark.parametrize("bounds", BOUNDS, ids=lambda b: f"[{b[0]:g},{b[1]:g}]")
-@pytest.mark.parametrize("key", sorted(TABLE), ids=lambda k: f"{k[0]}-{k[1]}")
-def test_row_is_an_upper_bound_and_tight(key, bounds):
-    """max |f(X) - f(X')| <= table value for every neighbouring pair, with equality."""
-    statistic, relation = key
-    rule = TABLE[key]
-    a, b = bounds
-    checked = 0
-    for n in range(max(1, rule.min_n), N_MAX + 1):
-        table = sensitivity(statistic, relation, a, b, n)
-        observed = max_change(statistic, relation, a, b, n)
-        if observed is None:
-            # mean or proportions under add_remove with n = 1: the smaller neighbour
-            # is empty and has no mean, so there is no pair to compare (the releases
-            # refuse n = 0)
-            assert (relation, n) == ("add_remove", 1) and DEFINED_FROM[statistic] == 1
-            continue
-        checked += 1
-        assert observed <= table * (1 + REL) + 1e-12, (
-            f"{statistic}/{relation} on [{a}, {b}] with n={n}: a neighbouring pair "
-            f"changes the statistic by {observed}, more than the table's {table}"
-        )
-        if key in NOT_TIGHT:
-            assert observed == 0.0
-        else:
-            assert observed >= table * (1 - REL), (
-                f"{statistic}/{relation} on [{a}, {b}] with n={n}: the table value "
-                f"{table} is not attained (largest change {observed})"
-            )
-    assert checked >= 3
-
-
-def test_mean_add_remove_direction():
-    """Adding a record at b to n - 1 records at a moves the mean by exactly R / n."""
-    a, b, n = -3.0, 1.0, 4
-    small = np.full((1, n - 1), a)
-    big = np.concatenate([small, [[b]]], axis=1)
-    change = reference("mean", big, a, b) - reference("mean", small, a, b)
-    assert change[0] == pytest.approx(sensitivity("mean", "add_remove", a, b, n), rel=1e-12)
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    data=st.data(),
-    n=st.integers(min_value=3, max_value=12),
-    lo=st.floats(-50, 50),
-    width=st.floats(0.1, 100),
+from pandas_dp.errors import InvalidBoundsError
+from pandas_dp.plan import Plan, Settings
+from pandas_dp.sensitivity import (
+    NEIGHBOURING,
+    PAIR_TABLE,
+    TABLE,
+    output_range,
+    pair_sensitivity,
+    rule,
+    sensitivity,
 )
-def test_random_real_neighbours_within_table(data, n, lo, width):
-    """Off the grid too: random real-valued neighbours never exceed the table."""
-    a, b = lo, lo + width
-    values = st.floats(a, b, allow_nan=False)
-    base = np.array(data.draw(st.lists(values, min_size=n, max_size=n)))
-    changed = base.copy()
-    changed[data.draw(st.integers(0, n - 1))] = data.draw(values)
-    extra = data.draw(values)
-    x = np.stack([base, changed])
-    for stat in ("sum", "centred_sum", "centred_sumsq", "mean", "var"):
-        f = reference(stat, x, a, b)
-        assert abs(f[0] - f[1]) <= sensitivity(stat, "substitute", a, b, n) * (1 + REL) + 1e-9
-        bigger = np.append(base, extra)[None, :]
-        g = reference(stat, bigger, a, b)[0]
-        assert abs(g - f[0]) <= sensitivity(stat, "add_remove", a, b, n + 1) * (1 + REL) + 1e-9
 
-
-@pytest.mark.parametrize("nullable", [False, True])
-def test_reference_matches_library(nullable):
-    """The reference functions compute what the library computes from its moments."""
-    rng = np.random.default_rng(3)
-    for a, b in BOUNDS:
-        decl = NumericDeclaration("x", a, b, nullable=nullable)
-        for n in (2, 3, 7):
-            x = rng.uniform(a - 1, b + 1, size=n)  # out-of-range values are clamped
-            x[rng.random(n) < 0.3] = np.nan
-            clamped = np.clip(x, a, b)[None, :]
-            m = backends.moments(pd.Series(x), a, b)
-            assert m.count == reference("count", clamped, a, b)[0]
-            assert m.rows == reference("len", clamped, a, b)[0]
-            assert m.total == pytest.approx(reference("centred_sum", clamped, a, b)[0], abs=1e-9)
-            assert m.squares == pytest.approx(
-                reference("centred_sumsq", clamped, a, b)[0], abs=1e-9
-            )
-            total = _exact("sum", decl, m, "direct")[0]
-            expect = "sum_nullable" if nullable else "sum"
-            assert total == pytest.approx(reference(expect, clamped, a, b)[0], abs=1e-9)
-            if not nullable:
-                mean = _exact("mean", decl, m, "direct")[0]
-                var = _exact("var", decl, m, "direct")[0]
-                assert mean == pytest.approx(reference("mean", clamped, a, b)[0], abs=1e-9)
-                assert var == pytest.approx(reference("var", clamped, a, b)[0], abs=1e-9)
-
-
-# ----------------------------------------------------------------------------- data-independence
-
-
-def test_sensitivity_takes_public_facts_only():
-    """The lookup's only inputs are the statistic, the relation, the bounds and n."""
-    params = list(inspect.signature(sensitivity).parameters)
-    assert params == ["statistic", "neighbouring", "lower", "upper", "n"]
-    for rule in TABLE.values():
-        assert list(inspect.signature(rule.formula).parameters) == ["a", "b", "n"]
-
-
-@pytest.mark.parametrize("statistic", ["mean", "var", "sum", "std"])
-@pytest.mark.parametrize("nullable", [False, True])
-def test_release_sensitivity_does_not_depend_on_data(statistic, nullable):
-    """Two very different frames of the same n get the same sensitivity and scale."""
-    import pandera.pandas as pa
-
-    rng = np.random.default_rng(11)
-    n = 30
-    frames = [
-        pd.DataFrame({"x": np.zeros(n)}),
-        pd.DataFrame({"x": rng.uniform(-10, 10, n)}),
-        pd.DataFrame({"x": np.where(rng.random(n) < 0.5, np.nan, 4.0)}),
-    ]
-    schema = pa.DataFrameSchema(
-        {"x": pa.Column(float, pa.Check.in_range(-2.0, 5.0), nullable=nullable)}
-    )
-    metas = []
-    for df in frames:
-        for relation in NEIGHBOURING:
-            out = getattr(df.dp, statistic)(
-                "x", epsilon=1.0, schema=schema, neighbouring=relation, random_state=0
-            )
-            metas.append((relation, out.attrs["dp"]))
-    for relation in NEIGHBOURING:
-        same = [m for r, m in metas if r == relation]
-        for m in same[1:]:
-            pd.testing.assert_series_equal(
-                pd.Series(m.sensitivity, dtype=float), pd.Series(same[0].sensitivity, dtype=float)
-            )
-            pd.testing.assert_series_equal(
-                pd.Series(m.scale, dtype=float), pd.Series(same[0].scale, dtype=float)
-            )
-
-
-def test_count_sensitivity_does_not_depend_on_data():
-    frames = [
-        pd.DataFrame({"a": [1.0] * 10, "b": [np.nan] * 10}),
-        pd.DataFrame({"a": [np.nan] * 10, "b": range(10)}),
-    ]
-    for relation in NEIGHBOURING:
-        metas = [
-            df.dp.count(epsilon=1.0, neighbouring=relation, random_state=0).attrs["dp"]
-            for df in frames
-        ]
-        pd.testing.assert_series_equal(
-            pd.Series(metas[0].sensitivity), pd.Series(metas[1].sensitivity)
-        )
-        pd.testing.assert_series_equal(pd.Series(metas[0].scale), pd.Series(metas[1].scale))
-
-
-# ----------------------------------------------------------------------------- errors
-
-
-@pytest.mark.parametrize("key", sorted(TABLE), ids=lambda k: f"{k[0]}-{k[1]}")
-def test_below_min_n_raises(key):
-    statistic, relation = key
-    rule = TABLE[key]
-    for n in range(0, rule.min_n):
-        with pytest.raises(ValueError, match="rows"):
-            sensitivity(statistic, relation, 0.0, 1.0, n)
-    assert math.isfinite(sensitivity(statistic, relation, 0.0, 1.0, max(rule.min_n, 1)))
-
-
-def test_var_min_n():
-    assert TABLE[("var", "substitute")].min_n == 2
-    assert TABLE[("var", "add_remove")].min_n == 3
-    with pytest.raises(ValueError):
-        sensitivity("var", "substitute", 0.0, 1.0, 1)
-    with pytest.raises(ValueError):
-        sensitivity("var", "add_remove", 0.0, 1.0, 2)
-
-
-@pytest.mark.parametrize("statistic", ["median", "quantile", "", "Mean"])
-def test_unknown_statistic_raises(statistic):
-    with pytest.raises(ValueError, match="no sensitivity"):
-        sensitivity(statistic, "substitute", 0.0, 1.0, 10)
-
-
-@pytest.mark.parametrize("relation", ["swap", "add", "Substitute", "", "bounded"])
-def test_unknown_relation_raises(relation):
-    with pytest.raises(ValueError, match="neighbouring"):
-        sensitivity("mean", relation, 0.0, 1.0, 10)
-
-
-def test_output_range_unknown_statistic_raises():
-    with pytest.raises(ValueError):
-        output_range("median", 0.0, 1.0, 10)
-
-
-# ----------------------------------------------------------------------------- output ranges
-
-RANGE_REFERENCE = {
-    "mean": "mean",
-    "sum": "sum",
-    "sum_nullable": "sum_nullable",
-    "var": "var",
-    "count": "count",
+NAN = math.nan
+#: Declared bounds: around 0, positive, negative, and two where the half-width is
+#: not a multiple of the accumulation step (so the engine's rounding is exercised).
+BOUNDS = [(0.0, 1.0), (-3.0, 1.0), (2.0, 7.0), (-5.0, -1.0), (-0.3, 0.4), (0.0, 1.0 / 3.0)]
+INTERIOR = (0.1, 0.35, 0.8)
+#: contribution bound k -> (interior grid fractions, most units in a dataset)
+SHAPES: dict[int, tuple[tuple[float, ...], int]] = {
+    1: (INTERIOR, 4),
+    2: (INTERIOR, 2),
+    3: (INTERIOR[:1], 2),
 }
+#: the engine's statistics that are rounded on the step of the half-width (1) or of
+#: its square (2); the rest are counts
+ROUNDED = {"sum": 1, "centred_sum": 1, "centred_squares": 2}
+DIRECT = ("mean_direct", "var_direct")
+ONE_COLUMN = ("count", "rows", "sum", "centred_sum", "centred_squares", *DIRECT)
+ROWS = [key for key in TABLE if key[0] in ONE_COLUMN]
 
 
-def _values_no_nan(a: float, b: float) -> np.ndarray:
-    g = grid(a, b)
-    return g[~np.isnan(g)]
+def _not_tight(statistic: str, relation: str, k: int) -> bool:
+    """Rows whose bound is not attained, with the reason."""
+    if (statistic, relation) == ("rows", "substitute"):
+        # the frame's length is public under substitute: a unit keeps its number of
+        # rows when n is fixed (change 0) and may move between 1 and k rows in the
+        # wider relation tested here (change k - 1); the table's k is conservative
+        return True
+    # var_direct for k > 1: k R^2/n is group privacy over k single-row changes, but
+    # moving k of n rows changes the variance by at most about k (n - k) R^2/(n (n - 1))
+    return statistic == "var_direct" and k > 1
 
 
-@pytest.mark.parametrize("bounds", BOUNDS, ids=lambda b: f"[{b[0]:g},{b[1]:g}]")
-@pytest.mark.parametrize("statistic", sorted(RANGE_REFERENCE))
-def test_output_range_contains_every_value_and_is_attained(statistic, bounds):
-    """Every dataset's exact value lies in the range; both ends are reached.
+NOT_TIGHT = "rows under substitute (all k); var_direct for k > 1"
 
-    The statistics are convex in each record (or linear), so their extremes over the
-    box ``[a, b]^n`` sit at vertices, which the grid holds: reaching an end on the
-    grid shows the range is the tightest possible.
+
+def _is_vector_or_pair(statistic: str) -> bool:
+    return statistic.startswith(("category_counts", "proportion"))
+
+
+def test_every_one_column_row_is_proven() -> None:
+    """Every row of the table is proven here or in test_sensitivity_vectors.py."""
+    mine = {key for key in TABLE if not _is_vector_or_pair(key[0])}
+    assert mine == set(ROWS)
+    assert set(ONE_COLUMN) == {s for s, _ in mine}
+
+
+# ------------------------------------------------------------------ enumeration
+
+
+def grid(a: float, b: float, interior: Sequence[float]) -> tuple[float, ...]:
+    """Both bounds, the engine's midpoint, interior values, a missing value."""
+    mid = a + 0.5 * (b - a)
+    return (a, b, mid, *(a + f * (b - a) for f in interior), NAN)
+
+
+@dataclass
+class World:
+    """Every dataset of at most ``U`` units over a grid, and its neighbouring pairs."""
+
+    a: float
+    b: float
+    k: int
+    rows: list[list[float]]
+    pairs: dict[str, tuple[np.ndarray, np.ndarray]]
+    same_rows: tuple[np.ndarray, np.ndarray]
+    engine: dict[str, np.ndarray] = field(default_factory=dict)
+    math: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def enumerate_world(
+    values: Sequence[Any], k: int, max_units: int
+) -> tuple[
+    list[list[Any]], dict[str, tuple[np.ndarray, np.ndarray]], tuple[np.ndarray, np.ndarray]
+]:
+    """Datasets (their rows) and the index pairs of neighbours under each relation.
+
+    A unit is a multiset of 1..k grid values; a dataset is a multiset of units (the
+    statistics do not depend on the order of rows, REFERENCE.md §13). Returns the
+    rows of each dataset, ``relation -> (i, j)`` with ``i < j``, and the substitute
+    pairs whose changed unit keeps its number of rows.
     """
+    units = [
+        u
+        for size in range(1, k + 1)
+        for u in itertools.combinations_with_replacement(range(len(values)), size)
+    ]
+    datasets = [
+        d
+        for size in range(max_units + 1)
+        for d in itertools.combinations_with_replacement(range(len(units)), size)
+    ]
+    index = {d: i for i, d in enumerate(datasets)}
+    added: list[tuple[int, int]] = []
+    swapped: list[tuple[int, int]] = []
+    same: list[tuple[int, int]] = []
+    for i, d in enumerate(datasets):
+        if len(d) < max_units:
+            added += [(i, index[tuple(sorted((*d, u)))]) for u in range(len(units))]
+        for u in set(d):
+            rest = list(d)
+            rest.remove(u)
+            for v in range(len(units)):
+                j = index[tuple(sorted((*rest, v)))]
+                if i < j:
+                    swapped.append((i, j))
+                    if len(units[u]) == len(units[v]):
+                        same.append((i, j))
+    rows = [[values[x] for u in d for x in units[u]] for d in datasets]
+
+    def arrays(p: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+        a = np.array(p, dtype=np.intp).reshape(-1, 2)
+        return a[:, 0], a[:, 1]
+
+    return rows, {"add_remove": arrays(added), "substitute": arrays(swapped)}, arrays(same)
+
+
+def engine_values(rows: list[float], a: float, b: float) -> dict[str, float]:
+    """The statistics as the plan computes them, from one engine pass over the rows."""
+    m = engines.moments(pd.Series(rows, dtype="float64"), a, b, squares=True)
+    mid = a + 0.5 * (b - a)
+    n = float(len(rows))
+    out = {
+        "count": float(m.count),
+        "rows": n,
+        "centred_sum": m.total_value,
+        "centred_squares": m.squares_value,
+        "sum": m.total_value + mid * m.count,
+        "mean_direct": NAN,
+        "var_direct": NAN,
+    }
+    if n >= 1:  # n public; a missing value counts as the midpoint (it adds 0 to both sums)
+        out["mean_direct"] = mid + m.total_value / n
+    if n >= 2:
+        out["var_direct"] = (m.squares_value - m.total_value**2 / n) / (n - 1.0)
+    return out
+
+
+def math_values(rows: list[float], a: float, b: float) -> dict[str, float]:
+    """The same statistics in exact rational arithmetic (no rounding at all)."""
+    fa, fb = Fraction(a), Fraction(b)
+    mid = (fa + fb) / 2
+    present = [min(max(Fraction(x), fa), fb) for x in rows if not math.isnan(x)]
+    centred = [x - mid for x in present]
+    n = len(rows)
+    out = {
+        "count": float(len(present)),
+        "rows": float(n),
+        "centred_sum": float(sum(centred, Fraction(0))),
+        "centred_squares": float(sum((y * y for y in centred), Fraction(0))),
+        "sum": float(sum(present, Fraction(0))),
+        "mean_direct": NAN,
+        "var_direct": NAN,
+    }
+    imputed = centred + [Fraction(0)] * (n - len(present))  # missing at the midpoint
+    if n >= 1:
+        out["mean_direct"] = float(mid + sum(imputed, Fraction(0)) / n)
+    if n >= 2:
+        mean = sum(imputed, Fraction(0)) / n
+        out["var_direct"] = float(sum(((y - mean) ** 2 for y in imputed), Fraction(0)) / (n - 1))
+    return out
+
+
+@cache
+def world(a: float, b: float, k: int) -> World:
+    interior, max_units = SHAPES[k]
+    rows, pairs, same = enumerate_world(grid(a, b, interior), k, max_units)
+    w = World(a, b, k, rows, pairs, same)
+    eng = [engine_values(r, a, b) for r in rows]
+    exact = [math_values(r, a, b) for r in rows]
+    for stat in ONE_COLUMN:
+        w.engine[stat] = np.array([e[stat] for e in eng])
+        w.math[stat] = np.array([e[stat] for e in exact])
+    return w
+
+
+def step(statistic: str, a: float, b: float) -> float:
+    """The accumulation step a rounded statistic is computed on (0 for counts)."""
+    half = 0.5 * (b - a)
+    power = ROUNDED.get(statistic, 0)
+    return engines.accumulation_step(half**power) if power else 0.0
+
+
+def direct_allowance(statistic: str, a: float, b: float, n: np.ndarray, k: int) -> np.ndarray:
+    """How far the engine's rounding may move a direct release beyond ``k`` table values.
+
+    Each row's rounded centred value ``ŷ`` lies within ``q/2`` of ``y``, so in an
+    interval of width ``R + q``: the mean moves by at most ``k (R + q)/n``. For the
+    variance, the rounded square is ``ŷ² + ε`` with ``|ε| <= q2/2 + h q + q²/4``,
+    so the variance is the sample variance of the ``ŷ`` (width ``R + q``) plus
+    ``Σ ε/(n - 1)``, each of the ``k`` changed rows moving ``ε`` by ``2 |ε|``.
+    """
+    width = b - a
+    q = engines.accumulation_step(0.5 * width)
+    if statistic == "mean_direct":
+        return k * q / n
+    q2 = engines.accumulation_step((0.5 * width) ** 2)
+    return k * ((2 * width * q + q * q) / n + (q2 + width * q + q * q / 2) / (n - 1))
+
+
+# ------------------------------------------------------------------ the proofs
+
+
+def changes(w: World, values: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    i, j = pairs
+    out: np.ndarray = np.abs(values[j] - values[i])
+    return out
+
+
+@pytest.mark.parametrize("k", sorted(SHAPES))
+@pytest.mark.parametrize("bounds", BOUNDS, ids=str)
+@pytest.mark.parametrize("key", [r for r in ROWS if r[0] not in DIRECT], ids="/".join)
+def test_sufficient_statistic_row(
+    key: tuple[str, str], bounds: tuple[float, float], k: int
+) -> None:
+    """count, rows, sum, centred_sum, centred_squares: bound, rounding, tightness."""
+    statistic, relation = key
     a, b = bounds
-    start = 2 if statistic == "var" else 1
-    for n in range(start, 7):
-        values = grid(a, b) if statistic in ("count", "sum_nullable") else _values_no_nan(a, b)
-        f = reference(RANGE_REFERENCE[statistic], datasets(values, n), a, b)
-        lo, hi = output_range(statistic, a, b, n)
-        tol = REL * max(1.0, abs(lo), abs(hi))
-        assert f.min() >= lo - tol and f.max() <= hi + tol, (statistic, n, lo, hi)
-        assert f.min() == pytest.approx(lo, rel=REL, abs=1e-12), (statistic, n)
-        assert f.max() == pytest.approx(hi, rel=REL, abs=1e-12), (statistic, n)
+    w = world(a, b, k)
+    pairs = w.pairs[relation]
+    table = sensitivity(statistic, relation, a, b, k=k)
+    assert table == k * sensitivity(statistic, relation, a, b)
+    exact = changes(w, w.math[statistic], pairs).max()
+    assert exact <= table * (1 + 1e-12), f"math change {exact} exceeds the table's {table}"
+    allowed = table + k * step(statistic, a, b)
+    computed = changes(w, w.engine[statistic], pairs).max()
+    assert computed <= allowed, f"engine change {computed} exceeds {allowed}"
+    if _not_tight(statistic, relation, k):
+        assert exact < table
+        return
+    assert exact == pytest.approx(table, rel=1e-12), f"the row is not attained: {exact} < {table}"
+    assert computed >= table - k * step(statistic, a, b)
 
 
-@pytest.mark.parametrize("n", range(2, 10))
-def test_var_range_matches_reference_formula(n):
-    """REFERENCE.md §2: nR²/(4(n-1)) for even n, (n+1)R²/(4n) for odd n, reached at
-    floor(n/2) points on one bound and the rest on the other."""
+@pytest.mark.parametrize("k", sorted(SHAPES))
+@pytest.mark.parametrize("bounds", BOUNDS, ids=str)
+@pytest.mark.parametrize("statistic", DIRECT)
+def test_direct_row(statistic: str, bounds: tuple[float, float], k: int) -> None:
+    """Liu's mean and variance with n public: substitute, the changed unit keeps its rows."""
+    a, b = bounds
+    w = world(a, b, k)
+    i, j = w.same_rows
+    n = np.array([len(w.rows[x]) for x in i])
+    keep = n >= rule(statistic, "substitute", 1_000).min_n
+    i, j, n = i[keep], j[keep], n[keep]
+    assert len(i) > 0
+    table = np.array([sensitivity(statistic, "substitute", a, b, n=int(m), k=k) for m in n])
+    exact = np.abs(w.math[statistic][j] - w.math[statistic][i])
+    assert np.all(exact <= table * (1 + 1e-12)), (exact / table).max()
+    computed = np.abs(w.engine[statistic][j] - w.engine[statistic][i])
+    slack = direct_allowance(statistic, a, b, n.astype(float), k)
+    assert np.all(computed <= table + slack), (computed - table - slack).max()
+    # tight: at every n the search reaches, some pair attains k-unit table value
+    for m in np.unique(n):
+        at = n == m
+        if _not_tight(statistic, "substitute", k):
+            assert exact[at].max() < table[at][0]
+        elif m >= k:  # a unit of k rows fits in m rows
+            assert exact[at].max() == pytest.approx(table[at][0], rel=1e-12), m
+            assert computed[at].max() >= table[at][0] - slack[at][0]
+
+
+def test_var_direct_with_k_rows_reaches_the_k_row_optimum() -> None:
+    """Not tight for k > 1, and the search does find k (n - k) R^2 / (n (n - 1)).
+
+    n - k rows at a, k rows moved from a to b (checked at n = 4, k = 2, on [0, 1]:
+    2 * 2 / (4 * 3) = 1/3 of R^2, below the table's k R^2 / n = 1/2).
+    """
+    w = world(0.0, 1.0, 2)
+    i, j = w.same_rows
+    n = np.array([len(w.rows[x]) for x in i])
+    exact = np.abs(w.math["var_direct"][j] - w.math["var_direct"][i])[n == 4]
+    assert exact.max() == pytest.approx(1.0 / 3.0, rel=1e-12)
+    assert sensitivity("var_direct", "substitute", 0.0, 1.0, n=4, k=2) == 0.5
+
+
+def test_enumeration_covers_what_it_claims() -> None:
+    """The worlds hold units of k rows, both relations and the extreme datasets."""
+    for k, (interior, max_units) in SHAPES.items():
+        w = world(0.0, 1.0, k)
+        lengths = {len(r) for r in w.rows}
+        assert max(lengths) == k * max_units and 0 in lengths
+        assert [0.0] * k in w.rows and [1.0] * k in w.rows and [NAN] * 0 in w.rows
+        for relation in NEIGHBOURING:
+            i, j = w.pairs[relation]
+            assert len(i) > 0 and np.all(i < j)
+        i, j = w.pairs["add_remove"]
+        # a neighbour under add_remove has one more unit: 1 to k more rows
+        grown = np.array([len(w.rows[y]) - len(w.rows[x]) for x, y in zip(i, j, strict=True)])
+        assert set(grown) == set(range(1, k + 1))
+        i, j = w.same_rows
+        assert all(len(w.rows[x]) == len(w.rows[y]) for x, y in zip(i, j, strict=True))
+        assert len(grid(0.0, 1.0, interior)) == 4 + len(interior)
+
+
+# ------------------------------------------------------------------ ties to the plan
+
+
+@pytest.mark.parametrize("bounds", BOUNDS, ids=str)
+def test_composition_matches_the_plan(bounds: tuple[float, float]) -> None:
+    """engine_values composes the engine's sums as plan._exact_values does."""
+    a, b = bounds
+    decl = NumericDeclaration("x", a, b)
+    for rows in world(a, b, 2).rows[::37]:
+        if len(rows) < 2:
+            continue
+        plan = Plan(Settings(epsilon=1.0, neighbouring="substitute", rows=len(rows)))
+        keys = plan.moments(decl, ONE_COLUMN[:1] + ONE_COLUMN[2:])
+        data = {"x": pd.Series(rows, dtype="float64"), ("decl", "x"): decl, "rows": len(rows)}
+        got = plan_module._exact_values(plan.measurements.values(), data)
+        mine = engine_values(rows, a, b)
+        for stat, key in keys.items():
+            assert got[key][0] == mine[stat], (stat, rows)
+
+
+@pytest.mark.parametrize("relation", NEIGHBOURING)
+@pytest.mark.parametrize("bounds", BOUNDS, ids=str)
+def test_plan_sensitivity_is_table_plus_step(relation: str, bounds: tuple[float, float]) -> None:
+    """For k = 1 the bound proven above is what the plan calibrates its noise to."""
+    a, b = bounds
+    plan = Plan(Settings(epsilon=1.0, neighbouring=relation, rows=10))
+    keys = plan.moments(
+        NumericDeclaration("x", a, b), ("count", "sum", "centred_sum", "centred_squares")
+    )
+    for stat, key in keys.items():
+        want = sensitivity(stat, relation, a, b) + step(stat, a, b)
+        assert plan.measurements[key].sensitivity == want, stat
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="plan.py calibrates mean_direct/var_direct to the table value alone, without "
+    "the accumulation allowance: on (-0.3, 0.4) the engine's rounded centred sum moves by "
+    "R + 7.3e-13 when a row goes from a to b (reported to the lead; plan.py is not ours)",
+)
+@pytest.mark.parametrize("statistic", DIRECT)
+def test_plan_direct_sensitivity_covers_the_engine(statistic: str) -> None:
+    a, b = -0.3, 0.4
+    w = world(a, b, 1)
+    i, j = w.same_rows
+    n = np.array([len(w.rows[x]) for x in i])
+    worst = 0.0
+    for m in range(2, int(n.max()) + 1):
+        plan = Plan(Settings(epsilon=1.0, neighbouring="substitute", rows=m))
+        key = plan.moments(NumericDeclaration("x", a, b), (statistic,))[statistic]
+        at = n == m
+        change = np.abs(w.engine[statistic][j[at]] - w.engine[statistic][i[at]]).max()
+        worst = max(worst, change - plan.measurements[key].sensitivity)
+    assert worst <= 0.0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="plan.py computes 'sum' as total_value + mid * count in floating point: far "
+    "from 0 the rounding of that float (~1e-10 at 1e6) exceeds the step the plan adds "
+    "(1.8e-12); same for mid + total/n in mean_direct (reported to the lead)",
+)
+def test_plan_sum_far_from_zero_covers_the_float_composition() -> None:
+    a, b = 1e6 + 0.1, 1e6 + 0.8
+    w = world(a, b, 1)
+    bound = sensitivity("sum", "add_remove", a, b) + step("sum", a, b)
+    assert changes(w, w.engine["sum"], w.pairs["add_remove"]).max() <= bound
+
+
+# ------------------------------------------------------------------ output ranges
+
+
+def _exact_var(points: Sequence[Fraction], ddof: int) -> Fraction:
+    c = len(points)
+    mean = sum(points, Fraction(0)) / c
+    return sum(((x - mean) ** 2 for x in points), Fraction(0)) / (c - ddof)
+
+
+@pytest.mark.parametrize("bounds", [(0.0, 1.0), (-3.0, 1.0), (2.0, 7.0)], ids=str)
+@pytest.mark.parametrize("ddof", [0, 1, 2, 3, 4])
+def test_var_range_contains_every_value_and_is_attained(
+    ddof: int, bounds: tuple[float, float]
+) -> None:
+    """(Q - S²/C)/(C - ddof) over every admissible count C >= ddof + 1 (C >= 1)."""
+    a, b = bounds
+    lo, hi = output_range("var", a, b, ddof=ddof)
+    values = [Fraction(a), Fraction(b), Fraction(a + b) / 2, Fraction(a) + Fraction(b - a) / 5]
+    seen = [
+        _exact_var(points, ddof)
+        for c in range(max(ddof + 1, 1), ddof + 5)
+        for points in itertools.combinations_with_replacement(values, c)
+    ]
+    assert lo == min(seen) == 0
+    assert max(seen) <= Fraction(hi) * (1 + Fraction(1, 10**12))
+    assert float(max(seen)) == pytest.approx(hi, rel=1e-12), "the range is not attained"
+
+
+@pytest.mark.parametrize(("n", "ddof"), [(n, d) for n in (2, 3, 4, 5) for d in (0, 1, 2) if d < n])
+def test_var_direct_range_contains_every_value_and_is_attained(n: int, ddof: int) -> None:
+    """n public rows, a missing value at the midpoint: the largest variance of n points."""
     a, b = -3.0, 1.0
-    r2 = (b - a) ** 2
-    expect = n * r2 / (4 * (n - 1)) if n % 2 == 0 else (n + 1) * r2 / (4 * n)
-    assert output_range("var", a, b, n) == (0.0, pytest.approx(expect, rel=1e-12))
-    split = np.array([a] * (n // 2) + [b] * (n - n // 2))
-    assert np.var(split, ddof=1) == pytest.approx(expect, rel=1e-12)
-    # and no two-valued split does better
-    best = max(np.var([a] * k + [b] * (n - k), ddof=1) for k in range(n + 1))
-    assert best == pytest.approx(expect, rel=1e-12)
+    lo, hi = output_range("var_direct", a, b, n, ddof=ddof)
+    values = [Fraction(a), Fraction(b), Fraction(a + b) / 2, Fraction(1, 4)]
+    seen = [_exact_var(p, ddof) for p in itertools.combinations_with_replacement(values, n)]
+    assert lo == min(seen) == 0
+    assert float(max(seen)) == pytest.approx(hi, rel=1e-12)
+    assert max(seen) <= Fraction(hi) * (1 + Fraction(1, 10**12))
 
 
-def test_var_nullable_range():
-    """The non-null count may be as small as 2, whose largest variance is R²/2."""
-    a, b = 2.0, 7.0
-    lo, hi = output_range("var_nullable", a, b, 50)
-    assert (lo, hi) == (0.0, pytest.approx((b - a) ** 2 / 2))
-    for m in range(2, 7):
-        assert output_range("var", a, b, m)[1] <= hi + 1e-12
-    assert output_range("var", a, b, 2)[1] == pytest.approx(hi)
+@pytest.mark.parametrize("bounds", BOUNDS, ids=str)
+def test_one_column_ranges_contain_every_value_and_are_attained(
+    bounds: tuple[float, float],
+) -> None:
+    """mean, count, rows, sum (n private and public) over the k = 1 world."""
+    a, b = bounds
+    w = world(a, b, 1)
+    n = np.array([len(r) for r in w.rows])
+    checks: list[tuple[str, np.ndarray, Callable[[int], tuple[float, float]]]] = [
+        ("count", w.math["count"], lambda m: output_range("count", a, b, m)),
+        ("sum", w.math["sum"], lambda m: output_range("sum", a, b, m)),
+        ("mean_direct", w.math["mean_direct"], lambda m: output_range("mean_direct", a, b, m)),
+    ]
+    for name, values, public in checks:
+        for m in range(1, int(n.max()) + 1):
+            v = values[n == m]
+            lo, hi = public(m)
+            assert lo <= v.min() and v.max() <= hi, name
+            assert v.min() == pytest.approx(lo) and v.max() == pytest.approx(hi), (name, m)
+    # rows: the public n itself, inside its range
+    assert all(output_range("rows", a, b, m) == (0.0, float(m)) for m in set(n))
+    assert np.array_equal(w.math["rows"], n)
+    # n private: the ranges may not depend on it, and contain every value
+    for name in ("count", "rows", "sum"):
+        lo, hi = output_range(name, a, b)
+        v = w.math[name]
+        assert lo <= v.min() and v.max() <= hi, name
+        assert (lo == 0.0 or lo == -math.inf) and (hi == 0.0 or hi == math.inf)
+    assert output_range("count", a, b) == (0.0, math.inf)
+    assert output_range("sum", a, b) == (
+        0.0 if a >= 0 else -math.inf,
+        0.0 if b <= 0 else math.inf,
+    )
+    # the mean of the non-missing values (skipna) lies in [a, b], both attained
+    present = [[Fraction(x) for x in r if not math.isnan(x)] for r in w.rows]
+    means = [sum(r, Fraction(0)) / len(r) for r in present if r]
+    assert output_range("mean", a, b) == (a, b)
+    assert (Fraction(a), Fraction(b)) == (min(means), max(means))
+    assert output_range("proportion", a, b) == output_range("proportion_direct", a, b) == (0.0, 1.0)
+    assert output_range("category_counts", a, b, 7) == (0.0, 7.0)
 
 
-def test_count_and_len_ranges():
-    assert output_range("count", 0.0, 1.0, 12, "substitute") == (0.0, 12.0)
-    assert output_range("count", 0.0, 1.0, 12, "add_remove") == (0.0, math.inf)
-    assert output_range("len", 0.0, 1.0, 12, "substitute") == (0.0, math.inf)
+def test_output_range_errors() -> None:
+    with pytest.raises(ValueError, match="no public output range"):
+        output_range("median", 0.0, 1.0)
+    with pytest.raises(ValueError, match="n >= 2"):
+        output_range("var_direct", 0.0, 1.0)
+    with pytest.raises(ValueError, match="n >= 2"):
+        output_range("var_direct", 0.0, 1.0, 1)
+
+
+# ------------------------------------------------------------------ errors
+
+
+@pytest.mark.parametrize("relation", NEIGHBOURING)
+@pytest.mark.parametrize("statistic", ["median", "mean", "var", "histogram", "len", ""])
+def test_unknown_statistic_raises(statistic: str, relation: str) -> None:
+    with pytest.raises(ValueError, match="no sensitivity is known") as info:
+        sensitivity(statistic, relation, 0.0, 1.0)
+    assert "known:" in str(info.value) and "centred_sum" in str(info.value)
+    with pytest.raises(ValueError, match="no sensitivity is known"):
+        pair_sensitivity(statistic, relation, 1.0, 1.0)
+
+
+@pytest.mark.parametrize("relation", ["Def 1", "add-remove", "replace", ""])
+def test_unknown_relation_raises(relation: str) -> None:
+    with pytest.raises(ValueError, match="not a neighbouring relation") as info:
+        sensitivity("count", relation)
+    assert "'add_remove'" in str(info.value) and "'substitute'" in str(info.value)
+
+
+DIRECT_ROWS = sorted({s for (s, _), r in {**TABLE, **PAIR_TABLE}.items() if r.public_n})
+
+
+def test_direct_rows_are_the_public_n_rows() -> None:
+    assert (
+        sorted(
+            [
+                "mean_direct",
+                "var_direct",
+                "proportion_direct",
+                "proportions_direct",
+                "proportions_direct_l2",
+                "cov_direct",
+            ]
+        )
+        == DIRECT_ROWS
+    )
+    for s in DIRECT_ROWS:
+        table = PAIR_TABLE if s == "cov_direct" else TABLE
+        assert (s, "add_remove") not in table and (s, "substitute") in table
+
+
+@pytest.mark.parametrize("statistic", DIRECT_ROWS)
+def test_direct_rows_under_add_remove_raise(statistic: str) -> None:
+    look = pair_sensitivity if statistic == "cov_direct" else sensitivity
+    with pytest.raises(ValueError, match="substitute") as info:
+        look(statistic, "add_remove", 1.0, 2.0, n=100)
+    assert "private" in str(info.value)
+
+
+@pytest.mark.parametrize("statistic", DIRECT_ROWS)
+def test_direct_rows_need_a_large_enough_n(statistic: str) -> None:
+    pair = statistic == "cov_direct"
+    look = pair_sensitivity if pair else sensitivity
+    args = (1.0, 2.0) if pair else (0.0, 1.0)  # widths of two columns, or bounds
+    with pytest.raises(ValueError, match="public row count n"):
+        look(statistic, "substitute", *args)
+    table = PAIR_TABLE if pair else TABLE
+    least = table[(statistic, "substitute")].min_n
+    with pytest.raises(ValueError, match=f"at least {least} rows"):
+        look(statistic, "substitute", *args, n=least - 1)
+    assert look(statistic, "substitute", *args, n=least) > 0
+
+
+@pytest.mark.parametrize(
+    ("statistic", "relation", "bounds"),
+    [
+        ("centred_sum", "add_remove", (-1e308, 1e308)),
+        ("centred_sum", "substitute", (-1e308, 1e308)),
+        ("sum", "substitute", (-1e308, 1e308)),
+        ("centred_squares", "add_remove", (-1e308, 1e308)),
+        ("centred_squares", "substitute", (-1e200, 1e200)),
+        ("mean_direct", "substitute", (-1e308, 1e308)),
+        ("var_direct", "substitute", (-1e200, 1e200)),
+    ],
+)
+def test_non_finite_sensitivity_raises(
+    statistic: str, relation: str, bounds: tuple[float, float]
+) -> None:
+    with pytest.raises(InvalidBoundsError, match="too wide"):
+        sensitivity(statistic, relation, *bounds, n=10)
+
+
+def test_non_finite_after_k_raises() -> None:
+    """max(|a|, |b|) is finite at 1e308; twice it is not."""
+    assert sensitivity("sum", "add_remove", -1e308, 1e308) == 1e308
+    with pytest.raises(InvalidBoundsError, match="too wide"):
+        sensitivity("sum", "add_remove", -1e308, 1e308, k=2)
+    with pytest.raises(InvalidBoundsError, match="too wide"):
+        pair_sensitivity("cross_products", "substitute", 1e200, 1e200)
+    assert issubclass(InvalidBoundsError, ValueError)
+
+
+@pytest.mark.parametrize("k", [0, -1, 1.5, 2.0, True, "2", None])
+def test_bad_contribution_bound_raises(k: Any) -> None:
+    with pytest.raises(ValueError, match="contribution bound") as info:
+        sensitivity("count", "add_remove", k=k)
+    assert repr(k) in str(info.value)
+    with pytest.raises(ValueError, match="contribution bound"):
+        pair_sensitivity("cross_products", "add_remove", 1.0, 1.0, k=k)
