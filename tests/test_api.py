@@ -533,3 +533,84 @@ def test_var_method_reaches_the_release(
         with pytest.raises(ValueError, match="substitute"):
             release("age", epsilon=1.0, bounds=B, method="direct", budget=budget)
     assert budget.spent == (0.0, 0.0) and len(budget.ledger) == 0
+
+
+# --------------------------------------------------------------------------- skipna, ddof
+
+
+@pytest.mark.parametrize("dtype", ["float64", "Float64", "schema nullable"])
+def test_mostly_missing_column_is_skipped_not_imputed(dtype: str) -> None:
+    """68% missing: the mean is pandas' (skipna), far from the midpoint-imputed one.
+
+    20 000 rows, 6 400 present, uniform on [60, 100] (mean ~80), bounds [0, 100]:
+    imputing the midpoint would give ~0.32 * 80 + 0.68 * 50 = 59.6. At epsilon = 10
+    the centred sum's noise has scale 50 / 7.5 = 6.7, i.e. ~0.001 on the mean; the
+    tolerance 0.05 is 40 of those scales (false-alarm rate below 1e-17 per seed).
+    """
+    import pandera.pandas as pa
+
+    rng = np.random.default_rng(11)
+    n = 20_000
+    values = rng.uniform(60, 100, n)
+    missing = np.zeros(n, dtype=bool)
+    missing[rng.permutation(n)[: int(0.68 * n)]] = True
+    x = pd.Series(np.where(missing, np.nan, values), name="x")
+    kw: dict[str, object] = {"bounds": (0, 100)}
+    if dtype == "Float64":
+        x = x.astype("Float64")
+    elif dtype == "schema nullable":
+        kw = {
+            "schema": pa.DataFrameSchema(
+                {"x": pa.Column(float, nullable=True, checks=[pa.Check.in_range(0, 100)])}
+            )
+        }
+    frame = x.to_frame()
+    assert frame["x"].isna().mean() == pytest.approx(0.68)
+    exact, imputed = frame["x"].mean(), frame["x"].fillna(50.0).mean()
+    assert abs(exact - imputed) > 15
+    for seed in range(5):
+        m = frame.dp.mean("x", epsilon=10.0, random_state=seed, **kw)
+        assert m == pytest.approx(exact, abs=0.05)
+    # variance: pandas' skipna variance (~133), not the imputed one (~330)
+    v = frame.dp.var("x", epsilon=10.0, random_state=0, **kw)
+    assert v == pytest.approx(frame["x"].var(), rel=0.02)
+    assert abs(frame["x"].fillna(50.0).var() - frame["x"].var()) > 100
+    # the count of the mean's plan is the non-missing count, not the length
+    c = frame.dp.count(epsilon=10.0, random_state=0)
+    assert c["x"] == pytest.approx(frame["x"].count(), abs=5)
+
+
+@pytest.mark.parametrize("ddof", [0, 1, 2, 3])
+@pytest.mark.parametrize("bounding", ["bit", "truncated", "none"])
+def test_nullable_var_any_ddof_stays_in_its_range(ddof: int, bounding: str) -> None:
+    """Few present values (so the noisy count is often <= ddof), many seeds.
+
+    The variance uses C' = max(C~, ddof + 1), so it is never inf or NaN; clamped
+    (bit, truncated) it lies in [0, (ddof + 1) R^2 / 4], the ddof's own public
+    range, which the metadata reports; its interval lies in that range too.
+    ``bounding="none"`` releases the unclamped estimate: finite, not bounded.
+    """
+    frame = pd.DataFrame({"x": pd.array([1.0, None, 9.0, None, None, 4.0], dtype="Float64")})
+    r2 = 10.0**2
+    expected = (0.0, (ddof + 1) * r2 / 4.0)
+    values = []
+    for seed in range(200):
+        for eps in (0.05, 1.0):
+            for statistic in ("var", "std"):
+                kw = {"epsilon": eps, "bounds": (0, 10), "bounding": bounding, "random_state": seed}
+                r = getattr(frame.dp, statistic)("x", ddof=ddof, **kw)
+                meta = r.attrs["dp"]
+                lo, hi = meta.output_bounds
+                want = expected if statistic == "var" else (0.0, math.sqrt(expected[1]))
+                assert (lo, hi) == pytest.approx(want)
+                assert math.isfinite(r)
+                if bounding != "none":
+                    assert lo <= r <= hi
+                elif statistic == "std":  # "none" does not clamp, but a root is >= 0
+                    assert r >= 0.0
+                ilo, ihi = meta.interval(0.05)
+                assert lo <= ilo <= ihi <= hi
+                if statistic == "var":
+                    values.append(float(r))
+    if bounding != "none":  # the range is used: some releases reach its ends
+        assert min(values) == 0.0 and max(values) == expected[1]
