@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import pandas_dp  # noqa: F401  (registers .dp)
+import pandas_dp
 from pandas_dp import DPFloat, DPInt, DPMetadata
 
 B = (0.0, 100.0)
@@ -53,8 +53,17 @@ def test_count_like_pandas(df: pd.DataFrame) -> None:
     frame = df.assign(age=df["age"].where(df.index % 3 != 0))
     c = frame.dp.count(epsilon=1.0, random_state=0)
     assert list(c.index) == list(frame.columns) and c.dtype == np.int64
-    assert c.attrs["dp"].mechanism == "discrete laplace"
-    assert c.attrs["dp"].output_bounds == (0.0, 300.0)
+    meta = c.attrs["dp"]
+    assert meta.mechanism == "laplace" and meta.n is None
+    keys = [f"{col}: count" for col in frame.columns]
+    assert list(meta.sensitivity.index) == keys
+    assert all("discrete noise" in meta.details["noised"][k] for k in keys)
+    # add/remove (default): the length is private, so a count is bounded below only
+    assert meta.output_bounds == {col: (0.0, math.inf) for col in frame.columns}
+    # substitute declares the length public: the range [0, n] may use it
+    sub = frame.dp.count(epsilon=1.0, neighbouring="substitute", random_state=0)
+    assert sub.attrs["dp"].n == 300
+    assert sub.attrs["dp"].output_bounds == {col: (0.0, 300.0) for col in frame.columns}
     numeric = frame.dp.count(epsilon=1.0, numeric_only=True, random_state=0)
     assert "region" not in numeric.index
     s = frame["age"].dp.count(epsilon=1.0, random_state=0)
@@ -102,12 +111,22 @@ def test_large_epsilon_recovers_pandas(df: pd.DataFrame) -> None:
 
 
 def test_clipping_is_applied_before_the_statistic() -> None:
-    frame = pd.DataFrame({"x": [-50.0, 5.0, 500.0, np.inf, -np.inf, np.nan]})
-    # clipped to [0, 10], NaN -> midpoint 5: [0, 5, 10, 10, 0, 5]
+    frame = pd.DataFrame({"x": [-50.0, 1.0, 500.0, np.inf, -np.inf, np.nan]})
+    # clipped to [0, 10], NaN skipped (like pandas): [0, 1, 10, 10, 0]
     m = frame.dp.mean("x", epsilon=1e7, bounds=(0, 10), random_state=0)
-    assert m == pytest.approx(5.0, abs=1e-4)
+    assert m == pytest.approx(21 / 5, abs=1e-4)
     s = frame.dp.sum("x", epsilon=1e7, bounds=(0, 10), random_state=0)
-    assert s == pytest.approx(30.0, abs=1e-3)
+    assert s == pytest.approx(21.0, abs=1e-3)
+    # Liu's direct mean (n public): the NaN counts as the midpoint 5 -> 26 / 6
+    d = frame.dp.mean(
+        "x",
+        epsilon=1e7,
+        bounds=(0, 10),
+        neighbouring="substitute",
+        method="direct",
+        random_state=0,
+    )
+    assert d == pytest.approx(26 / 6, abs=1e-4)
 
 
 def test_nullable_column_skips_missing_values() -> None:
@@ -122,7 +141,7 @@ def test_nullable_column_skips_missing_values() -> None:
     s = frame.dp.sum("x", epsilon=1e7, schema=schema, random_state=0)
     assert s == pytest.approx(12.0, abs=1e-3)
     meta = m.attrs["dp"]
-    assert list(meta.sensitivity.index) == ["x: count", "x: centred sum"]
+    assert list(meta.sensitivity.index) == ["x: count", "x: centred_sum"]
 
 
 # --------------------------------------------------------------------------- metadata
@@ -145,19 +164,33 @@ FIELDS = [
 
 
 def test_metadata_fields(df: pd.DataFrame) -> None:
-    m = df.dp.mean("age", epsilon=0.5, bounds=B, neighbouring="add_remove", random_state=0)
+    m = df.dp.mean("age", epsilon=0.5, bounds=B, random_state=0)
     meta = m.attrs["dp"]
     for name in FIELDS:
         assert hasattr(meta, name)
     assert meta.statistic == "mean" and meta.columns == ("age",)
-    assert meta.epsilon == 0.5 and meta.delta == 0.0 and meta.n == 300
-    assert meta.sensitivity == pytest.approx(100 / 300)
-    assert meta.scale == pytest.approx(100 / 300 / 0.5, rel=1e-9)
+    assert meta.epsilon == 0.5 and meta.delta == 0.0 and meta.n is None
+    # add/remove: a noisy count (sensitivity 1) and a noisy centred sum (R/2, plus
+    # one accumulation step), the budget split 1:3 between them
+    assert list(meta.sensitivity.index) == ["age: count", "age: centred_sum"]
+    assert meta.sensitivity["age: count"] == 1.0
+    assert meta.sensitivity["age: centred_sum"] == pytest.approx(50.0, rel=1e-9)
+    assert meta.details["budget_split"] == {"age: count": 0.125, "age: centred_sum": 0.375}
+    assert meta.scale["age: count"] == pytest.approx(1.0 / 0.125, rel=1e-9)
+    assert meta.scale["age: centred_sum"] == pytest.approx(50.0 / 0.375, rel=1e-9)
     assert meta.input_bounds == {"age": B} and meta.output_bounds == B
     assert meta.bounding == "bit" and meta.neighbouring == "add_remove"
     assert meta.secure is False  # random_state was given
     with pytest.raises(AttributeError):
         meta.epsilon = 3.0  # type: ignore[misc]
+    # Liu's direct mean under substitute: n public, sensitivity R / n
+    direct = df.dp.mean(
+        "age", epsilon=0.5, bounds=B, neighbouring="substitute", method="direct", random_state=0
+    ).attrs["dp"]
+    assert direct.n == 300 and direct.neighbouring == "substitute"
+    assert direct.sensitivity["age: mean_direct"] == pytest.approx(100 / 300)
+    assert direct.scale["age: mean_direct"] == pytest.approx(100 / 300 / 0.5, rel=1e-9)
+    assert direct.output_bounds == B and direct.details["method"] == "direct"
 
 
 def test_secure_by_default(df: pd.DataFrame) -> None:
@@ -171,18 +204,57 @@ def test_to_dict_is_json_ready_and_complete(df: pd.DataFrame) -> None:
         assert name in d
     text = json.dumps(d, allow_nan=False)
     assert "age" in text
-    expected = pytest.approx(100**2 / 300)
-    assert d["sensitivity"] == {"age": expected, "kids": expected}
+    assert d["n"] is None
+    expected = {
+        f"{col}: {stat}": pytest.approx(value, rel=1e-9)
+        for col in ("age", "kids")
+        for stat, value in (("count", 1.0), ("centred_sum", 50.0), ("centred_squares", 2500.0))
+    }
+    assert d["sensitivity"] == expected
+    assert d["output_bounds"] == {"age": [0.0, 5000.0], "kids": [0.0, 5000.0]}
+    direct = (
+        df.dp.var(
+            ["age", "kids"],
+            epsilon=1.0,
+            bounds=B,
+            neighbouring="substitute",
+            method="direct",
+            random_state=0,
+        )
+        .attrs["dp"]
+        .to_dict()
+    )
+    json.dumps(direct, allow_nan=False)
+    liu = pytest.approx(100**2 / 300)
+    assert direct["n"] == 300
+    assert direct["sensitivity"] == {"age: var_direct": liu, "kids: var_direct": liu}
 
 
 def test_vector_metadata_per_entry(df: pd.DataFrame) -> None:
-    r = df.dp.mean(["age", "kids"], epsilon=1.0, bounds={"age": B, "kids": (0, 4)}, random_state=0)
+    bounds = {"age": B, "kids": (0, 4)}
+    r = df.dp.mean(["age", "kids"], epsilon=1.0, bounds=bounds, random_state=0)
     meta = r.attrs["dp"]
-    assert isinstance(meta.scale, pd.Series) and list(meta.scale.index) == ["age", "kids"]
-    assert meta.sensitivity["kids"] == pytest.approx(4 / 300)
-    # each entry got half the budget
-    assert meta.scale["age"] == pytest.approx(2 * (100 / 300), rel=1e-9)
-    assert meta.details["budget_split"] == {"age": 0.5, "kids": 0.5}
+    keys = ["age: count", "age: centred_sum", "kids: count", "kids: centred_sum"]
+    assert isinstance(meta.scale, pd.Series) and list(meta.scale.index) == keys
+    assert meta.sensitivity["kids: centred_sum"] == pytest.approx(4 / 2, rel=1e-9)
+    # each column got half the budget, split 1:3 between its count and its sum
+    split = {"count": 0.5 * 0.25, "centred_sum": 0.5 * 0.75}
+    assert meta.details["budget_split"] == {k: split[k.split(": ")[1]] for k in keys}
+    assert sum(meta.details["budget_split"].values()) == pytest.approx(1.0)
+    assert meta.scale["age: centred_sum"] == pytest.approx(50.0 / split["centred_sum"], rel=1e-9)
+    # Liu's direct means (substitute): one entry per column, half the budget each
+    direct = df.dp.mean(
+        ["age", "kids"],
+        epsilon=1.0,
+        bounds=bounds,
+        neighbouring="substitute",
+        method="direct",
+        random_state=0,
+    ).attrs["dp"]
+    assert list(direct.scale.index) == ["age: mean_direct", "kids: mean_direct"]
+    assert direct.sensitivity["kids: mean_direct"] == pytest.approx(4 / 300)
+    assert direct.scale["age: mean_direct"] == pytest.approx(2 * (100 / 300), rel=1e-9)
+    assert direct.details["budget_split"] == {"age: mean_direct": 0.5, "kids: mean_direct": 0.5}
     iv = meta.interval(0.05)
     assert list(iv.columns) == ["lower", "upper"] and list(iv.index) == ["age", "kids"]
     sim = meta.interval(0.05, simultaneous=True)
@@ -216,11 +288,29 @@ def test_secure_noise_differs_between_calls(df: pd.DataFrame) -> None:
     assert len(values) == 5
 
 
+def _grid_step(statistic: str, bounds: tuple[float, float], **settings: object) -> float:
+    """The noise grid of a one-measurement release, from its (public) plan."""
+    from pandas_dp.declarations import NumericDeclaration
+    from pandas_dp.plan import Plan, Settings
+
+    plan = Plan(Settings(**settings))  # type: ignore[arg-type]
+    (key,) = plan.moments(NumericDeclaration("age", *bounds), (statistic,)).values()
+    plan.calibrate()
+    noise = plan.measurements[key].noise
+    assert noise is not None
+    return float(noise.granularity[0])
+
+
 def test_real_outputs_lie_on_the_power_of_two_grid(df: pd.DataFrame) -> None:
-    r = df.dp.mean("age", epsilon=1.0, bounds=B, bounding="none", random_state=0)
-    g = r.attrs["dp"].details["granularity"]
-    assert math.log2(g) == int(math.log2(g))
+    r = df.dp.sum("age", epsilon=1.0, bounds=B, bounding="none", random_state=0)
+    g = _grid_step("sum", B, epsilon=1.0, bounding="none")
+    assert math.log2(g) == int(math.log2(g)) and g < r.attrs["dp"].scale["age: sum"]
     assert float(r) / g == int(float(r) / g)
+    kw = {"epsilon": 1.0, "bounding": "none", "neighbouring": "substitute"}
+    d = df.dp.mean("age", bounds=B, method="direct", random_state=0, **kw)
+    g = _grid_step("mean_direct", B, rows=300, **kw)
+    assert math.log2(g) == int(math.log2(g)) and g < d.attrs["dp"].scale["age: mean_direct"]
+    assert float(d) / g == int(float(d) / g)
 
 
 def test_gaussian(df: pd.DataFrame) -> None:
@@ -228,7 +318,8 @@ def test_gaussian(df: pd.DataFrame) -> None:
     meta = r.attrs["dp"]
     assert meta.mechanism == "gaussian" and meta.delta == 1e-6
     c = df.dp.count(epsilon=1.0, delta=1e-6, mechanism="gaussian", random_state=0)
-    assert c.attrs["dp"].mechanism == "discrete gaussian" and c.dtype == np.int64
+    assert c.attrs["dp"].mechanism == "gaussian" and c.dtype == np.int64
+    assert "discrete noise" in c.attrs["dp"].details["noised"]["age: count"]
 
 
 @pytest.mark.parametrize("bounding", ["bit", "truncated", "none"])
@@ -241,15 +332,24 @@ def test_bounding_modes(df: pd.DataFrame, bounding: str) -> None:
 
 
 def test_truncated_scale_is_recalibrated() -> None:
+    # Liu's direct mean (substitute): a released value with a two-sided public range
     frame = pd.DataFrame({"x": [0.5, 0.1, 0.9, 0.3]})
-    bit = frame.dp.mean("x", epsilon=1.0, bounds=(0, 1), random_state=0)
-    tr = frame.dp.mean("x", epsilon=1.0, bounds=(0, 1), bounding="truncated", random_state=0)
+    kw = {"epsilon": 1.0, "bounds": (0, 1), "neighbouring": "substitute", "method": "direct"}
+    key = "x: mean_direct"
+    bit = frame.dp.mean("x", random_state=0, **kw)
+    tr = frame.dp.mean("x", bounding="truncated", random_state=0, **kw)
     # Delta = 1/4 < D = 1: truncation needs a larger scale than Delta / epsilon
-    assert tr.attrs["dp"].scale > bit.attrs["dp"].scale * 1.05
+    assert bit.attrs["dp"].scale[key] == pytest.approx(0.25, rel=1e-9)
+    assert tr.attrs["dp"].scale[key] > bit.attrs["dp"].scale[key] * 1.05
     # with Delta >= D the renormalising constants cancel: no extra cost
     one = frame.head(1)
-    tr1 = one.dp.mean("x", epsilon=1.0, bounds=(0, 1), bounding="truncated", random_state=0)
-    assert tr1.attrs["dp"].scale == pytest.approx(1.0)
+    tr1 = one.dp.mean("x", bounding="truncated", random_state=0, **kw)
+    assert tr1.attrs["dp"].scale[key] == pytest.approx(1.0)
+    # add/remove: the centred sum has no finite public range, so nothing is truncated
+    # and its scale is the untruncated one
+    ar = frame.dp.mean("x", epsilon=1.0, bounds=(0, 1), bounding="truncated", random_state=0)
+    ar_bit = frame.dp.mean("x", epsilon=1.0, bounds=(0, 1), random_state=0)
+    assert ar.attrs["dp"].scale["x: centred_sum"] == ar_bit.attrs["dp"].scale["x: centred_sum"]
 
 
 # --------------------------------------------------------------------------- parameters
@@ -300,16 +400,29 @@ def test_column_errors(df: pd.DataFrame) -> None:
 
 def test_small_n_errors_are_about_public_n() -> None:
     empty = pd.DataFrame({"x": pd.Series([], dtype=float)})
-    with pytest.raises(ValueError, match="empty"):
-        empty.dp.mean("x", epsilon=1.0, bounds=(0, 1))
     one = pd.DataFrame({"x": [0.3]})
-    with pytest.raises(ValueError, match="at least 2"):
-        one.dp.var("x", epsilon=1.0, bounds=(0, 1))
     two = pd.DataFrame({"x": [0.3, 0.4]})
-    with pytest.raises(ValueError, match="at least 3"):
-        two.dp.var("x", epsilon=1.0, bounds=(0, 1), neighbouring="add_remove")
+    # Liu's direct releases need a public n (substitute) large enough
+    direct = {"epsilon": 1.0, "bounds": (0, 1), "neighbouring": "substitute", "method": "direct"}
+    with pytest.raises(ValueError, match="at least 1 rows; the frame has 0"):
+        empty.dp.mean("x", **direct)
+    with pytest.raises(ValueError, match="at least 2 rows; the frame has 1"):
+        one.dp.var("x", **direct)
     with pytest.raises(ValueError, match="ddof"):
-        two.dp.var("x", ddof=2, epsilon=1.0, bounds=(0, 1))
+        two.dp.var("x", ddof=2, **direct)
+    with pytest.raises(ValueError, match="ddof"):
+        two.dp.std("x", ddof=3, **direct)
+    # add/remove (default): n is private, so no error may depend on it; every small
+    # frame gets a release inside its public range
+    for frame in (empty, one, two):
+        for statistic in ("sum", "mean", "var", "std"):
+            for ddof in (0, 1, 2):
+                kw = {"ddof": ddof} if statistic in ("var", "std") else {}
+                r = getattr(frame.dp, statistic)(
+                    "x", epsilon=1.0, bounds=(0, 1), random_state=0, **kw
+                )
+                lo, hi = r.attrs["dp"].output_bounds
+                assert lo <= r <= hi and r.attrs["dp"].n is None
 
 
 # --------------------------------------------------------------------------- pandas semantics
@@ -349,8 +462,13 @@ def test_default_string_dtype_and_copy_on_write(df: pd.DataFrame) -> None:
 def test_extension_and_small_dtypes(values: list, dtype: str) -> None:
     s = pd.Series(values, dtype=dtype, name="x")
     m = s.dp.mean(epsilon=1e7, bounds=(0, 4), random_state=0)
-    expected = s.astype("float64").fillna(2.0).clip(0, 4).mean()
+    expected = s.astype("float64").dropna().clip(0, 4).mean()  # missing values skipped
     assert m == pytest.approx(expected, abs=1e-4)
+    # Liu's direct mean (n public): a missing value counts as the midpoint 2
+    d = s.dp.mean(
+        epsilon=1e7, bounds=(0, 4), neighbouring="substitute", method="direct", random_state=0
+    )
+    assert d == pytest.approx(s.astype("float64").fillna(2.0).clip(0, 4).mean(), abs=1e-4)
 
 
 def test_accessor_is_cheap_and_stateless(df: pd.DataFrame) -> None:
@@ -386,10 +504,10 @@ def test_results_pickle_with_their_metadata(df: pd.DataFrame) -> None:
 @pytest.mark.parametrize(
     "method, neighbouring, expected",
     [
-        ("auto", "substitute", "direct"),
+        ("auto", "substitute", "moments"),
         ("auto", "add_remove", "moments"),
         ("moments", "substitute", "moments"),
-        ("direct", "add_remove", "direct"),
+        ("direct", "substitute", "direct"),
     ],
 )
 def test_var_method_reaches_the_release(
@@ -402,9 +520,97 @@ def test_var_method_reaches_the_release(
         meta = release.attrs["dp"]
         assert meta.details["method"] == expected
         sens = meta.sensitivity
-        if expected == "moments":  # centred sum and sum of squares
-            assert list(sens.index) == ["age: centred sum", "age: centred squares"]
+        if expected == "moments":  # count, centred sum and centred squares
+            assert list(sens.index) == ["age: count", "age: centred_sum", "age: centred_squares"]
         else:
-            assert sens == pytest.approx(100**2 / 300)
+            assert list(sens.index) == ["age: var_direct"]
+            assert sens["age: var_direct"] == pytest.approx(100**2 / 300)
     with pytest.raises(ValueError, match="auto"):
         df.dp.var("age", epsilon=1.0, bounds=B, method="welford")
+    # direct needs a public n: refused under add_remove, before any charge
+    budget = pandas_dp.PrivacyBudget(epsilon=10.0)
+    for release in (df.dp.var, df.dp.std, df.dp.mean):
+        with pytest.raises(ValueError, match="substitute"):
+            release("age", epsilon=1.0, bounds=B, method="direct", budget=budget)
+    assert budget.spent == (0.0, 0.0) and len(budget.ledger) == 0
+
+
+# --------------------------------------------------------------------------- skipna, ddof
+
+
+@pytest.mark.parametrize("dtype", ["float64", "Float64", "schema nullable"])
+def test_mostly_missing_column_is_skipped_not_imputed(dtype: str) -> None:
+    """68% missing: the mean is pandas' (skipna), far from the midpoint-imputed one.
+
+    20 000 rows, 6 400 present, uniform on [60, 100] (mean ~80), bounds [0, 100]:
+    imputing the midpoint would give ~0.32 * 80 + 0.68 * 50 = 59.6. At epsilon = 10
+    the centred sum's noise has scale 50 / 7.5 = 6.7, i.e. ~0.001 on the mean; the
+    tolerance 0.05 is 40 of those scales (false-alarm rate below 1e-17 per seed).
+    """
+    import pandera.pandas as pa
+
+    rng = np.random.default_rng(11)
+    n = 20_000
+    values = rng.uniform(60, 100, n)
+    missing = np.zeros(n, dtype=bool)
+    missing[rng.permutation(n)[: int(0.68 * n)]] = True
+    x = pd.Series(np.where(missing, np.nan, values), name="x")
+    kw: dict[str, object] = {"bounds": (0, 100)}
+    if dtype == "Float64":
+        x = x.astype("Float64")
+    elif dtype == "schema nullable":
+        kw = {
+            "schema": pa.DataFrameSchema(
+                {"x": pa.Column(float, nullable=True, checks=[pa.Check.in_range(0, 100)])}
+            )
+        }
+    frame = x.to_frame()
+    assert frame["x"].isna().mean() == pytest.approx(0.68)
+    exact, imputed = frame["x"].mean(), frame["x"].fillna(50.0).mean()
+    assert abs(exact - imputed) > 15
+    for seed in range(5):
+        m = frame.dp.mean("x", epsilon=10.0, random_state=seed, **kw)
+        assert m == pytest.approx(exact, abs=0.05)
+    # variance: pandas' skipna variance (~133), not the imputed one (~330)
+    v = frame.dp.var("x", epsilon=10.0, random_state=0, **kw)
+    assert v == pytest.approx(frame["x"].var(), rel=0.02)
+    assert abs(frame["x"].fillna(50.0).var() - frame["x"].var()) > 100
+    # the count of the mean's plan is the non-missing count, not the length
+    c = frame.dp.count(epsilon=10.0, random_state=0)
+    assert c["x"] == pytest.approx(frame["x"].count(), abs=5)
+
+
+@pytest.mark.parametrize("ddof", [0, 1, 2, 3])
+@pytest.mark.parametrize("bounding", ["bit", "truncated", "none"])
+def test_nullable_var_any_ddof_stays_in_its_range(ddof: int, bounding: str) -> None:
+    """Few present values (so the noisy count is often <= ddof), many seeds.
+
+    The variance uses C' = max(C~, ddof + 1), so it is never inf or NaN; clamped
+    (bit, truncated) it lies in [0, (ddof + 1) R^2 / 4], the ddof's own public
+    range, which the metadata reports; its interval lies in that range too.
+    ``bounding="none"`` releases the unclamped estimate: finite, not bounded.
+    """
+    frame = pd.DataFrame({"x": pd.array([1.0, None, 9.0, None, None, 4.0], dtype="Float64")})
+    r2 = 10.0**2
+    expected = (0.0, (ddof + 1) * r2 / 4.0)
+    values = []
+    for seed in range(200):
+        for eps in (0.05, 1.0):
+            for statistic in ("var", "std"):
+                kw = {"epsilon": eps, "bounds": (0, 10), "bounding": bounding, "random_state": seed}
+                r = getattr(frame.dp, statistic)("x", ddof=ddof, **kw)
+                meta = r.attrs["dp"]
+                lo, hi = meta.output_bounds
+                want = expected if statistic == "var" else (0.0, math.sqrt(expected[1]))
+                assert (lo, hi) == pytest.approx(want)
+                assert math.isfinite(r)
+                if bounding != "none":
+                    assert lo <= r <= hi
+                elif statistic == "std":  # "none" does not clamp, but a root is >= 0
+                    assert r >= 0.0
+                ilo, ihi = meta.interval(0.05)
+                assert lo <= ilo <= ihi <= hi
+                if statistic == "var":
+                    values.append(float(r))
+    if bounding != "none":  # the range is used: some releases reach its ends
+        assert min(values) == 0.0 and max(values) == expected[1]

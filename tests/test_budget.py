@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -55,6 +55,17 @@ def test_with_block_charges_every_release(df: pd.DataFrame) -> None:
     assert str(ledger["time"].dtype).startswith("datetime64")
 
 
+def _no_reads(monkeypatch: pytest.MonkeyPatch, spy: Callable[..., object]) -> None:
+    """Replace every reader of the data with ``spy``.
+
+    The engine's readers (``plan.py`` calls them as ``engines.<name>``) and
+    ``Series.count``, which the plan calls for a count alone.
+    """
+    for name in ("moments", "products", "category_counts", "mask_counts"):
+        monkeypatch.setattr(pandas_dp.engines, name, spy)
+    monkeypatch.setattr(pd.Series, "count", spy)
+
+
 def test_overspending_raises_before_reading_and_records_nothing(
     df: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -66,8 +77,7 @@ def test_overspending_raises_before_reading_and_records_nothing(
         reads.append("read")
         raise AssertionError("data was read")
 
-    monkeypatch.setattr(pandas_dp.backends, "moments", spy)
-    monkeypatch.setattr(pandas_dp.backends, "non_null_count", spy)
+    _no_reads(monkeypatch, spy)
     with budget, pytest.raises(BudgetExceededError, match="remain"):
         df.dp.mean("x", epsilon=0.2, bounds=B)
     with pytest.raises(BudgetExceededError):
@@ -76,6 +86,100 @@ def test_overspending_raises_before_reading_and_records_nothing(
     assert budget.spent[0] == pytest.approx(0.9)
     assert len(budget.ledger) == 1
     assert isinstance(BudgetExceededError("x"), RuntimeError)
+    # the spies do see a read: a release that fits reads the data
+    with pytest.raises(AssertionError, match="data was read"):
+        df.dp.mean("x", epsilon=0.05, bounds=B)
+    with pytest.raises(AssertionError, match="data was read"):
+        df.dp.count(epsilon=0.05)
+    assert reads == ["read", "read"]
+
+
+_EMPTY = pd.DataFrame({"x": pd.Series([], dtype=float)})
+_DUPLICATED = pd.DataFrame([[0.1, 0.2, 0.3]], columns=["x", "x", "y"])
+_SMALL = pd.DataFrame({"x": [0.1, 0.5, 0.9], "r": ["a", "b", "a"]})
+
+#: Requests that must fail on public facts alone: before the charge and any read.
+_REFUSED: dict[str, tuple[Callable[..., object], type[Exception], str]] = {
+    "describe, no columns": (
+        lambda **kw: pd.DataFrame().dp.describe(bounds=B, **kw),
+        KeyError,
+        "no public",
+    ),
+    "describe, duplicated labels": (
+        lambda **kw: _DUPLICATED.dp.describe(bounds=B, **kw),
+        ValueError,
+        "more than once",
+    ),
+    "describe, duplicated label selected": (
+        lambda **kw: _DUPLICATED.dp.describe(["x"], bounds=B, **kw),
+        ValueError,
+        "more than once",
+    ),
+    "count, duplicated labels": (
+        lambda **kw: _DUPLICATED.dp.count(**kw),
+        ValueError,
+        "more than once",
+    ),
+    "mean, duplicated labels": (
+        lambda **kw: _DUPLICATED.dp.mean(bounds=B, **kw),
+        ValueError,
+        "more than once",
+    ),
+    "counts normalize, empty, substitute": (
+        lambda **kw: _EMPTY.dp.counts(
+            {"big": _EMPTY.x > 0.5}, normalize=True, neighbouring="substitute", **kw
+        ),
+        ValueError,
+        "empty",
+    ),
+    "describe, typo": (
+        lambda **kw: _SMALL.dp.describe(["x", "rr"], bounds=B, categories={"r": ["a"]}, **kw),
+        KeyError,
+        "rr",
+    ),
+    "mean, typo": (lambda **kw: _SMALL.dp.mean("xx", bounds=B, **kw), KeyError, "xx"),
+    "value_counts, typo": (
+        lambda **kw: _SMALL.dp.value_counts("rr", categories=["a", "b"], **kw),
+        KeyError,
+        "rr",
+    ),
+    "cov, typo": (lambda **kw: _SMALL.dp.cov(["x", "xx"], bounds=B, **kw), KeyError, "xx"),
+    "direct under add_remove": (
+        lambda **kw: _SMALL.dp.var("x", bounds=B, method="direct", **kw),
+        ValueError,
+        "substitute",
+    ),
+    "direct, ddof >= n": (
+        lambda **kw: _SMALL.dp.var(
+            "x", ddof=3, bounds=B, method="direct", neighbouring="substitute", **kw
+        ),
+        ValueError,
+        "ddof",
+    ),
+    "bounds too narrow to accumulate": (
+        lambda **kw: _SMALL.dp.mean("x", bounds=(0.0, 1e-320), **kw),
+        ValueError,
+        "too narrow",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(_REFUSED))
+def test_refused_requests_charge_nothing_and_read_nothing(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every such error is raised before any budget is charged or any value is read."""
+    release, error, fragment = _REFUSED[name]
+
+    def spy(*args: object, **kwargs: object) -> object:
+        raise AssertionError("data was read")
+
+    _no_reads(monkeypatch, spy)
+    explicit, active = PrivacyBudget(epsilon=10.0), PrivacyBudget(epsilon=10.0)
+    with active, pytest.raises(error, match=fragment):
+        release(epsilon=1.0, budget=explicit)
+    for budget in (explicit, active):
+        assert budget.spent == (0.0, 0.0) and len(budget.ledger) == 0
 
 
 def test_without_budget_nothing_is_capped(df: pd.DataFrame) -> None:
@@ -500,7 +604,7 @@ def test_e2e_outer_overspend_charges_neither_and_reads_nothing(
         def spy(*args: object, **kwargs: object) -> object:
             raise AssertionError("data was read")
 
-        monkeypatch.setattr(pandas_dp.backends, "moments", spy)
+        _no_reads(monkeypatch, spy)
         with pytest.raises(BudgetExceededError, match="enclosing budget 'outer'"):
             df.dp.mean("x", epsilon=0.2, bounds=B)
     assert outer.spent[0] == pytest.approx(0.2) and inner.spent[0] == pytest.approx(0.2)

@@ -3,9 +3,11 @@
 Every test repeats one release many times through the accessor (``random_state``
 seeds ``seed0, seed0 + 1, ...``) and counts how often
 ``result.attrs["dp"].interval(0.05)`` contains the exact statistic -- computed by
-pandas on the data clipped to the declared bounds, with a missing value of a
-non-nullable column imputed by the midpoint of the bounds (nullable columns skip
-missing values, as pandas does).
+pandas on the data clipped to the declared bounds, missing values skipped as pandas
+does (the default, ``neighbouring="add_remove"``: noisy sufficient statistics). Liu's
+direct releases (``neighbouring="substitute"``, ``method="direct"``, a public ``n``)
+count a missing value as the midpoint of the bounds, so their exact statistic does
+too.
 
 A valid 95% interval covers at least 95% of the time. Each test applies a one-sided
 exact binomial test: it fails when ``P(Binomial(reps, 0.95) <= covered) < 1e-4``,
@@ -102,7 +104,7 @@ def near_bound(n: int = 40, seed: int = 1) -> pd.Series:
     """Mostly at the lower bound, a few small values, out-of-range values, one NaN."""
     rng = np.random.default_rng(seed)
     x = np.where(rng.random(n) < 0.75, 0.0, rng.beta(0.5, 8.0, n))
-    x[:3] = [-0.4, 1.6, np.nan]  # clipped to 0 and 1; NaN imputed by the midpoint
+    x[:3] = [-0.4, 1.6, np.nan]  # clipped to 0 and 1; NaN skipped (direct: the midpoint)
     return pd.Series(x)
 
 
@@ -110,17 +112,20 @@ def centred(n: int = 40, seed: int = 2) -> pd.Series:
     return pd.Series(np.random.default_rng(seed).uniform(0.3, 0.7, n))
 
 
-def prepared(x: pd.Series) -> pd.Series:
-    """The values the exact statistic is computed from (non-nullable declaration)."""
-    return x.clip(*BOUNDS).fillna(MID)
+def prepared(x: pd.Series, direct: bool = False) -> pd.Series:
+    """The values the exact statistic is computed from: clipped, missing ones skipped
+    (``direct``: Liu's releases over the public ``n`` rows, a missing one at the midpoint)."""
+    clipped = x.clip(*BOUNDS)
+    return clipped.fillna(MID) if direct else clipped.dropna()
 
 
 EXACT = {
-    "mean": lambda x: prepared(x).mean(),
-    "sum": lambda x: prepared(x).sum(),
-    "var": lambda x: prepared(x).var(ddof=1),
-    "std": lambda x: prepared(x).std(ddof=1),
+    "mean": lambda x, direct=False: prepared(x, direct).mean(),
+    "sum": lambda x, direct=False: prepared(x, direct).sum(),
+    "var": lambda x, direct=False: prepared(x, direct).var(ddof=1),
+    "std": lambda x, direct=False: prepared(x, direct).std(ddof=1),
 }
+DIRECT = {"neighbouring": "substitute", "method": "direct"}
 
 
 # ----------------------------------------------------------------------------- moments
@@ -134,12 +139,30 @@ def test_moment_interval_coverage_near_bound(statistic, mode):
     x = near_bound()
     df = pd.DataFrame({"x": x})
     exact = float(EXACT[statistic](x))
+    assert exact != float(EXACT[statistic](x, direct=True))  # the NaN matters
     kwargs = dp_kwargs(mode)
 
     def release(seed):
         return getattr(df.dp, statistic)("x", bounds=BOUNDS, random_state=seed, **kwargs)
 
     assert_covers(release, exact, reps=reps_for(mode), seed0=1000)
+
+
+@pytest.mark.parametrize("mode", MODES, ids=mode_id)
+@pytest.mark.parametrize("statistic", ["mean", "var", "std"])
+def test_direct_interval_coverage_near_bound(statistic, mode):
+    """Liu's direct mean / var / std (substitute, n = 40 public) of a column mostly at
+    its lower bound, the NaN at the midpoint: coverage >= 95% (alpha 1e-4)."""
+    x = near_bound()
+    df = pd.DataFrame({"x": x})
+    exact = float(EXACT[statistic](x, direct=True))
+    kwargs = dp_kwargs(mode)
+
+    def release(seed):
+        return getattr(df.dp, statistic)("x", bounds=BOUNDS, random_state=seed, **DIRECT, **kwargs)
+
+    assert release(0).attrs["dp"].details["method"] == "direct"
+    assert_covers(release, exact, reps=reps_for(mode) // 2, seed0=1200)
 
 
 @pytest.mark.parametrize("mode", MODES, ids=mode_id)
@@ -169,7 +192,8 @@ def test_mean_tiny_frame_coverage(mode):
 
 
 def test_var_add_remove_coverage():
-    """Variance under add/remove (sensitivity R²/n, n >= 3), truncated."""
+    """Variance under add/remove (noisy count, centred sum and centred squares; the
+    count's one-sided range [0, inf) truncated), n = 30."""
     x = near_bound(30, seed=4)
     df = pd.DataFrame({"x": x})
 
@@ -183,6 +207,19 @@ def test_var_add_remove_coverage():
         )
 
     assert_covers(release, float(EXACT["var"](x)), reps=500, seed0=6000)
+
+
+def test_var_direct_truncated_coverage():
+    """Liu's direct variance (sensitivity R²/n, n = 30 public), truncated."""
+    x = near_bound(30, seed=4)
+    df = pd.DataFrame({"x": x})
+
+    def release(seed):
+        return df.dp.var(
+            "x", bounds=BOUNDS, random_state=seed, **DIRECT, **dp_kwargs(("laplace", "truncated"))
+        )
+
+    assert_covers(release, float(EXACT["var"](x, direct=True)), reps=500, seed0=6500)
 
 
 # ----------------------------------------------------------------------------- nullable
@@ -336,7 +373,7 @@ def three_columns(n: int = 40) -> pd.DataFrame:
 def test_simultaneous_mean_intervals(mode):
     """A three-column mean: the simultaneous 95% box covers all entries jointly."""
     df = three_columns()
-    exact = df.clip(*BOUNDS).fillna(MID).mean()
+    exact = df.clip(*BOUNDS).mean()  # skipna, like pandas
 
     def release(seed):
         return df.dp.mean(["a", "b", "c"], bounds=BOUNDS, random_state=seed, **dp_kwargs(mode))
