@@ -170,19 +170,21 @@ def plan_noise(
     if not (sens > 0).all():
         raise ValueError("every sensitivity must be positive")
     # the plan is a pure function of public arguments: calibrate each one once
-    return _calibrated(
-        sens.tobytes(),
-        lo.tobytes(),
-        hi.tobytes(),
-        float(epsilon),
-        float(delta),
-        mechanism,
-        bounding,
-        bool(integer),
-        joint_l1,
-        joint_l2,
-        max_changed,
-    )
+    # (overflows to inf are caught and reported by name inside)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        return _calibrated(
+            sens.tobytes(),
+            lo.tobytes(),
+            hi.tobytes(),
+            float(epsilon),
+            float(delta),
+            mechanism,
+            bounding,
+            bool(integer),
+            joint_l1,
+            joint_l2,
+            max_changed,
+        )
 
 
 @functools.lru_cache(maxsize=1024)
@@ -206,17 +208,35 @@ def _calibrated(
     k = sens.size
     l1 = float(k) if joint_l1 is None else float(joint_l1)
     l2 = math.sqrt(k) if joint_l2 is None else float(joint_l2)
+    for name, value in (("joint_l1", l1), ("joint_l2", l2)):
+        if not (value > 0 and math.isfinite(value)):
+            raise ValueError(f"{name} must be a positive finite number; got {value}")
+    if np.isnan(lo).any() or np.isnan(hi).any() or not (lo <= hi).all():
+        raise ValueError("every output range needs lower <= upper (and no NaN)")
 
     if integer:
         gamma = np.ones(k)
         paid = sens
     else:
-        magnitude = np.maximum(np.abs(lo), np.abs(hi))
         nominal = sens * l1 / epsilon if mechanism == "laplace" else sens * l2 / epsilon
-        gamma = mech.grid_granularity(nominal, magnitude) * np.ones(k)
+        _require(nominal, "the nominal noise scale sensitivity / epsilon", epsilon)
+        _, half = _centre(lo, hi)
+        gamma = mech.grid_granularity(nominal, half) * np.ones(k)
         paid = sens + gamma  # rounding to the grid moves a value by up to one step more
+    _require(gamma, "the grid step", epsilon)
+    _require(paid, "the sensitivity paid for (with the grid rounding)", epsilon)
 
-    if mechanism == "gaussian":
+    if mechanism == "gaussian" and integer:
+        # exact privacy curve of the discrete Gaussian: round(joint_l1) coordinates,
+        # each moved by its full (integer) sensitivity; sigma proportional to it
+        shifts = np.ceil(paid)
+        coords = max(1, round(l1))
+        ratio = max(
+            mech.discrete_gaussian_sigma(int(dv), epsilon, delta, coords) / float(dv)
+            for dv in np.unique(shifts)
+        )
+        scale = ratio * shifts
+    elif mechanism == "gaussian":
         scale = mech.gaussian_sigma(l2, epsilon, delta) * paid
     elif bounding == "truncated":
         eps_i = epsilon / (l1 if max_changed is None else float(max_changed))
@@ -230,6 +250,14 @@ def _calibrated(
             scale = mech.truncated_laplace_scale(paid, np.where(one_point, np.inf, hi - lo), eps_i)
     else:
         scale = paid * l1 / epsilon
+    scale = np.asarray(scale, dtype=np.float64)
+    _require(scale, "the noise scale", epsilon)
+    units = scale / gamma
+    _require(units, "the noise scale in grid steps (scale / grid step)", epsilon)
+    if mechanism == "laplace":
+        # the exact sampler draws with a rational scale a hair above: record that one
+        scale = mech.representable_scale(units) * gamma
+        _require(scale, "the noise scale", epsilon)
     scale = np.array(scale, dtype=np.float64)
     gamma = np.array(gamma, dtype=np.float64)
     scale.flags.writeable = False
@@ -247,6 +275,59 @@ def _calibrated(
     )
 
 
+def _require(values: FloatArray, what: str, epsilon: float) -> None:
+    """Raise unless every value is finite, positive and within the samplers' range."""
+    v = np.asarray(values, dtype=np.float64)
+    limit = mech.MAX_SCALE if "grid steps" in what else np.inf
+    bad = ~(np.isfinite(v) & (v > 0) & (v <= limit))
+    if bad.any():
+        worst = float(v[bad][0])
+        bound = " (at most 2**52)" if np.isfinite(limit) else ""
+        raise ValueError(
+            f"epsilon={epsilon!r} gives {what} of {worst!r}; it must be finite and "
+            f"positive{bound}. Use a larger epsilon, a smaller sensitivity or narrower "
+            f"bounds"
+        )
+
+
+def _centre(lo: FloatArray, hi: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Public centre and half-width of each range (``0`` and ``0`` if it is infinite).
+
+    A real value is released as ``c + g (round((theta - c) / g) + K)``: around the
+    midpoint ``c`` the grid only has to represent offsets up to the half-width, so
+    its step follows the width of the range, not the magnitude of its ends.
+    """
+    finite = np.isfinite(lo) & np.isfinite(hi)
+    c = np.where(finite, lo * 0.5 + hi * 0.5, 0.0)
+    half = np.where(finite, hi * 0.5 - lo * 0.5, 0.0)
+    return np.asarray(c, dtype=np.float64), np.asarray(half, dtype=np.float64)
+
+
+def _grid_units(x: FloatArray, c: FloatArray, g: FloatArray, mode: str) -> FloatArray:
+    """``round``, ``floor`` or ``ceil`` of ``(x - c) / g``, computed exactly.
+
+    ``x - c`` is split exactly into ``d + err`` (Knuth's two-sum); ``g`` is a power of
+    two, so ``d / g`` and ``err / g`` are exact, and the rounding of ``d / g`` is
+    corrected by the sign of ``err`` where ``d / g`` sits exactly on a boundary.
+    """
+    d = x - c
+    bb = d - x
+    err = (x - (d - bb)) + (-c - bb)
+    q = d / g
+    e = err / g
+    if mode == "round":
+        n = np.rint(q)
+        frac = q - n  # exact: |frac| <= 1/2
+        n = n + ((frac == 0.5) & (e > 0)) - ((frac == -0.5) & (e < 0))
+    elif mode == "floor":
+        n = np.floor(q)
+        n = n - ((q == n) & (e < 0))
+    else:
+        n = np.ceil(q)
+        n = n + ((q == n) & (e > 0))
+    return np.asarray(n, dtype=np.float64)
+
+
 def _draw(plan: NoisePlan, src: mech.RandomSource) -> FloatArray:
     """Integer noise draws (as floats), in grid units."""
     t = plan.scale / plan.granularity
@@ -258,56 +339,41 @@ def _draw(plan: NoisePlan, src: mech.RandomSource) -> FloatArray:
 def apply_noise(theta: FloatArray, plan: NoisePlan, src: mech.RandomSource) -> FloatArray:
     """Release ``theta`` (exact values, inside their ranges) under ``plan``.
 
-    Returns a float vector; for an integer plan its values are whole numbers.
+    Integer plans add integer noise to ``theta``. Real-valued plans release
+    ``c + g M`` with ``c`` the public midpoint of the range (0 for an infinite
+    range), ``g`` the grid step and ``M = round((theta - c) / g) + K`` an integer
+    (the rounding computed exactly); ``c + g M`` is a function of ``M`` and public
+    values only (post-processing). Returns a float vector; for an integer plan its
+    values are whole numbers.
     """
     theta = np.asarray(theta, dtype=np.float64)
     g = plan.granularity
-    base = theta if plan.integer else np.rint(theta / g) * g
+    if plan.integer:
+        c = np.zeros_like(theta)
+        m0 = theta
+    else:
+        c, _ = _centre(plan.lower, plan.upper)
+        m0 = _grid_units(theta, c, g, "round")
     if plan.bounding != "truncated":
-        out = base + g * _draw(plan, src)
+        out = c + g * (m0 + _draw(plan, src))
         if plan.bounding == "bit":
             np.minimum(np.maximum(out, plan.lower, out=out), plan.upper, out=out)
-        return out
+        return np.asarray(out, dtype=np.float64)
 
-    t = plan.scale / g
-    k_lo = np.ceil((plan.lower - base) / g)
-    k_hi = np.floor((plan.upper - base) / g)
-    out = base + g * _truncated_offsets(t, -k_lo, k_hi, src)
+    # the integer range of M, and the centre kept inside it (a 1-Lipschitz map)
+    if plan.integer:
+        m_lo, m_hi = np.ceil(plan.lower), np.floor(plan.upper)
+    else:
+        m_lo = _grid_units(plan.lower, c, g, "ceil")
+        m_hi = _grid_units(plan.upper, c, g, "floor")
     one_point = ~(plan.upper > plan.lower)
+    m0 = np.clip(m0, m_lo, np.maximum(m_hi, m_lo))
+    below = np.where(one_point | ~np.isfinite(m_lo), 0.0, m0 - m_lo)
+    above = np.where(one_point, 0.0, m_hi - m0)
+    k = mech.truncated_discrete_laplace(plan.scale / g, below, above, src).astype(np.float64)
+    out = c + g * (m0 + k)
     out[one_point] = plan.lower[one_point]
     return np.asarray(np.clip(out, plan.lower, plan.upper), dtype=np.float64)
-
-
-def _side_mass(t: FloatArray, m: FloatArray) -> FloatArray:
-    """``sum_{j=1..m} q^j`` with ``q = e^{-1/t}`` (``m`` may be infinite)."""
-    q = np.exp(-1.0 / t)
-    return np.asarray(q * np.expm1(-m / t) / np.expm1(-1.0 / t), dtype=np.float64)
-
-
-def _truncated_offsets(
-    t: FloatArray, below: FloatArray, above: FloatArray, src: mech.RandomSource
-) -> FloatArray:
-    """Draw ``K`` with ``P(K = k)`` proportional to ``e^{-|k|/t}`` on ``[-below, above]``.
-
-    Inverse-CDF sampling, a fixed amount of work per entry whatever the true value
-    (rejection sampling would take longer near a boundary, a timing channel): pick
-    the negative side, zero or the positive side by their masses, then a geometric
-    variable truncated to that side's length.
-    """
-    below = np.maximum(below, 0.0)
-    above = np.maximum(above, 0.0)
-    w_neg = _side_mass(t, below)
-    w_pos = _side_mass(t, above)
-    pick = src.uniform(t.size) * (w_neg + 1.0 + w_pos)
-    negative = pick < w_neg
-    positive = pick > w_neg + 1.0
-    length = np.where(negative, below, above)
-    u = src.uniform(t.size)
-    # G on {0, .., length - 1} with P(G = g) proportional to q^g
-    geo = np.floor(-t * np.log1p(u * np.expm1(-length / t)))
-    geo = np.clip(geo, 0.0, np.maximum(length - 1.0, 0.0))
-    step = geo + 1.0
-    return np.where(negative, -step, np.where(positive, step, 0.0))
 
 
 def halfwidth(plan: NoisePlan, alpha: float) -> FloatArray:
@@ -319,7 +385,8 @@ def halfwidth(plan: NoisePlan, alpha: float) -> FloatArray:
     probability of the range; the sub-Gaussian tail for the Gaussian. The Laplace
     half-widths are widened for the discreteness of the noise
     (:func:`~pandas_dp.mechanisms.laplace_halfwidth`), and half a grid step is
-    added for the rounding of a real value to the grid.
+    added for the rounding of a real value to the grid, and half a unit in the
+    last place for the rounding of the centred release ``c + g M`` to a double.
     """
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must lie in (0, 1); got {alpha}")
@@ -332,4 +399,9 @@ def halfwidth(plan: NoisePlan, alpha: float) -> FloatArray:
         h = mech.laplace_halfwidth(plan.scale, alpha, plan.granularity)
     if not plan.integer:
         h = h + plan.granularity / 2.0
+        # c + g M is rounded to a double: at most half a unit in the last place of
+        # the largest value the release can take when the noise is within h
+        c, half = _centre(plan.lower, plan.upper)
+        reach = np.abs(c) + half + h + plan.granularity
+        h = h + np.where(c != 0.0, np.spacing(reach) / 2.0, 0.0)
     return np.asarray(h, dtype=np.float64)

@@ -147,9 +147,9 @@ MIN_SCALE: Final = 2.0**-20
 #: ``t`` an integer of ``SCALE_BITS + 1`` bits (when ``T < 2**SCALE_BITS``): the
 #: relative increase is below ``2**-SCALE_BITS``.
 SCALE_BITS: Final = 40
-#: Attempts per entry and round of the truncated sampler; a round fails for an entry
-#: with probability at most ``0.57**TRUNCATED_TRIES`` (``~1.3e-5``).
-TRUNCATED_TRIES: Final = 20
+#: The truncated sampler makes, per entry and round, as many attempts as bring the
+#: probability that all fail (for the worst true value) below this.
+TRUNCATED_FAILURE: Final = 1e-4
 
 _U64_MAX: Final = np.uint64(2**64 - 1)
 _T_BITS: Final = 62  # the numerator t = 2**j of a scale t / s has j <= 62
@@ -263,7 +263,7 @@ def _uniform_below(n: NDArray[np.uint64], src: RandomSource) -> NDArray[np.uint6
 def _first_failure(success: NDArray[np.bool_]) -> tuple[NDArray[np.bool_], NDArray[np.intp]]:
     """Per row: whether some trial failed, and the index of the first failure."""
     fail = ~success
-    return fail.any(axis=1), fail.argmax(axis=1)
+    return np.asarray(fail.any(axis=1), dtype=np.bool_), np.asarray(fail.argmax(axis=1))
 
 
 def _alternating_tail(
@@ -376,7 +376,9 @@ def _discrete_laplace_js(
         jj = np.repeat(j[pend], _TRIES)
         ss = np.repeat(s[pend], _TRIES)
         shift = (64 - jj).astype(np.uint64)
-        u = src.bits(jj.size) >> shift
+        word = src.bits(jj.size)
+        u = word >> shift  # the top j bits; the lowest bit (j <= 62) is the sign
+        negative = (word & np.uint64(1)).astype(np.bool_)
         keep = _bernoulli_exp_pow2(u, jj, src)
         v = _geometric_e1(jj.size, src)
         t = np.left_shift(np.uint64(1), jj.astype(np.uint64))
@@ -387,7 +389,6 @@ def _discrete_laplace_js(
         for i in np.flatnonzero(big):
             x = int(u[i]) + (int(v[i]) << int(jj[i]))
             y[i] = min(x // int(ss[i]), 2**62)
-        negative = (src.bits(jj.size) >> np.uint64(63)).astype(np.bool_)
         ok = (keep & ~(negative & (y == 0))).reshape(-1, _TRIES)
         z = np.where(negative, -y, y).reshape(-1, _TRIES)
         done = ok.any(axis=1)
@@ -442,16 +443,19 @@ def truncated_discrete_laplace(
     probability ``exp(-|k| / T)`` (exact Bernoulli); otherwise the proposal is the
     exact two-sided sampler, accepted when it falls in the range. Either way a
     proposal is accepted with probability at least ``(1 - e^{-2}) / 2 = 0.43``
-    whatever the true value; each round makes :data:`TRUNCATED_TRIES` proposals per
-    entry and keeps the first accepted one, so a second round (the only
-    value-dependent part of the running time) has probability below ``1.3e-5``.
+    whatever the true value; each round makes, per entry, enough proposals (a
+    number computed from public values only: 9 to 17) that all fail with
+    probability below :data:`TRUNCATED_FAILURE` for the worst true value, and keeps
+    the first accepted one, so a second round (the only value-dependent part of the
+    running time) is that rare.
 
     Parameters
     ----------
     scale : array_like of float
         Positive finite scales ``T`` (at most :data:`MAX_SCALE`).
-    below, above : array_like of int
-        Non-negative lengths of the range on each side of zero (at most ``2**53``).
+    below, above : array_like of float
+        Non-negative whole lengths of the range on each side of zero; either may
+        be ``inf`` (a one-sided range).
     src : RandomSource
         Where the random words come from.
 
@@ -463,28 +467,34 @@ def truncated_discrete_laplace(
     Raises
     ------
     ValueError
-        For a bad scale, or a negative or too long range.
+        For a bad scale, or a negative or fractional range.
     """
     x = np.atleast_1d(np.asarray(scale, dtype=np.float64)).ravel()
     _check_scales(x, "truncated discrete Laplace scales")
     lo = np.broadcast_to(np.asarray(below, dtype=np.float64), x.shape)
     hi = np.broadcast_to(np.asarray(above, dtype=np.float64), x.shape)
-    if not (np.all((lo >= 0) & (hi >= 0) & (lo + hi <= 2.0**53)) and np.all(lo == np.floor(lo))):
+    whole = (lo >= 0) & (hi >= 0) & (lo == np.floor(lo)) & (hi == np.floor(hi))
+    if not np.all(whole):
         raise ValueError(
             "the truncation range [-below, above] needs whole numbers below, above >= 0 "
-            "with below + above <= 2**53"
+            "(or infinite)"
         )
-    if not np.all(hi == np.floor(hi)):
-        raise ValueError("the truncation range [-below, above] needs whole numbers")
     j, s = _split_scale(x)
-    b = lo.astype(np.int64)
-    a = hi.astype(np.int64)
-    width = (a + b).astype(np.uint64)
+    cap = 2.0**62  # further than any draw can reach: an infinite side
+    b = np.minimum(lo, cap).astype(np.int64)
+    a = np.minimum(hi, cap).astype(np.int64)
+    width = np.minimum(lo + hi, cap).astype(np.uint64)
     # the public choice of proposal: uniform when N <= 2 T, i.e. N s <= 2**(j + 1)
-    uniform = width.astype(np.float64) * s.astype(np.float64) <= np.ldexp(1.0, j + 1)
+    uniform = (lo + hi) * s.astype(np.float64) <= np.ldexp(1.0, j + 1)
+    # worst-case acceptance of one attempt (a public bound, whatever the true value):
+    # uniform proposal (1 - q^(N+1)) / ((N+1)(1-q)), two-sided (1 - q^(N+1)) / (1+q)
+    q = np.exp(-1.0 / x)
+    mass = -np.expm1(-(lo + hi + 1.0) / x)
+    accept = np.where(uniform, mass / ((lo + hi + 1.0) * -np.expm1(-1.0 / x)), mass / (1 + q))
+    accept = np.clip(accept * 0.99, 0.4, 0.99)
+    tries = int(np.ceil(math.log(TRUNCATED_FAILURE) / np.log1p(-accept.min())))
     out = np.empty(x.size, dtype=np.int64)
     pend = np.arange(x.size)
-    tries = TRUNCATED_TRIES
     while pend.size:
         m = pend.size
         jj, ss = np.repeat(j[pend], tries), np.repeat(s[pend], tries)
@@ -530,9 +540,7 @@ def _uniform_below_int(n: int, src: RandomSource) -> int:
             return w % n
 
 
-def _bernoulli_exp_rational(
-    num: list[int], den: list[int], src: RandomSource
-) -> NDArray[np.bool_]:
+def _bernoulli_exp_rational(num: list[int], den: list[int], src: RandomSource) -> NDArray[np.bool_]:
     """Exact Bernoulli(``exp(-num / den)``) for arbitrary non-negative integers.
 
     ``exp(-gamma) = exp(-1)**floor(gamma) * exp(-frac(gamma))``: the first factor is
@@ -727,9 +735,10 @@ def _convolve(a: FloatArray, b: FloatArray) -> FloatArray:
     """Convolution of two non-negative vectors (FFT for long ones, clipped at 0)."""
     if a.size * b.size <= 4_000_000:
         return np.asarray(np.convolve(a, b), dtype=np.float64)
-    from scipy.signal import fftconvolve
-
-    return np.asarray(np.maximum(fftconvolve(a, b), 0.0), dtype=np.float64)
+    size = a.size + b.size - 1
+    n = 1 << (size - 1).bit_length()
+    full = np.fft.irfft(np.fft.rfft(a, n) * np.fft.rfft(b, n), n)[:size]
+    return np.asarray(np.maximum(full, 0.0), dtype=np.float64)
 
 
 def discrete_gaussian_delta(
@@ -777,13 +786,14 @@ def discrete_gaussian_delta(
         )
     if not (epsilon >= 0 and math.isfinite(epsilon)):
         raise ValueError(f"epsilon must be finite and >= 0; got {epsilon}")
-    half = int(math.ceil(14.0 * sigma)) + d + 2
+    half = math.ceil(14.0 * sigma) + d + 2
     p, lost = _discrete_gaussian_pmf(sigma, half)
     lost_total = k * lost
+
     # k-fold convolution by repeated squaring; each partial sum of m coordinates is
     # cut to +-(14 sigma sqrt(m) + half) and the mass cut off is counted as lost
     def trim(a: FloatArray, a_half: int, m: int) -> tuple[FloatArray, int]:
-        keep = min(a_half, int(math.ceil(14.0 * sigma * math.sqrt(m))) + half)
+        keep = min(a_half, math.ceil(14.0 * sigma * math.sqrt(m)) + half)
         cut = a_half - keep
         if cut <= 0:
             return a, a_half
