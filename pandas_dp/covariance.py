@@ -31,7 +31,7 @@ import pandas as pd
 
 from pandas_dp import constraints, engines
 from pandas_dp import estimators as est
-from pandas_dp.bounding import NoisePlan, apply_noise, halfwidth, plan_noise
+from pandas_dp.bounding import NoisePlan, apply_noise, halfwidth
 from pandas_dp.declarations import NumericDeclaration
 from pandas_dp.errors import InvalidBoundsError
 from pandas_dp.plan import Plan, Settings, series_data
@@ -98,18 +98,6 @@ def _unit(widths: np.ndarray) -> float:
 
 def _pairs(p: int) -> list[tuple[int, int]]:
     return [(i, j) for i in range(p) for j in range(i, p)]
-
-
-def _noise(settings: Settings, sens: Any, lower: Any, upper: Any, share: float) -> NoisePlan:
-    return plan_noise(
-        np.asarray(sens, dtype=np.float64),
-        np.asarray(lower, dtype=np.float64),
-        np.asarray(upper, dtype=np.float64),
-        epsilon=settings.epsilon * share,
-        delta=settings.delta * share,
-        mechanism=settings.mechanism,
-        bounding=settings.bounding,
-    )
 
 
 def release_cov(
@@ -425,7 +413,9 @@ class _Direct:
         self.cov_sens = np.array(
             [pair_sensitivity("cov_direct", rel, widths[i], widths[j], n) for i, j in self.off]
         )
-        self.var_plan = _noise(settings, self.var_sens, np.zeros(p), self.limits, p / self.entries)
+        self.var_plan = settings.noise(
+            self.var_sens, np.zeros(p), self.limits, share=p / self.entries
+        )
         self.cov_plan: NoisePlan | None = None
 
     def run(self, sums: np.ndarray, products: np.ndarray) -> tuple[np.ndarray, Any]:
@@ -445,7 +435,7 @@ class _Direct:
                 ]
             )
             m = len(self.off)
-            self.cov_plan = _noise(st, self.cov_sens, -cap, cap, m / self.entries)
+            self.cov_plan = st.noise(self.cov_sens, -cap, cap, share=m / self.entries)
             theta = np.array([exact[i, j] for i, j in self.off])
             noisy = apply_noise(np.clip(theta, -cap, cap), self.cov_plan, st.source)
             for k, (i, j) in enumerate(self.off):

@@ -29,8 +29,7 @@ import numpy as np
 import pandas as pd
 
 from pandas_dp import constraints, engines
-from pandas_dp.bounding import NoisePlan, apply_noise, halfwidth, plan_noise
-from pandas_dp.budget import charge_all
+from pandas_dp.bounding import NoisePlan, apply_noise, halfwidth
 from pandas_dp.declarations import CategoricalDeclaration
 from pandas_dp.plan import Plan, Settings
 from pandas_dp.result import DPMetadata
@@ -104,20 +103,6 @@ def _histogram_l2(settings: Settings) -> float:
     return sensitivity("category_counts_l2", settings.neighbouring)
 
 
-def _noise(settings: Settings, sens: Any, lower: Any, upper: Any, **options: Any) -> NoisePlan:
-    """Calibrate a vector release with the call's whole budget."""
-    return plan_noise(
-        np.asarray(sens, dtype=np.float64),
-        np.asarray(lower, dtype=np.float64),
-        np.asarray(upper, dtype=np.float64),
-        epsilon=settings.epsilon,
-        delta=settings.delta,
-        mechanism=settings.mechanism,
-        bounding=settings.bounding,
-        **options,
-    )
-
-
 def direct_interval(released: np.ndarray, plan: NoisePlan) -> Any:
     """The interval function of a release whose entries are the noisy values."""
     return partial(_direct_bounds, released, plan)
@@ -141,17 +126,7 @@ def _split_key(decl: CategoricalDeclaration, measured: str = "category_counts") 
 
 def _charge(settings: Settings, statistic: str, columns: tuple[Hashable, ...], key: str) -> None:
     """Charge the whole budget to the one measurement ``key`` (recorded in the ledger)."""
-    charge_all(
-        settings.epsilon,
-        settings.delta,
-        budget=settings.budget,
-        statistic=statistic,
-        columns=columns,
-        mechanism=settings.mechanism,
-        bounding=settings.bounding,
-        neighbouring=settings.neighbouring,
-        split={key: settings.epsilon},
-    )
+    Plan(settings).charge(statistic, columns, split={key: settings.epsilon})
 
 
 def _validation(
@@ -353,8 +328,7 @@ def release_proportions(
         per_level_l2 = sensitivity("proportions_direct_l2", rel, n=n) / unit
         lo, hi = 0.0, 1.0
     moved = 2.0 * levels if rel == "substitute" else float(levels)
-    plan = _noise(
-        settings,
+    plan = settings.noise(
         np.full(m, unit),
         np.full(m, lo),
         np.full(m, hi),

@@ -110,6 +110,25 @@ class Settings:
         check_out_of_bounds(self.out_of_bounds)
         object.__setattr__(self, "source", RandomSource(self.random_state))
 
+    def noise(
+        self, sensitivity: Any, lower: Any, upper: Any, *, share: float = 1.0, **options: Any
+    ) -> NoisePlan:
+        """Calibrate noise for a vector with ``share`` of this call's epsilon and delta.
+
+        ``options`` go to :func:`~pandas_dp.bounding.plan_noise` (``integer``,
+        ``joint_l1``, ``joint_l2``, ``max_changed``, ``bounding``).
+        """
+        options.setdefault("bounding", self.bounding)
+        return plan_noise(
+            np.asarray(sensitivity, dtype=np.float64),
+            np.asarray(lower, dtype=np.float64),
+            np.asarray(upper, dtype=np.float64),
+            epsilon=self.epsilon * share,
+            delta=self.delta * share,
+            mechanism=self.mechanism,
+            **options,
+        )
+
     @property
     def public_n(self) -> int | None:
         """The frame's length, where the relation declares it public."""
@@ -372,13 +391,11 @@ class Plan:
         for key, m in self.measurements.items():
             share = m.weight / total
             ranged = math.isfinite(m.lower) or math.isfinite(m.upper)
-            noise = plan_noise(
+            noise = s.noise(
                 np.full(m.size, m.sensitivity),
                 np.full(m.size, m.lower),
                 np.full(m.size, m.upper),
-                epsilon=s.epsilon * share,
-                delta=s.delta * share,
-                mechanism=s.mechanism,
+                share=share,
                 bounding=s.bounding if ranged else "none",
                 integer=m.integer,
                 joint_l1=m.joint_l1,
@@ -396,10 +413,16 @@ class Plan:
         return {k: m.epsilon for k, m in self.measurements.items()}
 
     # ------------------------------------------------------------------ running
-    def charge(self, statistic: str, columns: tuple[Hashable, ...]) -> None:
+    def charge(
+        self,
+        statistic: str,
+        columns: tuple[Hashable, ...],
+        split: dict[str, float] | None = None,
+    ) -> None:
         """Charge the explicit and every active budget for the whole plan, atomically.
 
         Runs before any data is read; a refused charge spends nothing anywhere.
+        ``split`` is the ledger's budget split (default: the plan's own).
         """
         s = self.settings
         charge_all(
@@ -411,7 +434,7 @@ class Plan:
             mechanism=s.mechanism,
             bounding=s.bounding,
             neighbouring=s.neighbouring,
-            split=self.split() if self.measurements else {},
+            split=split if split is not None else (self.split() if self.measurements else {}),
         )
 
     def run(
