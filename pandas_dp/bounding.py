@@ -298,8 +298,9 @@ def _centre(lo: FloatArray, hi: FloatArray) -> tuple[FloatArray, FloatArray]:
     its step follows the width of the range, not the magnitude of its ends.
     """
     finite = np.isfinite(lo) & np.isfinite(hi)
-    c = np.where(finite, lo * 0.5 + hi * 0.5, 0.0)
-    half = np.where(finite, hi * 0.5 - lo * 0.5, 0.0)
+    lo_f, hi_f = np.where(finite, lo, 0.0), np.where(finite, hi, 0.0)  # no inf - inf
+    c = lo_f * 0.5 + hi_f * 0.5
+    half = hi_f * 0.5 - lo_f * 0.5
     return np.asarray(c, dtype=np.float64), np.asarray(half, dtype=np.float64)
 
 
@@ -364,8 +365,10 @@ def apply_noise(theta: FloatArray, plan: NoisePlan, src: mech.RandomSource) -> F
     if plan.integer:
         m_lo, m_hi = np.ceil(plan.lower), np.floor(plan.upper)
     else:
-        m_lo = _grid_units(plan.lower, c, g, "ceil")
-        m_hi = _grid_units(plan.upper, c, g, "floor")
+        # an infinite end stays infinite (and no inf - inf is computed)
+        lo_ok, hi_ok = np.isfinite(plan.lower), np.isfinite(plan.upper)
+        m_lo = np.where(lo_ok, _grid_units(np.where(lo_ok, plan.lower, c), c, g, "ceil"), -np.inf)
+        m_hi = np.where(hi_ok, _grid_units(np.where(hi_ok, plan.upper, c), c, g, "floor"), np.inf)
     one_point = ~(plan.upper > plan.lower)
     m0 = np.clip(m0, m_lo, np.maximum(m_hi, m_lo))
     below = np.where(one_point | ~np.isfinite(m_lo), 0.0, m0 - m_lo)

@@ -773,8 +773,12 @@ def discrete_gaussian_delta(
 
     Examples
     --------
-    >>> round(discrete_gaussian_delta(0.2964, 1, 8.0), 4) > 1e-2
-    True
+    The continuous Gaussian's sigma for a count at epsilon=8, delta=1e-2 is not
+    enough for the discrete Gaussian (REFERENCE.md §11):
+
+    >>> sigma = gaussian_sigma(1.0, 8.0, 1e-2)
+    >>> round(discrete_gaussian_delta(sigma, 1, 8.0), 4)
+    0.0286
     """
     d = int(sensitivity)
     k = int(coordinates)
