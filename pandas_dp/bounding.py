@@ -40,14 +40,25 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from pandas_dp import mechanisms as mech
 
-__all__ = ["BOUNDING_MODES", "MECHANISMS", "NoisePlan", "apply_noise", "halfwidth", "plan_noise"]
+__all__ = [
+    "BOUNDING_MODES",
+    "MECHANISMS",
+    "NoisePlan",
+    "apply_noise",
+    "apply_noise_exact",
+    "halfwidth",
+    "plan_noise",
+]
 
 BOUNDING_MODES: tuple[str, ...] = ("bit", "truncated", "none")
 MECHANISMS: tuple[str, ...] = ("laplace", "gaussian")
@@ -371,12 +382,66 @@ def apply_noise(theta: FloatArray, plan: NoisePlan, src: mech.RandomSource) -> F
         m_hi = np.where(hi_ok, _grid_units(np.where(hi_ok, plan.upper, c), c, g, "floor"), np.inf)
     one_point = ~(plan.upper > plan.lower)
     m0 = np.clip(m0, m_lo, np.maximum(m_hi, m_lo))
-    below = np.where(one_point | ~np.isfinite(m_lo), 0.0, m0 - m_lo)
+    below = np.where(one_point, 0.0, m0 - m_lo)  # an infinite lower end: inf
     above = np.where(one_point, 0.0, m_hi - m0)
     k = mech.truncated_discrete_laplace(plan.scale / g, below, above, src).astype(np.float64)
     out = c + g * (m0 + k)
     out[one_point] = plan.lower[one_point]
     return np.asarray(np.clip(out, plan.lower, plan.upper), dtype=np.float64)
+
+
+def apply_noise_exact(
+    values: Sequence[Fraction] | NDArray[np.object_], plan: NoisePlan, src: mech.RandomSource
+) -> FloatArray:
+    """:func:`apply_noise` for exact rational values (a real-valued plan).
+
+    The engine's sums are exact rationals (integers times power-of-two steps); here
+    ``M = round((theta - c) / g)`` and ``M + K`` are Python integers, so nothing is
+    lost to floating point however large ``theta / g`` is, and the release
+    ``c + g (M + K)`` -- rounded once to a double -- is a function of ``M + K`` and
+    public values only. Values are clamped into the plan's range first.
+    """
+    if plan.integer:
+        raise ValueError("apply_noise_exact is for real-valued plans; counts use apply_noise")
+    c_arr, _ = _centre(plan.lower, plan.upper)
+    units = []
+    for i, v in enumerate(values):
+        lo, hi = float(plan.lower[i]), float(plan.upper[i])
+        x = Fraction(v)
+        if math.isfinite(lo):
+            x = max(x, Fraction(lo))
+        if math.isfinite(hi):
+            x = min(x, Fraction(hi))
+        c, g = Fraction(float(c_arr[i])), Fraction(float(plan.granularity[i]))
+        m0 = round((x - c) / g)
+        if plan.bounding == "truncated":
+            m_lo = math.ceil((Fraction(lo) - c) / g) if math.isfinite(lo) else None
+            m_hi = math.floor((Fraction(hi) - c) / g) if math.isfinite(hi) else None
+            if m_lo is not None and m_hi is not None:
+                m_hi = max(m_hi, m_lo)  # a range narrower than a step: its one grid point
+            # keep the centre inside the integer range (a 1-Lipschitz map)
+            m0 = m0 if m_lo is None else max(m0, m_lo)
+            m0 = m0 if m_hi is None else min(m0, m_hi)
+            units.append((c, g, m0, m_lo, m_hi))
+        else:
+            units.append((c, g, m0, None, None))
+    if plan.bounding == "truncated":
+        # lengths beyond 2**53 grid steps (thousands of scales) round to a double:
+        # the boundary moves where the distribution has mass below e**-8000
+        below = np.array([math.inf if u[3] is None else float(u[2] - u[3]) for u in units])
+        above = np.array([math.inf if u[4] is None else float(u[4] - u[2]) for u in units])
+        draws: NDArray[Any] = mech.truncated_discrete_laplace(
+            plan.scale / plan.granularity, below, above, src
+        )
+    else:
+        draws = _draw(plan, src)
+    out = np.array(
+        [float(c + g * (m0 + int(k))) for (c, g, m0, _, _), k in zip(units, draws, strict=True)],
+        dtype=np.float64,
+    )
+    if plan.bounding != "none":
+        np.minimum(np.maximum(out, plan.lower, out=out), plan.upper, out=out)
+    return out
 
 
 def halfwidth(plan: NoisePlan, alpha: float) -> FloatArray:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import partial
 from typing import Any
 
@@ -31,10 +32,10 @@ import pandas as pd
 
 from pandas_dp import constraints, engines
 from pandas_dp import estimators as est
-from pandas_dp.bounding import NoisePlan, apply_noise, halfwidth
+from pandas_dp.bounding import NoisePlan, apply_noise_exact, halfwidth
 from pandas_dp.declarations import NumericDeclaration
 from pandas_dp.errors import InvalidBoundsError
-from pandas_dp.plan import Plan, Settings, series_data
+from pandas_dp.plan import Plan, Settings, direct_allowance, series_data
 from pandas_dp.result import DPMetadata
 from pandas_dp.sensitivity import output_range, pair_sensitivity, sensitivity
 from pandas_dp.statistics import validate
@@ -147,7 +148,7 @@ def release_cov(
             [decls[c].lower for c in labels],
             [decls[c].upper for c in labels],
         )
-        s, prods = sums.matrices()
+        s, prods = sums.exact()
         cov, raw_interval = release.run(s, prods)
         cov = cov / unit2
         limits = np.array([output_range("var_direct", 0.0, w, n)[1] for w in widths])
@@ -398,6 +399,20 @@ def _moments_bounds(
     return lo, hi
 
 
+def _cov_allowance(r1: float, r2: float, n: int) -> float:
+    """How far the exact accumulation's rounding may move a direct covariance, per row.
+
+    Rounded centred values lie in a box of widths ``R + q``; a rounded product is the
+    product of the rounded values plus at most ``pq/2 + h1 q2/2 + h2 q1/2 + q1 q2/4``
+    (brute-force tested in ``tests/test_sensitivity_vectors.py``).
+    """
+    q1 = engines.accumulation_step(0.5 * r1)
+    q2 = engines.accumulation_step(0.5 * r2)
+    pq = engines.accumulation_step(0.25 * r1 * r2)
+    spread = ((r1 + q1) * (r2 + q2) - r1 * r2) / n
+    return spread + (pq + r1 * q2 / 2 + r2 * q1 / 2 + q1 * q2 / 2) / (n - 1)
+
+
 class _Direct:
     """Liu (2019): variances first, then covariances bounded by the released variances."""
 
@@ -407,21 +422,38 @@ class _Direct:
         rel = settings.neighbouring
         self.entries = p * (p + 1) // 2
         self.share = settings.epsilon / self.entries
-        self.var_sens = np.array([sensitivity("var_direct", rel, 0.0, w, n) for w in widths])
+        # the table's value plus the rounding allowance of the exact accumulation
+        self.var_sens = np.array(
+            [
+                sensitivity("var_direct", rel, 0.0, w, n) + direct_allowance("var_direct", w, n)
+                for w in widths
+            ]
+        )
         self.limits = np.array([output_range("var_direct", 0.0, w, n)[1] for w in widths])
         self.off = [(i, j) for i, j in _pairs(p) if i != j]
         self.cov_sens = np.array(
-            [pair_sensitivity("cov_direct", rel, widths[i], widths[j], n) for i, j in self.off]
+            [
+                pair_sensitivity("cov_direct", rel, widths[i], widths[j], n)
+                + _cov_allowance(widths[i], widths[j], n)
+                for i, j in self.off
+            ]
         )
         self.var_plan = settings.noise(
             self.var_sens, np.zeros(p), self.limits, share=p / self.entries
         )
         self.cov_plan: NoisePlan | None = None
 
-    def run(self, sums: np.ndarray, products: np.ndarray) -> tuple[np.ndarray, Any]:
+    def run(
+        self, sums: list[Fraction], products: dict[tuple[int, int], Fraction]
+    ) -> tuple[np.ndarray, Any]:
         n, st = self.n, self.settings
-        exact = (products - np.outer(sums / n, sums)) / (n - 1.0)
-        variances = apply_noise(np.clip(np.diag(exact), 0.0, self.limits), self.var_plan, st.source)
+        p = len(sums)
+
+        def exact(i: int, j: int) -> Fraction:  # exact rationals: no float composition
+            return (products[(i, j)] - sums[i] * sums[j] / n) / (n - 1)
+
+        diag = [exact(i, i) for i in range(p)]
+        variances = apply_noise_exact(diag, self.var_plan, st.source)
         cov = np.diag(variances)
         if self.off:
             bounded = np.clip(variances, 0.0, self.limits)
@@ -436,8 +468,8 @@ class _Direct:
             )
             m = len(self.off)
             self.cov_plan = st.noise(self.cov_sens, -cap, cap, share=m / self.entries)
-            theta = np.array([exact[i, j] for i, j in self.off])
-            noisy = apply_noise(np.clip(theta, -cap, cap), self.cov_plan, st.source)
+            theta = [exact(i, j) for i, j in self.off]
+            noisy = apply_noise_exact(theta, self.cov_plan, st.source)
             for k, (i, j) in enumerate(self.off):
                 cov[i, j] = cov[j, i] = noisy[k]
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -44,13 +45,13 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp import engines
-from pandas_dp.bounding import NoisePlan, apply_noise, check_mode, plan_noise
+from pandas_dp.bounding import NoisePlan, apply_noise, apply_noise_exact, check_mode, plan_noise
 from pandas_dp.budget import PrivacyBudget, charge_all
 from pandas_dp.declarations import NumericDeclaration, check_out_of_bounds
 from pandas_dp.mechanisms import RandomSource
 from pandas_dp.sensitivity import check_neighbouring, output_range, pair_sensitivity, sensitivity
 
-__all__ = ["Measurement", "Plan", "Settings", "series_data"]
+__all__ = ["Measurement", "Plan", "Settings", "direct_allowance", "series_data"]
 
 FloatArray = NDArray[np.float64]
 
@@ -246,7 +247,8 @@ class Plan:
                 sens, integer = sensitivity("sum", rel, a, b) + step, False
                 lo, hi = output_range("sum", a, b, n)
             elif stat in ("mean_direct", "var_direct"):
-                sens, integer = sensitivity(stat, rel, a, b, n), False
+                sens = sensitivity(stat, rel, a, b, n) + direct_allowance(stat, b - a, n)
+                integer = False
                 lo, hi = output_range(stat, a, b, n)
             else:
                 raise ValueError(f"no sufficient statistic {stat!r} of a numeric column")
@@ -462,9 +464,29 @@ class Plan:
         out: dict[str, FloatArray] = {}
         for key, m in self.measurements.items():
             assert m.noise is not None
-            theta = np.clip(exact[key], m.noise.lower, m.noise.upper)
-            out[key] = apply_noise(theta, m.noise, self.settings.source)
+            if m.integer:
+                theta = np.clip(exact[key], m.noise.lower, m.noise.upper)
+                out[key] = apply_noise(theta, m.noise, self.settings.source)
+            else:  # exact rationals: nothing lost to floating point before the noise
+                out[key] = apply_noise_exact(exact[key], m.noise, self.settings.source)
         return out
+
+
+def direct_allowance(statistic: str, width: float, n: int | None) -> float:
+    """How far the exact accumulation's rounding may move a direct release, per row.
+
+    A rounded centred value lies within ``q/2`` of the true one (an interval of
+    width ``R + q``), so the mean moves by at most ``q/n`` more; the rounded square
+    is the square of the rounded value plus an error of at most
+    ``q2/2 + (R/2) q + q²/4``, which adds ``(2 R q + q²)/n + (q2 + R q + q²/2)/(n - 1)``
+    to the variance's sensitivity. Brute-force tested in ``tests/test_sensitivity.py``.
+    """
+    assert n is not None
+    q = engines.accumulation_step(0.5 * width)
+    if statistic == "mean_direct":
+        return q / n
+    q2 = engines.accumulation_step(0.25 * width * width)
+    return (2 * width * q + q * q) / n + (q2 + width * q + q * q / 2) / (n - 1)
 
 
 def _finite_square(half: float, decl: NumericDeclaration) -> float:
@@ -480,12 +502,16 @@ def _finite_square(half: float, decl: NumericDeclaration) -> float:
     return sq
 
 
-def _exact_values(measurements: Any, data: Mapping[Any, Any]) -> dict[str, FloatArray]:
-    """One engine call per source; each measurement's exact vector."""
+def _exact_values(measurements: Any, data: Mapping[Any, Any]) -> dict[str, NDArray[Any]]:
+    """One engine call per source; each measurement's exact vector.
+
+    Counts come as float vectors of whole numbers; real-valued sums as object
+    vectors of exact :class:`~fractions.Fraction` values.
+    """
     by_source: dict[tuple[Any, ...], list[Measurement]] = {}
     for m in measurements:
         by_source.setdefault(m.source, []).append(m)
-    out: dict[str, FloatArray] = {}
+    out: dict[str, NDArray[Any]] = {}
     for source, group in by_source.items():
         kind = source[0]
         if kind == "moments":
@@ -512,7 +538,10 @@ def _get(data: Mapping[Any, Any], key: Any) -> Any:
 
 
 def _moment_values(
-    column: Hashable, group: list[Measurement], data: Mapping[Any, Any], out: dict[str, FloatArray]
+    column: Hashable,
+    group: list[Measurement],
+    data: Mapping[Any, Any],
+    out: dict[str, NDArray[Any]],
 ) -> None:
     series = data[column]
     wanted = {m.statistic for m in group}
@@ -527,43 +556,46 @@ def _moment_values(
         decl.upper,
         squares=bool(wanted & {"centred_squares", "var_direct"}),
     )
-    mid = decl.lower + 0.5 * decl.width
-    n = float(data.get("rows", sums.count))
+    mid = Fraction(decl.lower) + Fraction(decl.width) / 2
+    n = int(data.get("rows", sums.count))
+    total, squares = sums.total_exact, sums.squares_exact
     for m in group:
+        value: Any
         if m.statistic == "count":
             value = float(sums.count)
         elif m.statistic == "centred_sum":
-            value = sums.total_value
+            value = total
         elif m.statistic == "centred_squares":
-            value = sums.squares_value
+            value = squares
         elif m.statistic == "sum":
-            value = sums.total_value + mid * sums.count
+            value = total + mid * sums.count
         elif m.statistic == "mean_direct":  # n public: a missing value counts as the midpoint
-            value = mid + sums.total_value / n
+            value = mid + total / n
         else:  # var_direct, ddof = 1, missing values at the midpoint
-            value = (sums.squares_value - sums.total_value**2 / n) / (n - 1.0)
-        out[m.key] = np.array([value])
+            value = (squares - total * total / n) / (n - 1)
+        out[m.key] = np.array([value], dtype=object if isinstance(value, Fraction) else float)
 
 
 def _product_values(
     columns: tuple[Hashable, ...],
     group: list[Measurement],
     data: Mapping[Any, Any],
-    out: dict[str, FloatArray],
+    out: dict[str, NDArray[Any]],
 ) -> None:
     decls = [data[("decl", c)] for c in columns]
     sums = engines.products(
         [data[c] for c in columns], [d.lower for d in decls], [d.upper for d in decls]
     )
-    s, prods = sums.matrices()
+    s, prods = sums.exact()
     p = len(columns)
     for m in group:
         if m.statistic == "count":
             out[m.key] = np.array([float(sums.count)])
         elif m.statistic == "centred_sum":
-            out[m.key] = np.array([s[m.index]])
+            out[m.key] = np.array([s[m.index]], dtype=object)
         else:
-            out[m.key] = np.array([prods[m.index // p, m.index % p]])
+            i, j = divmod(m.index, p)
+            out[m.key] = np.array([prods[(min(i, j), max(i, j))]], dtype=object)
 
 
 def series_data(

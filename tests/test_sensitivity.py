@@ -170,24 +170,26 @@ def enumerate_world(
     return rows, {"add_remove": arrays(added), "substitute": arrays(swapped)}, arrays(same)
 
 
-def engine_values(rows: list[float], a: float, b: float) -> dict[str, float]:
-    """The statistics as the plan computes them, from one engine pass over the rows."""
+def engine_values(rows: list[float], a: float, b: float) -> dict[str, Any]:
+    """The statistics as the plan computes them, from one engine pass over the rows:
+    the engine's exact sums composed in rational arithmetic (``Fraction``)."""
     m = engines.moments(pd.Series(rows, dtype="float64"), a, b, squares=True)
-    mid = a + 0.5 * (b - a)
-    n = float(len(rows))
-    out = {
+    mid = Fraction(a) + Fraction(b - a) / 2
+    n = len(rows)
+    total, squares = m.total_exact, m.squares_exact
+    out: dict[str, Any] = {
         "count": float(m.count),
-        "rows": n,
-        "centred_sum": m.total_value,
-        "centred_squares": m.squares_value,
-        "sum": m.total_value + mid * m.count,
+        "rows": float(n),
+        "centred_sum": total,
+        "centred_squares": squares,
+        "sum": total + mid * m.count,
         "mean_direct": NAN,
         "var_direct": NAN,
     }
     if n >= 1:  # n public; a missing value counts as the midpoint (it adds 0 to both sums)
-        out["mean_direct"] = mid + m.total_value / n
+        out["mean_direct"] = mid + total / n
     if n >= 2:
-        out["var_direct"] = (m.squares_value - m.total_value**2 / n) / (n - 1.0)
+        out["var_direct"] = (squares - total * total / n) / (n - 1)
     return out
 
 
@@ -382,12 +384,6 @@ def test_plan_sensitivity_is_table_plus_step(relation: str, bounds: tuple[float,
         assert plan.measurements[key].sensitivity == want, stat
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="plan.py calibrates mean_direct/var_direct to the table value alone, without "
-    "the accumulation allowance: on (-0.3, 0.4) the engine's rounded centred sum moves by "
-    "R + 7.3e-13 when a row goes from a to b (reported to the lead; plan.py is not ours)",
-)
 @pytest.mark.parametrize("statistic", DIRECT)
 def test_plan_direct_sensitivity_covers_the_engine(statistic: str) -> None:
     a, b = -0.3, 0.4
@@ -404,12 +400,6 @@ def test_plan_direct_sensitivity_covers_the_engine(statistic: str) -> None:
     assert worst <= 0.0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="plan.py computes 'sum' as total_value + mid * count in floating point: far "
-    "from 0 the rounding of that float (~1e-10 at 1e6) exceeds the step the plan adds "
-    "(1.8e-12); same for mid + total/n in mean_direct (reported to the lead)",
-)
 def test_plan_sum_far_from_zero_covers_the_float_composition() -> None:
     a, b = 1e6 + 0.1, 1e6 + 0.8
     w = world(a, b, 1)

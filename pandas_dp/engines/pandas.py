@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Final
 
 import numpy as np
@@ -122,6 +123,16 @@ class MomentSums:
     square_step: float
 
     @property
+    def total_exact(self) -> Fraction:
+        """``Σ y`` exactly (an integer times the power-of-two step)."""
+        return self.total * Fraction(self.step)
+
+    @property
+    def squares_exact(self) -> Fraction:
+        """``Σ y²`` exactly."""
+        return self.squares * Fraction(self.square_step)
+
+    @property
     def total_value(self) -> float:
         """``Σ y`` (the centred sum) as a float."""
         return float(self.total) * self.step
@@ -196,6 +207,12 @@ class ProductSums:
     products: dict[tuple[int, int], int]
     steps: list[float]
     product_steps: dict[tuple[int, int], float]
+
+    def exact(self) -> tuple[list[Fraction], dict[tuple[int, int], Fraction]]:
+        """The centred sums and the cross-products as exact rationals."""
+        sums = [t * Fraction(q) for t, q in zip(self.totals, self.steps, strict=True)]
+        prods = {ij: v * Fraction(self.product_steps[ij]) for ij, v in self.products.items()}
+        return sums, prods
 
     def matrices(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """The centred sums ``S`` and the symmetric cross-product matrix ``P``."""
