@@ -102,7 +102,10 @@ def validate(columns: Mapping[Hashable, pd.Series], decls: Mapping[Hashable, Any
     except SchemaError as err:
         cases = getattr(err, "failure_cases", None)
         if isinstance(cases, pd.DataFrame):
-            shown, count = f"; first failure cases:\n{cases.head(5)}", f" ({len(cases)} cases)"
+            shown, count = (
+                f"; first failure cases:\n{cases.head(5)}",
+                f" ({len(cases)} failure cases)",
+            )
         else:
             shown, count = f": {str(err)[:300]}", ""
         raise ValueError(
