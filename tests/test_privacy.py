@@ -47,7 +47,7 @@ from pandas_dp import estimators as est
 from pandas_dp.bounding import NoisePlan, apply_noise, plan_noise
 from pandas_dp.declarations import NumericDeclaration
 from pandas_dp.mechanisms import RandomSource
-from pandas_dp.plan import Settings
+from pandas_dp.plan import Settings, direct_allowance
 from pandas_dp.sensitivity import output_range, sensitivity
 from pandas_dp.statistics import plan_moments
 
@@ -317,7 +317,10 @@ def test_accessor_direct_mean_bit_worst_case():
     # and the boundary mass ratio is really near e^eps (the test is not vacuous)
     assert ratio[0] == pytest.approx(EPS, abs=0.15)
     meta = frames[0].dp.mean("x", **kw, random_state=0).attrs["dp"]
-    assert meta.sensitivity["x: mean_direct"] == 1.0 and meta.bounding == "bit"
+    # the table's R/n = 1 plus the exact accumulation's rounding allowance q/n
+    allowance = direct_allowance("mean_direct", 1.0, 1)
+    assert 0 < allowance < 1e-10
+    assert meta.sensitivity["x: mean_direct"] == 1.0 + allowance and meta.bounding == "bit"
     assert meta.n == 1 and meta.neighbouring == "substitute"
 
 
