@@ -243,9 +243,9 @@ def s1_direct(
     entries = 3  # var1, var2, cov12: an equal share each
     bounding = "bit" if mode == "naive" else mode
 
-    limit = output_range("var", 0.0, width, n)[1]
+    limit = output_range("var_direct", 0.0, width, n)[1]
     var_plan = plan_noise(
-        np.full(2 * reps, sensitivity("var", NEIGHBOURING, lower, upper, n)),
+        np.full(2 * reps, sensitivity("var_direct", NEIGHBOURING, lower, upper, n)),
         np.zeros(2 * reps),
         np.full(2 * reps, limit),
         epsilon=epsilon * 2 / entries,
@@ -260,7 +260,7 @@ def s1_direct(
     bounded = np.clip(variances, 0.0, limit)
     cap = np.minimum(np.sqrt(bounded[:, 0] * bounded[:, 1]), n * width * width / (4.0 * (n - 1)))
     cov_plan = plan_noise(
-        np.full(reps, pair_sensitivity("cov", NEIGHBOURING, width, width, n)),
+        np.full(reps, pair_sensitivity("cov_direct", NEIGHBOURING, width, width, n)),
         -cap,
         cap,
         epsilon=epsilon / entries,
@@ -306,7 +306,7 @@ def run_sim1(cfg: Config, progress: Progress) -> tuple[pd.DataFrame, pd.DataFram
             frame = s1_frame(i_rho, rho, n, cfg.seed)
             original = frame.cov().to_numpy()
             exact = {"var1": original[0, 0], "var2": original[1, 1], "cov12": original[0, 1]}
-            limit = output_range("var", 0.0, upper - lower, n)[1]
+            limit = output_range("var_direct", 0.0, upper - lower, n)[1]
             releases: dict[str, tuple[np.ndarray, np.ndarray]] = {}
             for i_b, bounding in enumerate(LIBRARY_BOUNDINGS):
                 gen = generator(cfg.seed, 1, i_rho, n, i_b)
@@ -410,8 +410,8 @@ def s2_own(
     else:
         theta = exact
     m = theta.shape[1]
-    unit = sensitivity("proportion", NEIGHBOURING, 0.0, 1.0, n)
-    per_level = sensitivity("proportions", NEIGHBOURING, 0.0, 1.0, n) / unit
+    unit = sensitivity("proportion_direct", NEIGHBOURING, 0.0, 1.0, n=n)
+    per_level = sensitivity("proportions_direct", NEIGHBOURING, 0.0, 1.0, n=n) / unit
     plan = plan_noise(
         np.full(reps * m, unit),
         np.zeros(reps * m),

@@ -715,14 +715,14 @@ def _more_contenders(
             if text:
                 c[PANDAS_DP] = lambda: s.dp.proportions(epsilon=EPSILON, categories=cats)
             else:
-                c[PANDAS_DP] = lambda: s.dp.proportions(epsilon=EPSILON)
+                c[PANDAS_DP] = lambda: s.dp.proportions(epsilon=EPSILON, categories="dtype")
         else:
             c[NUMPY] = lambda: np.bincount(codes, minlength=k)
             c[PANDAS] = s.value_counts
             if text:
                 c[PANDAS_DP] = lambda: s.dp.value_counts(epsilon=EPSILON, categories=cats)
             else:
-                c[PANDAS_DP] = lambda: s.dp.value_counts(epsilon=EPSILON)
+                c[PANDAS_DP] = lambda: s.dp.value_counts(epsilon=EPSILON, categories="dtype")
         # the peers take integer codes: a categorical column has them, a str column
         # must be encoded first (timed on its own row)
         codes32 = codes.astype(np.int32)
@@ -960,9 +960,11 @@ def _accuracy_release(
         if statistic == "var":
             return (lambda: s.dp.var(bounds=ACC_BOUNDS, **kw)), x.var(ddof=1)
         if statistic == "value_counts":
-            return (lambda: cat.dp.value_counts(sort=False, **kw).reindex(cats)), counts
+            return (
+                lambda: cat.dp.value_counts(sort=False, categories="dtype", **kw).reindex(cats)
+            ), counts
         if statistic == "proportions":
-            return (lambda: cat.dp.proportions(**kw).reindex(cats)), counts / n
+            return (lambda: cat.dp.proportions(categories="dtype", **kw).reindex(cats)), counts / n
         exact_cov = block.cov().to_numpy()[upper]
         return (lambda: block.dp.cov(bounds=ACC_BOUNDS, **kw).to_numpy()[upper]), exact_cov
     if library == DIFFPRIVLIB:
@@ -1182,8 +1184,8 @@ MORE_DESCRIPTIONS = {
     "`tools.count_nonzero(~np.isnan(x))`, OpenDP drop_null >> count >> discrete Laplace.",
     "value_counts, category dtype": "4 categories with p = (0.5, 0.3, 0.15, 0.05), dtype "
     "`pd.CategoricalDtype([...])`: floor `np.bincount(codes, minlength=4)` on the int8 "
-    "codes, pandas `s.value_counts()`, `s.dp.value_counts()` (the dtype declares the "
-    "categories), diffprivlib `tools.histogram(codes, bins=4, range=(0, 4))`, OpenDP "
+    'codes, pandas `s.value_counts()`, `s.dp.value_counts(categories="dtype")` (the '
+    "dtype is built from declared categories), diffprivlib `tools.histogram(codes, bins=4, range=(0, 4))`, OpenDP "
     "count_by_categories >> discrete Laplace on int32 codes (it takes no int8).",
     "value_counts, str column": "The same column as plain strings (pandas' `str` dtype): "
     "pandas `s.value_counts()`, `s.dp.value_counts(categories=[...])`. The floor is still "
