@@ -1185,7 +1185,8 @@ MORE_DESCRIPTIONS = {
     "value_counts, category dtype": "4 categories with p = (0.5, 0.3, 0.15, 0.05), dtype "
     "`pd.CategoricalDtype([...])`: floor `np.bincount(codes, minlength=4)` on the int8 "
     'codes, pandas `s.value_counts()`, `s.dp.value_counts(categories="dtype")` (the '
-    "dtype is built from declared categories), diffprivlib `tools.histogram(codes, bins=4, range=(0, 4))`, OpenDP "
+    "dtype is built from declared categories), diffprivlib "
+    "`tools.histogram(codes, bins=4, range=(0, 4))`, OpenDP "
     "count_by_categories >> discrete Laplace on int32 codes (it takes no int8).",
     "value_counts, str column": "The same column as plain strings (pandas' `str` dtype): "
     "pandas `s.value_counts()`, `s.dp.value_counts(categories=[...])`. The floor is still "
