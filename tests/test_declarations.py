@@ -515,3 +515,21 @@ def test_nan_in_isin_is_no_bound_and_inf_raises() -> None:
     infinite = pa.DataFrameSchema({"x": pa.Column(float, pa.Check.isin([1, math.inf]))})
     with pytest.raises(pandas_dp.InvalidBoundsError, match="finite"):
         resolve_bounds(["x"], bounds=None, schema=infinite, attached=None)
+
+
+def test_accessor_refuses_a_misspelled_bounds_key_before_the_charge(df: pd.DataFrame) -> None:
+    """A typo in a ``bounds`` dict is an error (not silently ignored), raised before the
+    budget is charged; a key naming another column of the frame is allowed."""
+    budget = pandas_dp.PrivacyBudget(epsilon=5.0)
+    good = {"age": (0, 100), **{c: (0, 1) for c in df.columns if c != "age"}}
+    with budget:
+        for call in (
+            lambda: df.dp.mean("age", epsilon=1.0, bounds={"age": (0, 100), "agee": (0, 1)}),
+            lambda: df.dp.describe(epsilon=1.0, bounds={"agee": (0, 100)}),
+            lambda: df.dp.cov(["age"], epsilon=1.0, bounds={"age": (0, 100), "agee": (0, 1)}),
+        ):
+            with pytest.raises(ValueError, match="agee"):
+                call()
+        assert budget.spent == (0.0, 0.0)
+        df.dp.mean("age", epsilon=1.0, bounds=good, random_state=0)  # other columns: fine
+    assert budget.spent[0] == 1.0

@@ -142,6 +142,10 @@ class _Base:
     def _schema_for(self, schema: Any) -> Any:
         return schema
 
+    def _known(self) -> list[Hashable] | None:
+        """The labels a ``bounds``/``categories`` dict may name (``None``: unchecked)."""
+        return None
+
     def _moment(
         self,
         statistic: str,
@@ -157,7 +161,11 @@ class _Base:
         _check_numeric(statistic, selected)
         attached = attached_schema(self._obj) if bounds is None and schema is None else None
         decls = resolve_bounds(
-            selected, bounds=bounds, schema=self._schema_for(schema), attached=attached
+            selected,
+            bounds=bounds,
+            schema=self._schema_for(schema),
+            attached=attached,
+            known=self._known(),
         )
         return st.release_moments(
             statistic, selected, decls, settings, scalar=scalar, ddof=ddof, method=method
@@ -172,6 +180,7 @@ class _Base:
             categories=categories,
             schema=self._schema_for(schema),
             attached=attached,
+            known=self._known(),
         )
         return decls[series.name]
 

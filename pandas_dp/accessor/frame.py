@@ -68,6 +68,9 @@ class DPFrameAccessor(_Base):
     __slots__ = ()
     _obj: pd.DataFrame
 
+    def _known(self) -> list[Hashable]:
+        return list(self._obj.columns)
+
     def _select(self, columns: Columns) -> tuple[dict[Hashable, pd.Series], bool]:
         frame = self._obj
         labels: list[Hashable]
@@ -503,7 +506,9 @@ class DPFrameAccessor(_Base):
         name = "corr" if corr else "cov"
         _check_numeric(name, selected)
         attached = attached_schema(self._obj) if bounds is None and schema is None else None
-        decls = resolve_bounds(selected, bounds=bounds, schema=schema, attached=attached)
+        decls = resolve_bounds(
+            selected, bounds=bounds, schema=schema, attached=attached, known=self._known()
+        )
         return covmod.release_cov(
             selected,
             decls,
@@ -569,6 +574,7 @@ class DPFrameAccessor(_Base):
             _check_unique(frame, wanted)
         else:
             wanted = list(self._select([columns] if isinstance(columns, str) else columns)[0])
+        known = self._known()
         numeric: dict[Hashable, pd.Series] = {}
         categorical: dict[Hashable, pd.Series] = {}
         undeclared: list[Hashable] = []
@@ -577,11 +583,17 @@ class DPFrameAccessor(_Base):
             as_numbers = _is_numeric(s) and not pd.api.types.is_bool_dtype(s.dtype)
             try:
                 if as_numbers and not _declares_categories(c, categories):
-                    resolve_bounds({c: s}, bounds=bounds, schema=schema, attached=attached)
+                    resolve_bounds(
+                        {c: s}, bounds=bounds, schema=schema, attached=attached, known=known
+                    )
                     numeric[c] = s
                 else:
                     resolve_categories(
-                        {c: s}, categories=categories, schema=schema, attached=attached
+                        {c: s},
+                        categories=categories,
+                        schema=schema,
+                        attached=attached,
+                        known=known,
                     )
                     categorical[c] = s
             except MissingBoundsError:
@@ -590,9 +602,11 @@ class DPFrameAccessor(_Base):
                 undeclared.append(c)
         if not numeric and not categorical:
             raise MissingBoundsError([str(c) for c in wanted], what="bounds or categories")
-        num_decls = resolve_bounds(numeric, bounds=bounds, schema=schema, attached=attached)
+        num_decls = resolve_bounds(
+            numeric, bounds=bounds, schema=schema, attached=attached, known=known
+        )
         cat_decls = resolve_categories(
-            categorical, categories=categories, schema=schema, attached=attached
+            categorical, categories=categories, schema=schema, attached=attached, known=known
         )
         return release_describe(
             numeric, num_decls, categorical, cat_decls, settings, undeclared=undeclared
