@@ -87,11 +87,11 @@ def _exact_buckets(
     series: pd.Series, decl: CategoricalDeclaration, *, dropna: bool, other: Any
 ) -> np.ndarray:
     found = engines.category_counts(series, decl.categories)
-    parts = [found.counts.astype(np.float64)]
+    parts = [found.counts[0].astype(np.float64)]
     if other is not None:
-        parts.append(np.array([found.other], dtype=np.float64))
+        parts.append(found.other.astype(np.float64))
     if not dropna:
-        parts.append(np.array([found.missing], dtype=np.float64))
+        parts.append(found.missing.astype(np.float64))
     return np.concatenate(parts)
 
 

@@ -522,7 +522,7 @@ def _exact_values(measurements: Any, data: Mapping[Any, Any]) -> dict[str, NDArr
             for m in group:
                 out[m.key] = np.asarray(_get(data, ("categories", source[1])), dtype=np.float64)
         elif kind == "masks":
-            counts = engines.mask_counts(_get(data, "masks")).astype(np.float64)
+            counts = engines.mask_counts(_get(data, "masks"))[0].astype(np.float64)
             for m in group:
                 out[m.key] = counts
         else:  # rows
@@ -557,18 +557,19 @@ def _moment_values(
         squares=bool(wanted & {"centred_squares", "var_direct"}),
     )
     mid = Fraction(decl.lower) + Fraction(decl.width) / 2
-    n = int(data.get("rows", sums.count))
-    total, squares = sums.total_exact, sums.squares_exact
+    count = int(sums.count[0])
+    n = int(data.get("rows", count))
+    total, squares = sums.total_exact[0], sums.squares_exact[0]
     for m in group:
         value: Any
         if m.statistic == "count":
-            value = float(sums.count)
+            value = float(count)
         elif m.statistic == "centred_sum":
             value = total
         elif m.statistic == "centred_squares":
             value = squares
         elif m.statistic == "sum":
-            value = total + mid * sums.count
+            value = total + mid * count
         elif m.statistic == "mean_direct":  # n public: a missing value counts as the midpoint
             value = mid + total / n
         else:  # var_direct, ddof = 1, missing values at the midpoint
@@ -590,7 +591,7 @@ def _product_values(
     p = len(columns)
     for m in group:
         if m.statistic == "count":
-            out[m.key] = np.array([float(sums.count)])
+            out[m.key] = np.array([float(sums.count[0])])
         elif m.statistic == "centred_sum":
             out[m.key] = np.array([s[m.index]], dtype=object)
         else:

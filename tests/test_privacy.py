@@ -352,9 +352,9 @@ def default_releases(statistic, values, seed, draws=DRAWS, *, eps=EPS, shrink=1.
     keys = entries[("x", statistic)].keys
     sums = engines.moments(pd.Series(values, dtype=float), 0.0, 1.0, squares=True)
     exact = {
-        "count": float(sums.count),
-        "centred_sum": sums.total_value,
-        "centred_squares": sums.squares_value,
+        "count": float(sums.count[0]),
+        "centred_sum": sums.total_value[0],
+        "centred_squares": sums.squares_value[0],
     }
     m = 1 if draws is None else int(np.random.default_rng(seed).poisson(draws))
     src = RandomSource(seed)
