@@ -59,9 +59,18 @@ def _no_reads(monkeypatch: pytest.MonkeyPatch, spy: Callable[..., object]) -> No
     """Replace every reader of the data with ``spy``.
 
     The engine's readers (``plan.py`` calls them as ``engines.<name>``) and
-    ``Series.count``, which the plan calls for a count alone.
+    ``Series.count``.
     """
-    for name in ("moments", "products", "category_counts", "mask_counts"):
+    readers = (
+        "moments",
+        "products",
+        "category_counts",
+        "mask_counts",
+        "present_counts",
+        "group_codes",
+        "observed_codes",
+    )
+    for name in readers:
         monkeypatch.setattr(pandas_dp.engines, name, spy)
     monkeypatch.setattr(pd.Series, "count", spy)
 

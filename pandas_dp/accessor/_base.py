@@ -51,6 +51,10 @@ BINDABLE: tuple[str, ...] = (
     "out_of_bounds",
     "random_state",
     "budget",
+    "privacy_unit",
+    "max_rows_per_unit",
+    "max_groups_per_unit",
+    "max_rows_per_group",
 )
 
 
@@ -74,7 +78,7 @@ class BoundAccessor:
 
     __slots__ = ("_accessor", "_defaults")
 
-    def __init__(self, accessor: _Base, defaults: dict[str, Any]) -> None:
+    def __init__(self, accessor: Any, defaults: dict[str, Any]) -> None:
         self._accessor = accessor
         self._defaults = defaults
 
@@ -91,7 +95,10 @@ class BoundAccessor:
 
         @functools.wraps(attr)
         def call(*args: Any, **kwargs: Any) -> Any:
-            return attr(*args, **{**bound, **kwargs})
+            out = attr(*args, **{**bound, **kwargs})
+            if getattr(out, "_bindable", False):  # a group-by keeps the defaults
+                return BoundAccessor(out, self._defaults)
+            return out
 
         return call
 
@@ -142,6 +149,10 @@ class _Base:
     def _schema_for(self, schema: Any) -> Any:
         return schema
 
+    def _frame(self) -> pd.DataFrame | None:
+        """The frame (where a privacy unit's column lives), or ``None`` for a Series."""
+        return self._obj if isinstance(self._obj, pd.DataFrame) else None
+
     def _known(self) -> list[Hashable] | None:
         """The labels a ``bounds``/``categories`` dict may name (``None``: unchecked)."""
         return None
@@ -168,7 +179,14 @@ class _Base:
             known=self._known(),
         )
         return st.release_moments(
-            statistic, selected, decls, settings, scalar=scalar, ddof=ddof, method=method
+            statistic,
+            selected,
+            decls,
+            settings,
+            scalar=scalar,
+            ddof=ddof,
+            method=method,
+            frame=self._frame(),
         )
 
     def _categorical(
@@ -213,6 +231,7 @@ class _Base:
                 other=other,
                 sort=sort,
                 ascending=ascending,
+                frame=self._frame(),
             )
         return hist.release_value_counts(
             series,
@@ -222,4 +241,5 @@ class _Base:
             ascending=ascending,
             dropna=dropna,
             other=other,
+            frame=self._frame(),
         )

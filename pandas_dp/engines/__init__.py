@@ -24,6 +24,7 @@ from pandas_dp.engines.pandas import (
     mask_counts,
     moments,
     observed_codes,
+    present_counts,
     products,
     row_counts,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "mask_counts",
     "moments",
     "observed_codes",
+    "present_counts",
     "products",
     "row_counts",
 ]

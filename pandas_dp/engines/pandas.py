@@ -205,6 +205,22 @@ def row_counts(groups: Groups | None, rows: int) -> NDArray[np.int64]:
     return _bincount(groups.codes, groups.size)
 
 
+def present_counts(series: pd.Series, groups: Groups | None) -> NDArray[np.int64]:
+    """Non-missing values per group, of a column of any dtype (private).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> present_counts(pd.Series(["a", None, "b", "c"]), Groups(np.array([0, 0, 1, -1]), 2))
+    array([1, 1])
+    """
+    present = series.notna().to_numpy(dtype=bool)
+    if groups is None:
+        return np.array([int(np.count_nonzero(present))], dtype=np.int64)
+    _check_groups(groups, present.shape[0])
+    return _bincount(np.where(present, groups.codes, -1), groups.size)
+
+
 def _bincount(codes: NDArray[Any], size: int, weights: NDArray[Any] | None = None) -> NDArray[Any]:
     """``bincount`` over codes in ``-1 .. size - 1``, the ``-1`` bin dropped."""
     tally = np.bincount(codes + 1, weights=weights, minlength=size + 1)
