@@ -321,6 +321,7 @@ def test_numba_and_numpy_sums_are_identical(monkeypatch: pytest.MonkeyPatch) -> 
     from pandas_dp.engines import _numba
 
     monkeypatch.setattr(_numba, "BLOCK", 1000)  # several kernel calls, summed as ints
+    monkeypatch.setattr(_numba, "PARALLEL_ROWS", 700)  # and several threads
     rng = np.random.default_rng(3)
     n = 20000
     x = rng.normal(0, 30, n)
