@@ -291,3 +291,55 @@ def test_observed_codes_sorted() -> None:
     g, uniques = engines.observed_codes(pd.Series(["b", 1, "a", 1], dtype=object))
     assert g.size == 3 and len(uniques) == 3
     assert g.codes[1] == g.codes[3]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64", "uint32", "uint64", "float64"])
+def test_group_codes_integer_table_matches_generic(dtype: str) -> None:
+    info = np.iinfo(dtype) if dtype != "float64" else None
+    values = [0, 1, 5, 7, 100, 3]
+    if info is not None:
+        values += [int(info.min), int(info.max), int(info.max) - 4]
+    s = pd.Series(values, dtype=dtype)
+    keys = [7, 1, 0, 3, 5, -5, 2]
+    got = engines.group_codes([s], [keys], other=True)
+    want = [keys.index(v) if v in keys else len(keys) for v in values]
+    assert got.codes.tolist() == want
+
+
+def test_group_codes_wide_integer_keys() -> None:
+    s = pd.Series([10**12, 5, -(10**12), 7])
+    got = engines.group_codes([s], [[5, 10**12, -(10**12)]])
+    assert got.codes.tolist() == [1, 0, 2, -1]
+
+
+# ------------------------------------------------------------------ numba kernels
+
+
+def test_numba_and_numpy_sums_are_identical(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled kernels give the numpy kernels' integers exactly (skipped without numba)."""
+    pytest.importorskip("numba")
+    from pandas_dp.engines import _numba
+
+    monkeypatch.setattr(_numba, "BLOCK", 1000)  # several kernel calls, summed as ints
+    monkeypatch.setattr(_numba, "PARALLEL_ROWS", 700)  # and several threads
+    rng = np.random.default_rng(3)
+    n = 20000
+    x = rng.normal(0, 30, n)
+    x[rng.random(n) < 0.05] = np.nan
+    x[:6] = [np.inf, -np.inf, 1e308, -1e308, 2.5, -0.5]
+    ints = pd.Series(rng.integers(-50, 50, n))
+    flags = pd.Series(rng.random(n) < 0.3)
+    codes = rng.integers(-1, 7, n).astype(np.intp)
+    for column in [pd.Series(x), ints, flags]:
+        for bounds in [(-10.0, 10.0), (0.0, 1.0), (-1e150, 3e150), (1.0, 1.0 + 2**-30)]:
+            for groups in [None, engines.Groups(codes, 7)]:
+                for squares in [False, True]:
+                    monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 0)
+                    fast = engines.moments(column, *bounds, squares=squares, groups=groups)
+                    monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 1 << 62)
+                    slow = engines.moments(column, *bounds, squares=squares, groups=groups)
+                    assert np.array_equal(fast.count, slow.count)
+                    assert fast.total == slow.total
+                    assert fast.squares == slow.squares
+                    assert fast.count.dtype == np.int64
+    assert _numba.kernels() is not None

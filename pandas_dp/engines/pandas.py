@@ -81,6 +81,10 @@ CHUNK: Final = 1 << 14
 STEP_BITS: Final = 38
 #: Chunks added into an int64 accumulator before it is flushed (``2**24`` rows: < 2**62).
 _FLUSH_CHUNKS: Final = 1 << 10
+#: Use the compiled kernels (numba, optional) when installed ...
+USE_NUMBA: bool = True
+#: ... for columns of at least this many rows (below, compiling would not pay).
+FAST_MIN_ROWS: int = 1 << 16
 #: Up to this many categories, count codes by comparison rather than ``bincount``.
 _FEW_CATEGORIES: Final = 32
 
@@ -352,10 +356,20 @@ def moments(
     mid = lower + half
     step = accumulation_step(half)
     sq_step = accumulation_step(half * half) if squares else 1.0
-    fast = _fast_kernels()
-    if fast is not None and x.dtype.kind in "fiub":
-        out = fast.moments(x, mid, half, step, sq_step, squares, groups)
-        return MomentSums(out[0], out[1], out[2], step, sq_step)
+    scale, sq_scale = _exact_inverse(step), _exact_inverse(sq_step)
+    if (
+        n >= FAST_MIN_ROWS
+        and (x.dtype == np.float64 or x.dtype.kind in "iub")
+        and scale is not None
+        and sq_scale is not None
+        and (fast := _fast_kernels()) is not None
+    ):
+        from pandas_dp.engines import _numba
+
+        codes = None if groups is None else groups.codes
+        size = 1 if groups is None else groups.size
+        count, total, sq = _numba.moments(fast, x, codes, size, mid, half, scale, sq_scale, squares)
+        return MomentSums(count, total, sq, step, sq_step)
     return _moments_numpy(x, mid, half, step, sq_step, squares, groups)
 
 
@@ -558,6 +572,22 @@ def _first_positions(keys: Sequence[object]) -> dict[Any, int]:
     return index
 
 
+def _integer_table(index: dict[Any, int], k: int) -> tuple[int, NDArray[np.intp]] | None:
+    """For declared keys that are all integers in a small span: ``(lowest, table)``
+    with ``table[v - lowest]`` the position of ``v`` and ``k`` past the last entry."""
+    ints = [c for c in index if isinstance(c, int | np.integer) and not isinstance(c, bool)]
+    if not ints or len(ints) != len(index):
+        return None
+    lo, hi = int(min(ints)), int(max(ints))
+    span = hi - lo + 1
+    if span > max(1 << 16, 8 * len(ints)) or lo < -(2**62) or hi > 2**62:
+        return None
+    table = np.full(span + 1, k, dtype=np.intp)
+    for c, pos in index.items():
+        table[int(c) - lo] = pos
+    return lo, table
+
+
 def _slots(series: pd.Series, keys: Sequence[object]) -> NDArray[np.intp]:
     """Per row: the position of its value among ``keys``, ``K`` for any other
     value, ``K + 1`` for a missing one (``K = len(keys)``). Never raises on a value."""
@@ -577,6 +607,16 @@ def _slots(series: pd.Series, keys: Sequence[object]) -> NDArray[np.intp]:
     if isinstance(dtype, pd.CategoricalDtype):
         lookup = np.array([slot(v) for v in dtype.categories] + [k + 1], dtype=np.intp)
         return lookup[series.cat.codes.to_numpy()]  # code -1 (missing) -> last entry
+    if isinstance(dtype, np.dtype) and (
+        dtype.kind == "i" or (dtype.kind == "u" and dtype.itemsize < 8)
+    ):  # (int64 wrap-around cannot make a match: both sides are in the int64 range)
+        table = _integer_table(index, k)
+        if table is not None:  # a small lookup table over the declared integers' span
+            lo, lookup = table
+            shifted = np.subtract(series.to_numpy(copy=False), lo, dtype=np.int64)
+            span = np.uint64(lookup.shape[0] - 1)
+            found: NDArray[np.intp] = lookup[np.minimum(shifted.view(np.uint64), span)]
+            return found
     if isinstance(dtype, np.dtype) and dtype.kind in "iufb":
         try:
             declared = pd.Index(list(index))
@@ -821,22 +861,16 @@ def observed_codes(column: pd.Series) -> tuple[Groups, pd.Index]:
         return Groups(out, len(index)), pd.Index(list(index), dtype=object)
 
 
-class _FastKernels:
-    """The protocol of an optional compiled kernel set."""
+def _fast_kernels() -> Any | None:
+    """The compiled kernels of :mod:`pandas_dp.engines._numba`, or ``None``."""
+    if not USE_NUMBA:
+        return None
+    from pandas_dp.engines import _numba
 
-    def moments(
-        self,
-        x: NDArray[Any],
-        mid: float,
-        half: float,
-        step: float,
-        sq_step: float,
-        squares: bool,
-        groups: Groups | None,
-    ) -> tuple[NDArray[np.int64], list[int], list[int]]:
-        raise NotImplementedError
+    return _numba.kernels()
 
 
-def _fast_kernels() -> _FastKernels | None:
-    """The compiled kernels, if available (none yet)."""
-    return None
+def _exact_inverse(step: float) -> float | None:
+    """``1 / step`` when it is a finite power of two (then ``y * (1/step) == y / step``)."""
+    inverse = 1.0 / step
+    return inverse if math.isfinite(inverse) and inverse * step == 1.0 else None
