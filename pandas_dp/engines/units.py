@@ -379,13 +379,12 @@ def _pair_codes(
     width = int(grp[active].max()) + 1
     if nunits * width < 2**62:
         pair_key = codes[active].astype(np.int64) * width + grp[active]
-        found, uniques = pd.factorize(pair_key)
+        found = np.asarray(pd.factorize(pair_key)[0], dtype=np.intp)
     else:  # too many for one integer: number (unit, group) as a structured key
         both = np.stack([codes[active], grp[active]], axis=1)
-        _, found = np.unique(both, axis=0, return_inverse=True)
-        uniques = np.empty(int(found.max()) + 1)
+        found = np.unique(both, axis=0, return_inverse=True)[1].astype(np.intp).ravel()
     out[active] = found
-    return out, max(len(uniques), 1)
+    return out, int(found.max()) + 1
 
 
 def distinct_units(unit: pd.Series, codes: NDArray[np.intp], size: int) -> NDArray[np.int64]:
