@@ -90,12 +90,13 @@ class Grouping:
         assert self.keys is not None
         if self.other is None:
             return self.keys
-        extra = (self.other,) * len(self.by) if len(self.by) > 1 else self.other
-        return self.keys.append(pd.Index([extra]) if len(self.by) == 1 else _tuples([extra]))
+        if len(self.by) == 1:
+            return self.keys.append(pd.Index([self.other], name=self.by[0]))
+        return self.keys.append(_tuples([tuple(self.other for _ in self.by)], self.by))
 
 
 def _tuples(values: Sequence[tuple[Any, ...]], names: Sequence[Hashable] | None = None) -> pd.Index:
-    return pd.MultiIndex.from_tuples(list(values), names=names)
+    return pd.MultiIndex.from_tuples(list(values), names=None if names is None else list(names))
 
 
 def _sorted(values: Sequence[Any]) -> list[Any]:

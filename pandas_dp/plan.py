@@ -255,6 +255,7 @@ class Plan:
         self.selected: pd.Index | None = None
         #: Private keys: a key is kept when its noisy count of units exceeds this.
         self.threshold: float | None = None
+        self.selection: Any = None
         if grouping is not None and grouping.private:
             if settings.neighbouring != "add_remove":
                 raise ValueError(
@@ -644,9 +645,10 @@ class Plan:
             joint_l1=m.joint_l1,
             joint_l2=m.joint_l2,
         )
-        self.threshold = partition.threshold(
-            float(noise.scale[0]), self.grouping.delta, s.contributions.groups
+        self.selection = partition.selection_threshold(
+            s.epsilon * share, self.grouping.delta, s.contributions.groups
         )
+        self.threshold = float(self.selection.threshold)
         self.measurements[key] = replace(m, noise=noise)
 
     def split(self) -> dict[str, float]:
@@ -732,11 +734,11 @@ class Plan:
             from pandas_dp.engines import units as unit_engine
 
             counts = unit_engine.distinct_units(units, observed.codes, observed.size)
-        sel = self.measurements[SELECTION]
-        noise = _tiled(sel.calibrated, observed.size)
-        noisy = apply_noise(counts.astype(np.float64), noise, self.settings.source)
-        assert self.threshold is not None
-        kept = np.flatnonzero(noisy > self.threshold)
+        from pandas_dp import partition
+
+        assert self.selection is not None
+        keep, noisy = partition.select(counts, self.selection, self.settings.source)
+        kept = np.flatnonzero(keep)
         order = _key_order(uniques[kept])
         kept = kept[order]
         self.selected = uniques[kept]
@@ -746,7 +748,7 @@ class Plan:
         for key, m in list(self.measurements.items()):
             per_group = m.size
             if key == SELECTION:
-                out[key] = noisy[kept]
+                out[key] = noisy[kept].astype(np.float64)
                 per_group = 1
             self.measurements[key] = replace(
                 m, size=per_group * len(kept), noise=_tiled(m.calibrated, len(kept))

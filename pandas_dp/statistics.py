@@ -284,6 +284,7 @@ def build_metadata(
 _UNITS = {
     "count": "rows (integer, discrete noise)",
     "rows": "rows (integer, discrete noise)",
+    "distinct_units": "distinct units per observed key (integer, discrete noise; selection)",
     "category_counts": "rows per bucket (integer, discrete noise)",
     "centred_sum": "column units: sum of (x - midpoint)",
     "sum": "column units: sum of x",
@@ -358,6 +359,7 @@ def release_moments(
     fns = [table.fns[(c, statistic)] for c in labels]
     if grouping is not None:
         index = table.index
+        assert index is not None
         flat = [fn for g in range(len(index)) for fn in (f[g] for f in fns)]
         entries: list[Any] = list(index) if scalar else [(k, c) for k in index for c in labels]
         meta = table.metadata(
@@ -555,7 +557,7 @@ def release_count(
     """Noisy number of non-missing values per column (any dtype), like ``df.count()``."""
     counting = {c: NumericDeclaration(c, 0.0, 1.0) for c in columns}  # bounds unused
     result = release_moments("count", columns, counting, settings, scalar=scalar, frame=frame)
-    assert not isinstance(result, DPFloat)
+    assert not isinstance(result, DPFloat | pd.DataFrame)
     return result
 
 

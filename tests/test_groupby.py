@@ -167,7 +167,7 @@ def test_one_charge_for_the_whole_grouped_release() -> None:
         "age", epsilon=0.6, bounds=(0, 100), budget=budget, random_state=0
     )
     assert budget.spent[0] == pytest.approx(0.6)
-    assert len(budget.ledger()) == 1
+    assert len(budget.ledger) == 1
 
 
 def test_errors_come_before_the_charge() -> None:

@@ -84,7 +84,8 @@ class BoundAccessor:
 
     def __call__(self, **defaults: Any) -> BoundAccessor:
         """More defaults on top of these."""
-        return self._accessor(**{**self._defaults, **defaults})
+        bound: BoundAccessor = self._accessor(**{**self._defaults, **defaults})
+        return bound
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._accessor, name)
@@ -178,7 +179,7 @@ class _Base:
             attached=attached,
             known=self._known(),
         )
-        return st.release_moments(
+        result = st.release_moments(
             statistic,
             selected,
             decls,
@@ -188,6 +189,8 @@ class _Base:
             method=method,
             frame=self._frame(),
         )
+        assert not isinstance(result, pd.DataFrame)  # ungrouped
+        return result
 
     def _categorical(
         self, series: pd.Series, categories: Any, schema: Any

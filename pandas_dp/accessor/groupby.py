@@ -182,6 +182,7 @@ class DPGroupBy:
         self, columns: Columns, grouping: Grouping
     ) -> tuple[dict[Hashable, pd.Series], bool]:
         frame = self._frame
+        labels: list[Hashable]
         if columns is None:
             labels = [
                 c
@@ -310,7 +311,8 @@ class DPGroupBy:
         kw = dict(locals())
         del kw["self"], kw["columns"]
         cols, scalar = self._columns(columns, self._grouping(schema))
-        return self._moments({c: ("count",) for c in cols}, kw, scalar)
+        out: pd.Series | pd.DataFrame = self._moments({c: ("count",) for c in cols}, kw, scalar)
+        return out
 
     def sum(
         self,
@@ -335,7 +337,8 @@ class DPGroupBy:
         kw = dict(locals())
         del kw["self"], kw["columns"]
         cols, scalar = self._columns(columns, self._grouping(schema))
-        return self._moments({c: ("sum",) for c in cols}, kw, scalar)
+        out: pd.Series | pd.DataFrame = self._moments({c: ("sum",) for c in cols}, kw, scalar)
+        return out
 
     def mean(
         self,
@@ -363,7 +366,8 @@ class DPGroupBy:
         kw = dict(locals())
         del kw["self"], kw["columns"]
         cols, scalar = self._columns(columns, self._grouping(schema))
-        return self._moments({c: ("mean",) for c in cols}, kw, scalar)
+        out: pd.Series | pd.DataFrame = self._moments({c: ("mean",) for c in cols}, kw, scalar)
+        return out
 
     def var(
         self,
@@ -389,7 +393,8 @@ class DPGroupBy:
         kw = dict(locals())
         del kw["self"], kw["columns"]
         cols, scalar = self._columns(columns, self._grouping(schema))
-        return self._moments({c: ("var",) for c in cols}, kw, scalar)
+        out: pd.Series | pd.DataFrame = self._moments({c: ("var",) for c in cols}, kw, scalar)
+        return out
 
     def std(
         self,
@@ -415,7 +420,8 @@ class DPGroupBy:
         kw = dict(locals())
         del kw["self"], kw["columns"]
         cols, scalar = self._columns(columns, self._grouping(schema))
-        return self._moments({c: ("std",) for c in cols}, kw, scalar)
+        out: pd.Series | pd.DataFrame = self._moments({c: ("std",) for c in cols}, kw, scalar)
+        return out
 
     def agg(
         self,
@@ -481,9 +487,9 @@ class DPGroupBy:
                 )
             requests[column] = listed
         self._columns(list(requests), self._grouping(schema))
-        table = self._moments(requests, kw, scalar=False)
+        table: pd.DataFrame = self._moments(requests, kw, scalar=False)
         if all(isinstance(v, str) for v in func.values()):
-            table.columns = pd.Index([c for c, _ in table.columns])
+            table.columns = table.columns.get_level_values(0)
         return table
 
     def value_counts(
