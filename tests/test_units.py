@@ -232,3 +232,18 @@ def test_argument_errors(kwargs: dict[str, object], match: str) -> None:
     kwargs = {"key": KEY, **kwargs}
     with pytest.raises(ValueError, match=match):
         contribution_mask(df, pd.Series([1, 1, 2]), **kwargs)  # type: ignore[arg-type]
+
+
+def test_ties_in_the_packed_key_are_ranked_by_the_full_hash() -> None:
+    """Hashes equal in their top bits (the packed sort key) but not in full: exact rank."""
+    from pandas_dp.engines.units import _keep_lowest
+
+    h = np.array([3, 2, 10, 2, 7], dtype=np.uint64)  # 3 >> 1 == 2 >> 1: a packed tie
+    codes = np.zeros(5, dtype=np.intp)
+    active = np.ones(5, dtype=bool)
+    for perm in ([0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [2, 0, 4, 1, 3]):
+        p = np.array(perm)
+        keep = _keep_lowest(codes, 1, h[p], 2, active)
+        assert sorted(h[p][keep].tolist()) == [2, 2]
+        keep = _keep_lowest(codes, 1, h[p], 3, active)
+        assert sorted(h[p][keep].tolist()) == [2, 2, 3]
