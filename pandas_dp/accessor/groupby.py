@@ -20,7 +20,12 @@ from pandas_dp import statistics as st
 from pandas_dp.accessor._base import Columns, _check_numeric
 from pandas_dp.accessor._docs import stamp_docs
 from pandas_dp.budget import PrivacyBudget
-from pandas_dp.declarations import attached_schema, resolve_bounds, resolve_categories
+from pandas_dp.declarations import (
+    attached_schema,
+    resolve_bounds,
+    resolve_categories,
+    resolve_unit,
+)
 from pandas_dp.grouping import Grouping, resolve_grouping
 from pandas_dp.plan import Contributions
 
@@ -28,12 +33,6 @@ __all__ = ["DPGroupBy", "contributions"]
 
 #: The statistics :meth:`DPGroupBy.agg` knows.
 AGGREGATIONS: tuple[str, ...] = ("count", "sum", "mean", "var", "std")
-
-
-def _positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ValueError(f"{name} must be a whole number >= 1; got {value!r}")
-    return int(value)
 
 
 def contributions(
@@ -47,50 +46,26 @@ def contributions(
 ) -> Contributions:
     """The privacy unit and contribution bounds of a release (public; before any charge).
 
-    Explicit arguments win over a schema's ``metadata={"pandas_dp": {...}}``.
-    Without a unit every row is its own unit (all bounds 1). With a unit,
-    ``max_rows_per_unit`` is required; the group bounds default to it.
+    Explicit arguments win over a schema's ``metadata={"pandas_dp": {...}}``
+    (:func:`~pandas_dp.declarations.resolve_unit`). Without a unit every row is its
+    own unit (all bounds 1); with one, the group bounds default to (and are capped
+    by) ``max_rows_per_unit``.
     """
-    declared = _schema_unit(schema if schema is not None else attached_schema(frame))
-    unit = privacy_unit if privacy_unit is not None else declared.get("privacy_unit")
-    k = max_rows_per_unit if max_rows_per_unit is not None else declared.get("max_rows_per_unit")
-    g = (
-        max_groups_per_unit
-        if max_groups_per_unit is not None
-        else declared.get("max_groups_per_unit")
+    unit = resolve_unit(
+        privacy_unit,
+        max_rows_per_unit,
+        schema,
+        list(frame.columns),
+        max_groups_per_unit=max_groups_per_unit,
+        max_rows_per_group=max_rows_per_group,
+        attached=attached_schema(frame) if schema is None else None,
     )
-    c = max_rows_per_group if max_rows_per_group is not None else declared.get("max_rows_per_group")
     if unit is None:
-        if k is not None or g is not None or c is not None:
-            raise ValueError(
-                "contribution bounds (max_rows_per_unit, max_groups_per_unit, "
-                "max_rows_per_group) need a privacy unit: name the column that identifies "
-                "a person with privacy_unit=..."
-            )
         return Contributions()
-    if unit not in frame.columns:
-        raise KeyError(
-            f"privacy_unit={unit!r} is not a column of the frame; it has {list(frame.columns)}"
-        )
-    if k is None:
-        raise ValueError(
-            f"privacy_unit={unit!r} needs max_rows_per_unit: the most rows one unit may "
-            f"contribute (rows above it are dropped by a keyed hash). Choose it from public "
-            f"knowledge (e.g. at most 12 monthly visits), not from the data"
-        )
-    k = _positive_int("max_rows_per_unit", k)
-    g = k if g is None else min(_positive_int("max_groups_per_unit", g), k)
-    c = k if c is None else min(_positive_int("max_rows_per_group", c), k)
-    return Contributions(unit, k, g, c)
-
-
-def _schema_unit(schema: Any) -> dict[str, Any]:
-    meta = getattr(schema, "metadata", None)
-    if isinstance(meta, Mapping):
-        found = meta.get("pandas_dp")
-        if isinstance(found, Mapping):
-            return dict(found)
-    return {}
+    k = unit.max_rows_per_unit
+    g = min(unit.max_groups_per_unit or k, k)
+    c = min(unit.max_rows_per_group or k, k)
+    return Contributions(unit.column, k, g, c)
 
 
 @stamp_docs
