@@ -93,6 +93,8 @@ class BoundAccessor:
             return attr
         params = inspect.signature(attr).parameters
         bound = {k: v for k, v in self._defaults.items() if k in params}
+        if name == "groupby":  # its delta is partition selection's, not a default's
+            bound.pop("delta", None)
 
         @functools.wraps(attr)
         def call(*args: Any, **kwargs: Any) -> Any:
