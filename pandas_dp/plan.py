@@ -741,7 +741,7 @@ class Plan:
         kept = np.flatnonzero(keep)
         order = _key_order(uniques[kept])
         kept = kept[order]
-        self.selected = uniques[kept]
+        self.selected = pd.Index(uniques[kept], name=self.grouping.by[0])
         position = np.full(observed.size + 1, -1, dtype=np.intp)
         position[kept] = np.arange(len(kept))
         codes = position[observed.codes]  # -1 stays -1 (the extra last slot)

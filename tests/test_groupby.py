@@ -220,7 +220,7 @@ def test_private_keys_release_frequent_keys_only() -> None:
     keys = np.concatenate([np.repeat(["big1", "big2"], 500), [f"solo{i}" for i in range(50)]])
     frame = pd.DataFrame({"k": keys, "x": rng.uniform(0, 1, len(keys))})
     out = frame.dp.groupby("k", keys="private", delta=1e-6).len(epsilon=1.0, random_state=0)
-    assert list(out.index) == ["big1", "big2"]
+    assert list(out.index) == ["big1", "big2"] and out.index.name == "k"
     assert np.all(np.abs(out.to_numpy() - 500) < 30)
     details = out.attrs["dp"].details
     assert details["keys"] == "private: partition selection"
