@@ -741,6 +741,7 @@ class Plan:
         kept = np.flatnonzero(keep)
         order = _key_order(uniques[kept])
         kept = kept[order]
+        assert self.grouping is not None
         self.selected = pd.Index(uniques[kept], name=self.grouping.by[0])
         position = np.full(observed.size + 1, -1, dtype=np.intp)
         position[kept] = np.arange(len(kept))
