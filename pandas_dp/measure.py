@@ -1,0 +1,240 @@
+"""Measuring a plan: the engine's input, and the exact value of every measurement.
+
+A :class:`~pandas_dp.plan.Plan` knows *what* to measure; this module asks the
+engine (:mod:`pandas_dp.engines`) for it. :func:`engine_input` gathers what a
+release reads -- its columns and declarations, the public row count, and each
+row's group code (``-1`` for a row in no released group, or above a privacy
+unit's contribution bounds after keyed-hash truncation) -- only when called,
+after the budget is charged. :func:`exact_values` makes one engine call per
+source (a column's moments, a block's products, a histogram, predicate counts,
+row counts) and returns each measurement's exact vector, group after group:
+counts as whole numbers, sums as exact :class:`~fractions.Fraction` values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from pandas_dp import engines
+from pandas_dp.grouping import Grouping
+
+if TYPE_CHECKING:
+    from pandas_dp.plan import Measurement, Settings
+
+__all__ = ["engine_input", "exact_values", "series_data"]
+
+
+def exact_values(measurements: Any, data: Mapping[Any, Any]) -> dict[str, NDArray[Any]]:
+    """One engine call per source; each measurement's exact vector (group after group).
+
+    Counts come as float vectors of whole numbers; real-valued sums as object
+    vectors of exact :class:`~fractions.Fraction` values.
+    """
+    by_source: dict[tuple[Any, ...], list[Measurement]] = {}
+    for m in measurements:
+        by_source.setdefault(m.source, []).append(m)
+    groups: engines.Groups | None = data.get("groups")
+    out: dict[str, NDArray[Any]] = {}
+    for source, group in by_source.items():
+        kind = source[0]
+        if kind == "moments":
+            _moment_values(source[1], group, data, groups, out)
+        elif kind == "products":
+            _product_values(source[1], group, data, groups, out)
+        elif kind == "categories":
+            made = data[("categories", source[1])]
+            counts = made(groups) if callable(made) else made
+            for m in group:
+                out[m.key] = np.asarray(counts, dtype=np.float64).reshape(-1)
+        elif kind == "masks":
+            masks = _get(data, "masks")
+            if groups is not None:  # truncated rows: no longer there
+                keep = groups.codes >= 0
+                masks = [mask[keep] for mask in masks]
+            counts = engines.mask_counts(masks).astype(np.float64).reshape(-1)
+            for m in group:
+                out[m.key] = counts
+        else:  # rows
+            rows = engines.row_counts(groups, int(data["rows"])).astype(np.float64)
+            for m in group:
+                out[m.key] = rows.reshape(-1)
+    return out
+
+
+def _get(data: Mapping[Any, Any], key: Any) -> Any:
+    """An engine input; a callable is read only now, after the charge."""
+    value = data[key]
+    return value() if callable(value) else value
+
+
+def _moment_values(
+    column: Hashable,
+    group: list[Measurement],
+    data: Mapping[Any, Any],
+    groups: engines.Groups | None,
+    out: dict[str, NDArray[Any]],
+) -> None:
+    series = data[column]
+    wanted = {m.statistic for m in group}
+    if wanted == {"count"}:  # any dtype: the non-missing count alone
+        counts = engines.present_counts(series, groups).astype(np.float64)
+        for m in group:
+            out[m.key] = counts
+        return
+    decl = data[("decl", column)]
+    sums = engines.moments(
+        series,
+        decl.lower,
+        decl.upper,
+        squares=bool(wanted & {"centred_squares", "var_direct"}),
+        groups=groups,
+    )
+    mid = Fraction(decl.lower) + Fraction(decl.width) / 2
+    count = np.asarray(sums.count)
+    total, squares = list(sums.total_exact), list(sums.squares_exact)
+    for m in group:
+        if m.statistic == "count":
+            out[m.key] = count.astype(np.float64)
+            continue
+        values: list[Fraction]
+        if m.statistic == "centred_sum":
+            values = total
+        elif m.statistic == "centred_squares":
+            values = squares
+        elif m.statistic == "sum":
+            values = [t + mid * int(c) for t, c in zip(total, count, strict=True)]
+        elif m.statistic == "mean_direct":  # n public: a missing value counts as the midpoint
+            n = int(data["rows"])
+            values = [mid + total[0] / n]
+        else:  # var_direct, ddof = 1, missing values at the midpoint
+            n = int(data["rows"])
+            values = [(squares[0] - total[0] * total[0] / n) / (n - 1)]
+        out[m.key] = _objects(values)
+
+
+def _objects(values: Sequence[Fraction]) -> NDArray[Any]:
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = list(values)
+    return arr
+
+
+def _product_values(
+    columns: tuple[Hashable, ...],
+    group: list[Measurement],
+    data: Mapping[Any, Any],
+    groups: engines.Groups | None,
+    out: dict[str, NDArray[Any]],
+) -> None:
+    decls = [data[("decl", c)] for c in columns]
+    series = [data[c] for c in columns]
+    if groups is not None:  # truncated rows: no longer there
+        keep = groups.codes >= 0
+        series = [x[keep] for x in series]
+    sums = engines.products(series, [d.lower for d in decls], [d.upper for d in decls])
+    s, prods = sums.exact()
+    p = len(columns)
+    count = float(np.asarray(sums.count).reshape(-1)[0])
+    for m in group:
+        if m.statistic == "count":
+            out[m.key] = np.array([count])
+        elif m.statistic == "centred_sum":
+            out[m.key] = _objects([s[m.index]])
+        else:
+            i, j = divmod(m.index, p)
+            out[m.key] = _objects([prods[(min(i, j), max(i, j))]])
+
+
+def engine_input(
+    columns: Mapping[Hashable, pd.Series],
+    decls: Mapping[Hashable, Any],
+    settings: Settings,
+    grouping: Grouping | None = None,
+    frame: pd.DataFrame | None = None,
+) -> Callable[[], dict[Any, Any]]:
+    """The engine's input, built only when called (after the charge).
+
+    It holds each column and its declaration, the public row count, and the rows'
+    group codes (``"groups"``): the declared key of each row's group (``-1`` for a
+    row in no released group), with the rows above a privacy unit's contribution
+    bounds also set to ``-1`` by keyed-hash truncation (REFERENCE.md §9).
+    """
+
+    def build() -> dict[Any, Any]:
+        data = series_data(columns, decls)
+        data["rows"] = settings.rows
+        groups = None
+        if grouping is not None and grouping.private:
+            assert frame is not None
+            groups, data["keys"] = engines.observed_codes(frame[grouping.by[0]])
+        elif grouping is not None:
+            groups = _group_codes(grouping, frame)
+        unit = settings.contributions.unit
+        if unit is not None:
+            assert frame is not None
+            groups = _truncated(columns, settings, grouping, frame, groups)
+            data["units"] = frame[unit]
+        data["groups"] = groups
+        return data
+
+    return build
+
+
+def _group_codes(grouping: Grouping, frame: pd.DataFrame | None) -> engines.Groups:
+    """Each row's position among the declared keys (``other`` last; ``-1``: dropped)."""
+    assert frame is not None
+    product = engines.group_codes(
+        [frame[c] for c in grouping.by], grouping.levels, other=grouping.other is not None
+    )
+    if grouping.positions is None:
+        return engines.Groups(product.codes, grouping.size)
+    codes = product.codes
+    top = len(grouping.positions)
+    declared = (codes >= 0) & (codes < top)
+    mapped = np.full(codes.shape, -1, dtype=np.intp)
+    mapped[declared] = grouping.positions[codes[declared]]
+    if grouping.other is not None:
+        assert grouping.keys is not None
+        mapped[(codes == top) | (declared & (mapped < 0))] = len(grouping.keys)
+    return engines.Groups(mapped, grouping.size)
+
+
+def _truncated(
+    columns: Mapping[Hashable, pd.Series],
+    settings: Settings,
+    grouping: Grouping | None,
+    frame: pd.DataFrame | None,
+    groups: engines.Groups | None,
+) -> engines.Groups:
+    """Group codes with the rows above the contribution bounds set to ``-1``."""
+    from pandas_dp.engines import units
+
+    assert frame is not None
+    c = settings.contributions
+    read = list(dict.fromkeys([*columns, *(grouping.by if grouping else ()), c.unit]))
+    mask = units.contribution_mask(
+        frame[read],
+        frame[c.unit],
+        key=units.hash_key(settings.source),
+        max_rows_per_unit=c.rows,
+        groups=None if groups is None else groups.codes,
+        max_groups_per_unit=c.groups if groups is not None else None,
+        max_rows_per_group=c.rows_per_group if groups is not None else None,
+    )
+    if groups is None:
+        return engines.Groups(np.where(mask, 0, -1).astype(np.intp), 1)
+    return engines.Groups(np.where(mask, groups.codes, -1).astype(np.intp), groups.size)
+
+
+def series_data(
+    columns: Mapping[Hashable, pd.Series], decls: Mapping[Hashable, Any]
+) -> dict[Any, Any]:
+    """The engine's input for numeric columns: each Series and its declaration."""
+    data: dict[Any, Any] = dict(columns)
+    data.update({("decl", c): d for c, d in decls.items()})
+    return data
