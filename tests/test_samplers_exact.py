@@ -16,7 +16,6 @@ import pytest
 from scipy import stats
 
 from pandas_dp import bounding
-from pandas_dp import mechanisms as mech
 from pandas_dp.bounding import apply_noise, halfwidth, plan_noise
 from pandas_dp.mechanisms import (
     RandomSource,
@@ -26,8 +25,10 @@ from pandas_dp.mechanisms import (
     discrete_laplace,
     gaussian_sigma,
     representable_scale,
+    small,
     truncated_discrete_laplace,
 )
+from pandas_dp.mechanisms import samplers as mech
 
 ALPHA = 1e-4  # false-alarm rate of each sampling test
 
@@ -239,6 +240,7 @@ def _forced(monkeypatch, target: int, j: int, s: int) -> RandomSource:
     x = abs(target) * s
     v, u = divmod(x, 1 << j)
     monkeypatch.setattr(mech, "_geometric_e1", lambda size, src: np.full(size, v, dtype=np.uint64))
+    monkeypatch.setattr(small, "geometric_e1", lambda size, src: [v] * size)
     word = (u << (64 - j)) | int(target < 0)
 
     class Words(RandomSource):
