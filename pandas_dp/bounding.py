@@ -66,6 +66,7 @@ BOUNDING_MODES: tuple[str, ...] = ("bit", "truncated", "none")
 MECHANISMS: tuple[str, ...] = ("laplace", "gaussian")
 
 FloatArray = NDArray[np.float64]
+_Ratio = tuple[int, int] | None
 
 
 @dataclass(frozen=True, eq=False)
@@ -107,11 +108,12 @@ class NoisePlan:
         return units
 
     @functools.cached_property
-    def exact_grid(self) -> list[tuple[int, int, int, int, float, float]]:
-        """Per entry, the grid as integers: ``(cn, cd, gn, gd, lower, upper)``.
+    def exact_grid(self) -> list[tuple[int, int, int, int, float, float, _Ratio, _Ratio]]:
+        """Per entry, the grid and the range as integers, for :func:`apply_noise_exact`.
 
-        The centre is ``cn / cd`` and the step ``gn / gd`` (both dyadic rationals,
-        exactly); :func:`apply_noise_exact` does its rounding in integers with them.
+        ``(cn, cd, gn, gd, lower, upper, lower_ratio, upper_ratio)``: the centre is
+        ``cn / cd`` and the step ``gn / gd`` (dyadic rationals, exactly); the ends
+        as doubles and as ``(numerator, denominator)`` (``None`` if infinite).
         """
         c, _ = _centre(self.lower, self.upper)
         out = []
@@ -124,7 +126,9 @@ class NoisePlan:
         ):
             cn, cd = ci.as_integer_ratio()
             gn, gd = gi.as_integer_ratio()
-            out.append((cn, cd, gn, gd, lo, hi))
+            lo_r = lo.as_integer_ratio() if math.isfinite(lo) else None
+            hi_r = hi.as_integer_ratio() if math.isfinite(hi) else None
+            out.append((cn, cd, gn, gd, lo, hi, lo_r, hi_r))
         return out
 
     @property
@@ -538,13 +542,16 @@ def _apply_exact_small(
     grid = plan.exact_grid
     draws = _draw_small(plan, src)
     out = []
-    for v, (cn, cd, gn, gd, lo, hi), k in zip(values, grid, draws, strict=True):
-        x = v if type(v) is Fraction else Fraction(v)
-        if lo > -math.inf and x < lo:  # exact comparison of a Fraction with a double
-            x = Fraction(lo)
-        if hi < math.inf and x > hi:
-            x = Fraction(hi)
-        p, q = x.numerator, x.denominator
+    for v, (cn, cd, gn, gd, lo, hi, lo_r, hi_r), k in zip(values, grid, draws, strict=True):
+        if isinstance(v, Fraction | int):
+            p, q = v.numerator, v.denominator
+        else:
+            p, q = Fraction(v).as_integer_ratio()
+        # clamp p / q into the range, exactly (q and the ends' denominators are > 0)
+        if lo_r is not None and p * lo_r[1] < lo_r[0] * q:
+            p, q = lo_r
+        if hi_r is not None and p * hi_r[1] > hi_r[0] * q:
+            p, q = hi_r
         m0 = _round_half_even((p * cd - cn * q) * gd, q * cd * gn)
         release = (cn * gd + (m0 + k) * gn * cd) / (cd * gd)
         if plan.bounding != "none":

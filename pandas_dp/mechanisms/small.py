@@ -115,10 +115,10 @@ def split_scale(scale: float) -> tuple[int, int]:
     return j, int(math.floor(math.ldexp(1.0, j) / x) - 1.0)
 
 
-def _uniform_const(n: int, size: int, src: Words) -> list[int]:
+def _uniform_const(n: int, size: int, src: Words, first: list[int] | None = None) -> list[int]:
     """:func:`uniform_below` with the same ``n`` for every entry (one pass when no
-    word is rejected, the usual case)."""
-    w = src.words(size)
+    word is rejected, the usual case); ``first``: its words, already read."""
+    w = src.words(size) if first is None else first
     if w and max(w) >= _TWO64 - _TWO64 % n:
         return uniform_below([n] * size, src, w)
     return [x % n for x in w]
@@ -176,16 +176,21 @@ def _alternating_tail(coin: GammaCoin | None, k0: int, size: int, src: Words) ->
     return out
 
 
-def bernoulli_exp_pow2(num: list[int], j: list[int], src: Words) -> list[bool]:
+def bernoulli_exp_pow2(
+    num: list[int], j: list[int], src: Words, first: list[int] | None = None
+) -> list[bool]:
     """Exact Bernoulli(``exp(-num_i / 2**j_i)``), ``0 <= num_i <= 2**j_i``.
 
     The alternating series (CKS 2020, Algorithm 1): term ``k`` is
     ``[top j bits of a word < num]`` and a Bernoulli(``1/k``) coin; the first four
-    terms' ``1/k`` coins come from one uniform below 24.
+    terms' ``1/k`` coins come from one uniform below 24. ``first``: the ``5 size``
+    words the first block reads (four per entry, then one per entry for the
+    coins), when the caller has read them already.
     """
     size = len(num)
-    y = src.words(4 * size)
-    coins = _uniform_const(24, size, src)
+    w = src.words(5 * size) if first is None else first
+    y = w[: 4 * size]
+    coins = _uniform_const(24, size, src, w[4 * size :])
     out = [True] * size
     rest: list[int] = []
     for i in range(size):
@@ -258,9 +263,11 @@ def discrete_laplace_js(j: list[int], s: list[int], src: Words) -> list[int]:
     while pend:
         jj = [j[p] for p in pend for _ in range(TRIES)]
         ss = [s[p] for p in pend for _ in range(TRIES)]
-        word = src.words(len(jj))
-        u = [w >> (64 - ji) for w, ji in zip(word, jj, strict=True)]
-        keep = bernoulli_exp_pow2(u, jj, src)
+        m = len(jj)
+        # the proposals' words, then the acceptance test's first block: one read
+        word = src.words(6 * m)
+        u = [w >> (64 - ji) for w, ji in zip(word[:m], jj, strict=True)]
+        keep = bernoulli_exp_pow2(u, jj, src, word[m:])
         v = geometric_e1(len(jj), src)
         rest = []
         for q, p in enumerate(pend):
