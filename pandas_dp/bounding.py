@@ -217,21 +217,19 @@ def plan_noise(
     if not (sens > 0).all():
         raise ValueError("every sensitivity must be positive")
     # the plan is a pure function of public arguments: calibrate each one once
-    # (overflows to inf are caught and reported by name inside)
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        return _calibrated(
-            sens.tobytes(),
-            lo.tobytes(),
-            hi.tobytes(),
-            float(epsilon),
-            float(delta),
-            mechanism,
-            bounding,
-            bool(integer),
-            joint_l1,
-            joint_l2,
-            max_changed,
-        )
+    return _calibrated(
+        sens.tobytes(),
+        lo.tobytes(),
+        hi.tobytes(),
+        float(epsilon),
+        float(delta),
+        mechanism,
+        bounding,
+        bool(integer),
+        joint_l1,
+        joint_l2,
+        max_changed,
+    )
 
 
 @functools.lru_cache(maxsize=1024)
@@ -248,7 +246,40 @@ def _calibrated(
     joint_l2: float | None,
     max_changed: float | None,
 ) -> NoisePlan:
-    """:func:`plan_noise` proper; its arrays come back read-only, as it is cached."""
+    """:func:`plan_noise` proper; its arrays come back read-only, as it is cached.
+
+    Overflows to inf are caught and reported by name inside (numpy's warnings off).
+    """
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        return _calibrate(
+            sens_bytes,
+            lo_bytes,
+            hi_bytes,
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            integer,
+            joint_l1,
+            joint_l2,
+            max_changed,
+        )
+
+
+def _calibrate(
+    sens_bytes: bytes,
+    lo_bytes: bytes,
+    hi_bytes: bytes,
+    epsilon: float,
+    delta: float,
+    mechanism: str,
+    bounding: str,
+    integer: bool,
+    joint_l1: float | None,
+    joint_l2: float | None,
+    max_changed: float | None,
+) -> NoisePlan:
+    """The body of :func:`_calibrated` (which caches it)."""
     sens = np.frombuffer(sens_bytes, dtype=np.float64)
     lo = np.frombuffer(lo_bytes, dtype=np.float64)
     hi = np.frombuffer(hi_bytes, dtype=np.float64)
