@@ -14,6 +14,7 @@ Examples
 from __future__ import annotations
 
 import os
+import threading
 from typing import Final
 
 import numpy as np
@@ -45,9 +46,10 @@ class RandomSource:
     reads its generator exactly as far as asked, so the words a release gets do
     not depend on how its requests are split. A secure source serves
     :meth:`words` from a block of :data:`BLOCK_WORDS` CSPRNG words read at once;
-    the block belongs to this source only (a source is made per release) and is
-    thrown away, unread, if the process has forked since it was read, so two
-    processes never share noise.
+    the block belongs to this source only (a source is made per release), is
+    handed out under a lock (threads sharing a source never get the same words)
+    and is thrown away, unread, if the process has forked since it was read, so
+    two processes never share noise.
 
     Examples
     --------
@@ -58,7 +60,7 @@ class RandomSource:
     True
     """
 
-    __slots__ = ("_block", "_pid", "_pos", "_rng")
+    __slots__ = ("_block", "_lock", "_pid", "_pos", "_rng")
 
     def __init__(self, random_state: int | np.random.Generator | None = None) -> None:
         if random_state is None:
@@ -75,6 +77,11 @@ class RandomSource:
         self._block: list[int] = []
         self._pos = 0
         self._pid = 0
+        self._lock = threading.Lock()  # two threads never get the same words
+
+    def __reduce__(self) -> tuple[type[RandomSource], tuple[np.random.Generator | None]]:
+        # copies and pickles carry the generator, never a secure block of noise
+        return (type(self), (self._rng,))
 
     @property
     def secure(self) -> bool:
@@ -112,16 +119,17 @@ class RandomSource:
         if self._rng is not None or type(self).bits is not RandomSource.bits:
             words: list[int] = self.bits(size).tolist()
             return words
-        pos, end = self._pos, self._pos + size
         pid = os.getpid()
-        if end > len(self._block) or pid != self._pid:
-            left = self._block[pos:] if pid == self._pid else []  # never reuse across a fork
-            fresh = max(size - len(left), BLOCK_WORDS)
-            self._block = left + np.frombuffer(os.urandom(8 * fresh), dtype=np.uint64).tolist()
-            self._pid = pid
-            pos, end = 0, size
-        self._pos = end
-        return self._block[pos:end]
+        with self._lock:
+            pos, end = self._pos, self._pos + size
+            if end > len(self._block) or pid != self._pid:
+                left = self._block[pos:] if pid == self._pid else []  # never across a fork
+                fresh = max(size - len(left), BLOCK_WORDS)
+                self._block = left + np.frombuffer(os.urandom(8 * fresh), dtype=np.uint64).tolist()
+                self._pid = pid
+                pos, end = 0, size
+            self._pos = end
+            return self._block[pos:end]
 
     def uniform(self, size: int) -> FloatArray:
         """Return ``size`` uniforms on ``(0, 1]`` with 53 random bits each."""
