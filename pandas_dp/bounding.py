@@ -49,6 +49,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pandas_dp import mechanisms as mech
+from pandas_dp.mechanisms import small
+from pandas_dp.mechanisms.constants import SMALL_SIZE
 
 __all__ = [
     "BOUNDING_MODES",
@@ -64,6 +66,7 @@ BOUNDING_MODES: tuple[str, ...] = ("bit", "truncated", "none")
 MECHANISMS: tuple[str, ...] = ("laplace", "gaussian")
 
 FloatArray = NDArray[np.float64]
+_Ratio = tuple[int, int] | None
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,6 +97,39 @@ class NoisePlan:
     upper: FloatArray
     epsilon: float
     delta: float
+
+    @functools.cached_property
+    def units(self) -> list[float]:
+        """Per entry: the noise scale in grid steps, ``scale / granularity``.
+
+        Computed once per plan (plans are cached, so once per calibration).
+        """
+        units: list[float] = (self.scale / self.granularity).tolist()
+        return units
+
+    @functools.cached_property
+    def exact_grid(self) -> list[tuple[int, int, int, int, float, float, _Ratio, _Ratio]]:
+        """Per entry, the grid and the range as integers, for :func:`apply_noise_exact`.
+
+        ``(cn, cd, gn, gd, lower, upper, lower_ratio, upper_ratio)``: the centre is
+        ``cn / cd`` and the step ``gn / gd`` (dyadic rationals, exactly); the ends
+        as doubles and as ``(numerator, denominator)`` (``None`` if infinite).
+        """
+        c, _ = _centre(self.lower, self.upper)
+        out = []
+        for ci, gi, lo, hi in zip(
+            c.tolist(),
+            self.granularity.tolist(),
+            self.lower.tolist(),
+            self.upper.tolist(),
+            strict=True,
+        ):
+            cn, cd = ci.as_integer_ratio()
+            gn, gd = gi.as_integer_ratio()
+            lo_r = lo.as_integer_ratio() if math.isfinite(lo) else None
+            hi_r = hi.as_integer_ratio() if math.isfinite(hi) else None
+            out.append((cn, cd, gn, gd, lo, hi, lo_r, hi_r))
+        return out
 
     @property
     def min_mass(self) -> FloatArray:
@@ -181,21 +217,19 @@ def plan_noise(
     if not (sens > 0).all():
         raise ValueError("every sensitivity must be positive")
     # the plan is a pure function of public arguments: calibrate each one once
-    # (overflows to inf are caught and reported by name inside)
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        return _calibrated(
-            sens.tobytes(),
-            lo.tobytes(),
-            hi.tobytes(),
-            float(epsilon),
-            float(delta),
-            mechanism,
-            bounding,
-            bool(integer),
-            joint_l1,
-            joint_l2,
-            max_changed,
-        )
+    return _calibrated(
+        sens.tobytes(),
+        lo.tobytes(),
+        hi.tobytes(),
+        float(epsilon),
+        float(delta),
+        mechanism,
+        bounding,
+        bool(integer),
+        joint_l1,
+        joint_l2,
+        max_changed,
+    )
 
 
 @functools.lru_cache(maxsize=1024)
@@ -212,7 +246,40 @@ def _calibrated(
     joint_l2: float | None,
     max_changed: float | None,
 ) -> NoisePlan:
-    """:func:`plan_noise` proper; its arrays come back read-only, as it is cached."""
+    """:func:`plan_noise` proper; its arrays come back read-only, as it is cached.
+
+    Overflows to inf are caught and reported by name inside (numpy's warnings off).
+    """
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        return _calibrate(
+            sens_bytes,
+            lo_bytes,
+            hi_bytes,
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            integer,
+            joint_l1,
+            joint_l2,
+            max_changed,
+        )
+
+
+def _calibrate(
+    sens_bytes: bytes,
+    lo_bytes: bytes,
+    hi_bytes: bytes,
+    epsilon: float,
+    delta: float,
+    mechanism: str,
+    bounding: str,
+    integer: bool,
+    joint_l1: float | None,
+    joint_l2: float | None,
+    max_changed: float | None,
+) -> NoisePlan:
+    """The body of :func:`_calibrated` (which caches it)."""
     sens = np.frombuffer(sens_bytes, dtype=np.float64)
     lo = np.frombuffer(lo_bytes, dtype=np.float64)
     hi = np.frombuffer(hi_bytes, dtype=np.float64)
@@ -340,6 +407,17 @@ def _grid_units(x: FloatArray, c: FloatArray, g: FloatArray, mode: str) -> Float
     return np.asarray(n, dtype=np.float64)
 
 
+def _draw_small(plan: NoisePlan, src: mech.RandomSource) -> list[int]:
+    """:func:`_draw` for a plan of at most ``SMALL_SIZE`` entries, as Python ints.
+
+    The same sampler on the same scales (:mod:`pandas_dp.mechanisms.small`), so
+    the same draws as :func:`_draw`.
+    """
+    if plan.mechanism == "gaussian":
+        return small.discrete_gaussian(plan.units, src)
+    return small.discrete_laplace(plan.units, src)
+
+
 def _draw(plan: NoisePlan, src: mech.RandomSource) -> FloatArray:
     """Integer noise draws (as floats), in grid units."""
     t = plan.scale / plan.granularity
@@ -360,6 +438,25 @@ def apply_noise(theta: FloatArray, plan: NoisePlan, src: mech.RandomSource) -> F
     """
     theta = np.asarray(theta, dtype=np.float64)
     g = plan.granularity
+    small_counts = plan.integer and plan.bounding != "truncated" and theta.size <= SMALL_SIZE
+    if small_counts and theta.size == plan.scale.size:
+        # a few counts: the same float operations as below on Python floats, no numpy
+        # round trips (c = 0)
+        draws = _draw_small(plan, src)
+        released = [
+            0.0 + gi * (t + float(d))
+            for t, gi, d in zip(
+                theta.ravel().tolist(), plan.granularity.tolist(), draws, strict=True
+            )
+        ]
+        if plan.bounding == "bit":
+            released = [
+                min(max(o, lo), hi)
+                for o, lo, hi in zip(
+                    released, plan.lower.tolist(), plan.upper.tolist(), strict=True
+                )
+            ]
+        return np.array(released, dtype=np.float64).reshape(theta.shape)
     if plan.integer:
         c = np.zeros_like(theta)
         m0 = theta
@@ -403,6 +500,12 @@ def apply_noise_exact(
     """
     if plan.integer:
         raise ValueError("apply_noise_exact is for real-valued plans; counts use apply_noise")
+    if (
+        plan.bounding != "truncated"
+        and len(values) <= SMALL_SIZE
+        and len(values) == plan.scale.size
+    ):
+        return _apply_exact_small(values, plan, src)
     c_arr, _ = _centre(plan.lower, plan.upper)
     units = []
     for i, v in enumerate(values):
@@ -442,6 +545,50 @@ def apply_noise_exact(
     if plan.bounding != "none":
         np.minimum(np.maximum(out, plan.lower, out=out), plan.upper, out=out)
     return out
+
+
+def _round_half_even(num: int, den: int) -> int:
+    """``round(num / den)`` with ties to even (as ``round`` of a Fraction), ``den > 0``."""
+    q, r = divmod(num, den)
+    twice = 2 * r
+    if twice < den:
+        return q
+    if twice > den:
+        return q + 1
+    return q + (q & 1)
+
+
+def _apply_exact_small(
+    values: Sequence[Fraction] | NDArray[np.object_], plan: NoisePlan, src: mech.RandomSource
+) -> FloatArray:
+    """:func:`apply_noise_exact` (``bit`` or ``none``) for a few entries, in integers.
+
+    With ``x = p / q`` (the value, clamped into the range), the centre ``cn / cd``
+    and the step ``gn / gd``: ``M = round((x - c) / g)`` is the half-even rounding
+    of ``(p cd - cn q) gd / (q cd gn)``, and the release ``c + g (M + K)`` is
+    ``(cn gd + (M + K) gn cd) / (cd gd)``, one correctly rounded int division.
+    The same numbers as the Fraction arithmetic of the general path, which the
+    tests check.
+    """
+    grid = plan.exact_grid
+    draws = _draw_small(plan, src)
+    out = []
+    for v, (cn, cd, gn, gd, lo, hi, lo_r, hi_r), k in zip(values, grid, draws, strict=True):
+        if isinstance(v, Fraction | int):
+            p, q = v.numerator, v.denominator
+        else:
+            p, q = Fraction(v).as_integer_ratio()
+        # clamp p / q into the range, exactly (q and the ends' denominators are > 0)
+        if lo_r is not None and p * lo_r[1] < lo_r[0] * q:
+            p, q = lo_r
+        if hi_r is not None and p * hi_r[1] > hi_r[0] * q:
+            p, q = hi_r
+        m0 = _round_half_even((p * cd - cn * q) * gd, q * cd * gn)
+        release = (cn * gd + (m0 + k) * gn * cd) / (cd * gd)
+        if plan.bounding != "none":
+            release = min(max(release, lo), hi)
+        out.append(release)
+    return np.array(out, dtype=np.float64)
 
 
 def halfwidth(plan: NoisePlan, alpha: float) -> FloatArray:

@@ -32,7 +32,7 @@ from pandas_dp import constraints, engines
 from pandas_dp.bounding import NoisePlan, apply_noise, halfwidth
 from pandas_dp.declarations import CategoricalDeclaration
 from pandas_dp.plan import Plan, Settings, engine_input
-from pandas_dp.result import DPMetadata
+from pandas_dp.result import DPMetadata, deferred
 from pandas_dp.sensitivity import output_range, sensitivity
 
 __all__ = [
@@ -270,8 +270,8 @@ def _histogram_meta(
         delta=settings.delta,
         neighbouring=settings.neighbouring,
         n=settings.public_n,
-        sensitivity=pd.Series(np.full(len(entries), sens), index=entries),
-        scale=pd.Series(np.asarray(plan.scale, dtype=float), index=entries),
+        sensitivity=deferred(partial(pd.Series, np.full(len(entries), sens), index=entries)),
+        scale=deferred(partial(pd.Series, np.asarray(plan.scale, dtype=float), index=entries)),
         input_bounds={},
         output_bounds=output_bounds,
         bounding=settings.bounding,

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["DPFloat", "DPInt", "DPMetadata"]
+__all__ = ["DPFloat", "DPInt", "DPMetadata", "deferred"]
 
 IntervalFn = Callable[[float], tuple[np.ndarray, np.ndarray]]
 
@@ -63,6 +63,52 @@ class DPInt(int):
 
     def __repr__(self) -> str:
         return int.__repr__(self)
+
+
+class _Deferred:
+    """A metadata field not built yet: ``build()`` makes it on first access."""
+
+    __slots__ = ("build",)
+
+    def __init__(self, build: Callable[[], Any]) -> None:
+        self.build = build
+
+    def __repr__(self) -> str:
+        return f"deferred({self.build!r})"
+
+
+def deferred(build: Callable[[], Any]) -> Any:
+    """A :class:`DPMetadata` field built only when it is first read.
+
+    Building pandas objects costs tens of microseconds each, more than the rest of
+    a small release; most metadata is never looked at. Give a field
+    ``deferred(builder)`` and the record calls ``builder()`` once, on the first
+    access to that field (``meta.sensitivity``, ``str(meta)``, ``to_dict`` ...),
+    and keeps the result: readers see exactly what an eager record would hold.
+
+    Parameters
+    ----------
+    build : callable
+        No arguments; returns the field's value. It must only use public values
+        (it runs at an arbitrary later time).
+
+    Returns
+    -------
+    object
+        A placeholder to pass as the field's value.
+
+    Examples
+    --------
+    >>> from functools import partial
+    >>> sens = deferred(partial(pd.Series, [1.0, 2.5], index=["a", "b"]))
+    >>> meta = DPMetadata("mean", ("x",), "laplace", 1.0, 0.0, "add_remove", None,
+    ...                   sens, 1.0, {}, (0, 1), "bit", True, 0.5)
+    >>> meta.sensitivity["b"]
+    np.float64(2.5)
+    >>> meta.sensitivity is meta.sensitivity
+    True
+    """
+    return _Deferred(build)
 
 
 def _jsonable(value: Any) -> Any:
@@ -107,6 +153,7 @@ class DPMetadata:
         One number for the whole release, or one per entry (each entry released
         with its own share of the budget). ``scale`` is the Laplace ``b`` or the
         Gaussian ``sigma`` actually used (after re-calibration for ``truncated``).
+        Any field may be given as :func:`deferred`: it is built on first read.
     input_bounds : dict
         ``column -> (lower, upper)`` as declared.
     output_bounds : tuple or dict
@@ -136,6 +183,13 @@ class DPMetadata:
     details: dict[str, Any] = field(default_factory=dict)
     _interval: IntervalFn | None = field(default=None, repr=False)
     _index: pd.Index | list[Any] | None = field(default=None, repr=False)
+
+    def __getattribute__(self, name: str) -> Any:
+        value = object.__getattribute__(self, name)
+        if type(value) is _Deferred:  # build a deferred field once, on first read
+            value = value.build()
+            object.__setattr__(self, name, value)
+        return value
 
     # -------------------------------------------------------------- intervals
     def interval(self, alpha: float = 0.05, *, simultaneous: bool = False) -> Any:

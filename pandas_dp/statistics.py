@@ -30,7 +30,7 @@ from pandas_dp import estimators as est
 from pandas_dp.declarations import NumericDeclaration
 from pandas_dp.grouping import Grouping
 from pandas_dp.plan import Plan, Settings, engine_input
-from pandas_dp.result import DPFloat, DPInt, DPMetadata
+from pandas_dp.result import DPFloat, DPInt, DPMetadata, deferred
 from pandas_dp.sensitivity import output_range
 
 __all__ = [
@@ -252,8 +252,10 @@ def build_metadata(
     s = plan.settings
     ms = list(plan.measurements.values())
     names = [m.key for m in ms]
-    sens = pd.Series([m.sensitivity for m in ms], index=names, dtype=float)
-    scale = pd.Series([float(np.max(m.noise.scale)) for m in ms if m.noise], index=names)
+    # pandas objects are built on first read (deferred): most records are never read
+    sens = deferred(partial(pd.Series, [m.sensitivity for m in ms], index=names, dtype=float))
+    scales = [float(np.max(m.noise.scale)) for m in ms if m.noise]
+    scale = deferred(partial(pd.Series, scales, index=names))
     info: dict[str, Any] = {
         "budget_split": plan.split(),
         "noised": {m.key: _unit(m.statistic) for m in ms},

@@ -473,3 +473,88 @@ def test_truncated_discrete_laplace_infinite_range(sens, eps):
     assert truncated_discrete_laplace_loss(t_inf, sens, 2000) <= eps + 1e-9
     if sens == 1 and eps == 1.0:
         assert round(t_inf, 4) == 1.285
+
+
+# ----------------------------------------------------------------------------- small releases
+#
+# Releases of at most SMALL_SIZE entries take a Python-number path in
+# pandas_dp.bounding (integer arithmetic for exact sums, floats for counts). It must
+# give the very numbers of the numpy/Fraction path: same seed, same release.
+
+
+def _release_both_ways(monkeypatch, apply, values, plan, seed):
+    from pandas_dp import bounding
+    from pandas_dp.mechanisms.constants import SMALL_SIZE
+
+    fast = apply(values, plan, RandomSource(seed))
+    monkeypatch.setattr(bounding, "SMALL_SIZE", 0)
+    slow = apply(values, plan, RandomSource(seed))
+    monkeypatch.setattr(bounding, "SMALL_SIZE", SMALL_SIZE)
+    return fast, slow
+
+
+@pytest.mark.parametrize("mechanism", ["laplace", "gaussian"])
+@pytest.mark.parametrize("bounding_mode", ["bit", "none"])
+def test_small_exact_release_equals_fraction_path(monkeypatch, mechanism, bounding_mode):
+    """Exact sums (Fractions, ints, floats; inside, outside and on the ends of the
+    range; exactly half a grid step from a grid point, where rounding goes to even),
+    finite and infinite ranges: bit-identical releases on both paths."""
+    from pandas_dp.bounding import _centre, apply_noise_exact, plan_noise
+
+    rng = np.random.default_rng(3)
+    delta = 1e-6 if mechanism == "gaussian" else 0.0
+    ranges = [(-50.0, 50.0), (0.0, 1e15), (-np.inf, np.inf), (2.5, np.inf), (-3e9, -3e9 + 2)]
+    for trial in range(120):
+        k = 1 + trial % 4
+        lo_hi = [ranges[(trial + i) % len(ranges)] for i in range(k)]
+        lo = np.array([r[0] for r in lo_hi])
+        hi = np.array([r[1] for r in lo_hi])
+        sens = rng.uniform(0.01, 10.0, k)
+        plan = plan_noise(
+            sens, lo, hi, epsilon=1.0, delta=delta, mechanism=mechanism, bounding=bounding_mode
+        )
+        c, _ = _centre(lo, hi)
+        values: list[object] = []
+        for i in range(k):
+            g = Fraction(float(plan.granularity[i]))
+            centre = Fraction(float(c[i]))
+            choice = trial % 5
+            if choice == 0:  # a tie: half a step from a grid point
+                values.append(centre + g * (int(rng.integers(-1000, 1000)) + Fraction(1, 2)))
+            elif choice == 1:  # far outside any finite range
+                values.append(Fraction(int(rng.integers(-(10**18), 10**18)), 3))
+            elif choice == 2:
+                values.append(int(rng.integers(-100, 100)))
+            elif choice == 3:
+                values.append(float(rng.normal(0.0, 30.0)))
+            else:
+                values.append(Fraction(int(rng.integers(-(10**6), 10**6)), 2**40 + 1))
+        arr = np.array(values, dtype=object)
+        fast, slow = _release_both_ways(monkeypatch, apply_noise_exact, arr, plan, trial)
+        assert fast.tolist() == slow.tolist(), (trial, values)
+
+
+@pytest.mark.parametrize("mechanism", ["laplace", "gaussian"])
+@pytest.mark.parametrize("bounding_mode", ["bit", "none"])
+def test_small_count_release_equals_numpy_path(monkeypatch, mechanism, bounding_mode):
+    """Counts (integer plans) of one to a few entries: the same releases on both paths."""
+    from pandas_dp.bounding import apply_noise, plan_noise
+
+    delta = 1e-6 if mechanism == "gaussian" else 0.0
+    for trial in range(150):
+        k = 1 + trial % 5
+        upper = np.full(k, np.inf) if trial % 2 else np.full(k, 20.0)
+        plan = plan_noise(
+            np.ones(k),
+            np.zeros(k),
+            upper,
+            epsilon=0.3 + trial % 3,
+            delta=delta,
+            mechanism=mechanism,
+            bounding=bounding_mode,
+            integer=True,
+        )
+        theta = np.arange(k, dtype=np.float64) * 7.0
+        fast, slow = _release_both_ways(monkeypatch, apply_noise, theta, plan, trial)
+        assert fast.tolist() == slow.tolist()
+        assert fast.dtype == slow.dtype and fast.shape == slow.shape

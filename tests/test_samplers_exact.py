@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import partial
 
 import numpy as np
 import pytest
 from scipy import stats
 
 from pandas_dp import bounding
-from pandas_dp import mechanisms as mech
 from pandas_dp.bounding import apply_noise, halfwidth, plan_noise
 from pandas_dp.mechanisms import (
     RandomSource,
@@ -26,8 +26,11 @@ from pandas_dp.mechanisms import (
     discrete_laplace,
     gaussian_sigma,
     representable_scale,
+    small,
     truncated_discrete_laplace,
 )
+from pandas_dp.mechanisms import samplers as mech
+from pandas_dp.mechanisms.constants import SMALL_SIZE
 
 ALPHA = 1e-4  # false-alarm rate of each sampling test
 
@@ -239,6 +242,7 @@ def _forced(monkeypatch, target: int, j: int, s: int) -> RandomSource:
     x = abs(target) * s
     v, u = divmod(x, 1 << j)
     monkeypatch.setattr(mech, "_geometric_e1", lambda size, src: np.full(size, v, dtype=np.uint64))
+    monkeypatch.setattr(small, "geometric_e1", lambda size, src: [v] * size)
     word = (u << (64 - j)) | int(target < 0)
 
     class Words(RandomSource):
@@ -405,3 +409,194 @@ def test_exact_grid_rounding():
                     assert ni == math.ceil(q)
                 else:
                     assert abs(Fraction(int(ni)) - q) <= Fraction(1, 2)
+
+
+# ----------------------------------------------------------------------------- 5. small path
+#
+# Vectors of at most SMALL_SIZE entries are drawn by pandas_dp.mechanisms.small, a
+# pure-Python transcription of the vectorised samplers that reads the same words in
+# the same order. Two kinds of test: (a) the two paths return identical draws for the
+# same word stream -- including streams rigged to make the rare branches (alternating
+# series tails, rejected uniforms, big geometric draws) common; (b) the small path's
+# own draws fit the exact pmf (so a bug shared by both paths would still be caught).
+
+
+class _RiggedSource(RandomSource):
+    """Seeded words, a third of them pushed to extremes: tiny (every comparison
+    succeeds, so alternating series run long) or within 15 of 2**64 (every uniform
+    below 24 or 720 is rejected). Each word's fate depends on the word alone, so the
+    stream does not depend on how reads are split."""
+
+    def bits(self, size: int) -> np.ndarray:
+        w = super().bits(size).copy()
+        kind = w % np.uint64(3)
+        w[kind == 1] >>= np.uint64(58)
+        w[kind == 2] = np.uint64(2**64 - 1) - (w[kind == 2] >> np.uint64(60))
+        return w
+
+
+def _both_paths(monkeypatch, draw, scales, source):
+    """(small-path draws, vectorised draws) of ``draw`` on ``scales``."""
+    assert 0 < len(scales) <= mech.SMALL_SIZE == SMALL_SIZE
+    fast = draw(np.array(scales), source()).tolist()
+    monkeypatch.setattr(mech, "SMALL_SIZE", 0)
+    slow = draw(np.array(scales), source()).tolist()
+    monkeypatch.setattr(mech, "SMALL_SIZE", SMALL_SIZE)
+    return fast, slow
+
+
+SCALE_SETS = [
+    [2.0],
+    [1 / 3, 7.3],
+    [2.0**-20, 2.0**52],
+    [8.6e11],
+    [0.01, 5.0, 1e3, 2.0**40],
+    [0.5] * 16,
+]
+
+
+@pytest.mark.parametrize("rigged", [False, True])
+def test_small_path_draws_equal_vectorised_laplace(monkeypatch, rigged):
+    """Same seed, same draws on both paths (deterministic; fails if one word is
+    read out of order)."""
+    kind = _RiggedSource if rigged else RandomSource
+    for seed in range(300):
+        scales = SCALE_SETS[seed % len(SCALE_SETS)]
+        fast, slow = _both_paths(monkeypatch, discrete_laplace, scales, partial(kind, seed))
+        assert fast == slow, (seed, scales)
+
+
+@pytest.mark.parametrize("rigged", [False, True])
+def test_small_path_draws_equal_vectorised_gaussian(monkeypatch, rigged):
+    kind = _RiggedSource if rigged else RandomSource
+    for seed in range(150):
+        sigmas = [[1.0], [3.7, 0.2], [1e6], [50.0] * 5, [1e-3]][seed % 5]
+        fast, slow = _both_paths(monkeypatch, discrete_gaussian, sigmas, partial(kind, seed))
+        assert fast == slow, (seed, sigmas)
+
+
+def test_small_building_blocks_equal_vectorised():
+    """Each building block, entry for entry, on both ordinary and rigged words."""
+    for seed in range(200):
+        n = 1 + seed % 7
+        for kind in (RandomSource, _RiggedSource):
+            geo = mech._geometric_e1(n, kind(seed)).tolist()
+            assert small.geometric_e1(n, kind(seed)) == geo
+            one = mech._bernoulli_exp_one(n, kind(seed)).tolist()
+            assert small.bernoulli_exp_one(n, kind(seed)) == one
+            num = [int(x) for x in np.random.default_rng(seed).integers(0, 2**40, n)]
+            pow2 = mech._bernoulli_exp_pow2(
+                np.array(num, dtype=np.uint64), np.full(n, 40), kind(seed)
+            ).tolist()
+            assert small.bernoulli_exp_pow2(num, [40] * n, kind(seed)) == pow2
+            nums, dens = [seed % 13 + 1] * n, [3] * n
+            rat = mech._bernoulli_exp_rational(nums, dens, kind(seed)).tolist()
+            assert small.bernoulli_exp_rational(nums, dens, kind(seed)) == rat
+
+
+def test_small_path_tie_break_equals_vectorised():
+    """The exact tie break of the rational Bernoulli (words equal to the threshold)
+    reads its extra words in the same order on both paths."""
+    w = (1 << 64) // 3
+    for seed in range(200):
+        a = mech._bernoulli_exp_rational([1], [3], _TieSource(w, seed)).tolist()
+        assert small.bernoulli_exp_rational([1], [3], _TieSource(w, seed)) == a
+
+
+@pytest.mark.parametrize("scale", [1 / 3, 2.5])
+def test_small_path_discrete_laplace_pmf_exact(scale):
+    """One draw per call, as a scalar release makes them, from the OS CSPRNG:
+    chi-square against the exact pmf, alpha = 1e-4 (not seeded: the false-alarm rate
+    is the stated one on every run)."""
+    t = float(representable_scale(scale)[0])
+    n = 40_000
+    src = RandomSource()
+    k = np.array([discrete_laplace(np.array([scale]), src)[0] for _ in range(n)])
+    top = int(40 * t) + 2
+    support = np.arange(-top, top + 1)
+    p = np.exp(-np.abs(support) / t)
+    p /= p.sum()
+    counts = np.bincount(np.clip(k, -top, top) + top, minlength=support.size)
+    assert chi_square(counts, p, n) > ALPHA
+
+
+def test_small_path_discrete_gaussian_pmf_exact():
+    """Scalar discrete Gaussian draws (sigma = 1.5) against N_Z(0, 1.5^2);
+    chi-square, alpha = 1e-4, OS CSPRNG."""
+    sigma, n = 1.5, 20_000
+    src = RandomSource()
+    k = np.array([discrete_gaussian(np.array([sigma]), src)[0] for _ in range(n)])
+    top = 12
+    support = np.arange(-top, top + 1)
+    p = np.exp(-(support**2) / (2 * sigma**2))
+    p /= p.sum()  # the mass beyond +-12 is below 1e-14
+    counts = np.bincount(np.clip(k, -top, top) + top, minlength=support.size)
+    assert chi_square(counts, p, n) > ALPHA
+
+
+def test_small_geometric_building_block_exact():
+    """The pure-Python geometric: P(V = v) = e^{-v}(1 - e^{-1}); alpha = 1e-4."""
+    n = 200_000
+    v = np.array(small.geometric_e1(n, RandomSource(15)))
+    probs = np.exp(-np.arange(15.0)) * (1 - math.exp(-1))
+    probs = np.append(probs, math.exp(-15.0))
+    counts = np.bincount(np.minimum(v, 15), minlength=16)
+    assert chi_square(counts, probs, n) > ALPHA
+
+
+@pytest.mark.parametrize("gamma", [Fraction(0), Fraction(3, 8), Fraction(1)])
+def test_small_bernoulli_exp_pow2_exact(gamma):
+    """The pure-Python Bernoulli(exp(-gamma)); two-sided z-test, alpha = 1e-4."""
+    n, j = 100_000, 40
+    b = small.bernoulli_exp_pow2([int(gamma * 2**j)] * n, [j] * n, RandomSource(18))
+    p = math.exp(-float(gamma))
+    z = stats.norm.isf(ALPHA / 2)
+    assert abs(float(np.mean(b)) - p) <= z * math.sqrt(p * (1 - p) / n) + 1e-12
+
+
+def test_words_follow_the_seeded_stream():
+    """Seeded words are the generator's stream however the reads are split, so
+    a seeded release is the same on either path."""
+    a, b = RandomSource(4), RandomSource(4)
+    split = a.words(3) + a.words(1) + a.words(12) + a.bits(5).tolist()
+    assert split == b.words(21)
+
+
+def test_secure_words_are_not_shared_across_a_fork(monkeypatch):
+    """A secure source drops its read-ahead block when the process id changes (a
+    forked child must not reuse its parent's noise)."""
+    import os
+
+    src = RandomSource()
+    first = src.words(4)
+    block = list(src._block)
+    assert block[:4] == first
+    monkeypatch.setattr(os, "getpid", lambda: -12345)
+    child = src.words(4)
+    assert child != block[4:8]
+    assert src._block[:4] == child
+
+
+def test_secure_words_look_uniform():
+    """Every bit position of secure words is fair: 20_000 words, each of the 64
+    bit frequencies within a two-sided z-test at alpha = 1e-4 / 64."""
+    src = RandomSource()
+    w = np.array([src.words(1)[0] for _ in range(10_000)] + src.words(10_000), dtype=np.uint64)
+    bits = (w[:, None] >> np.arange(64, dtype=np.uint64)) & np.uint64(1)
+    freq = bits.mean(axis=0)
+    z = stats.norm.isf(ALPHA / 128)
+    assert np.all(np.abs(freq - 0.5) <= z * math.sqrt(0.25 / w.size))
+
+
+def test_sources_copy_without_their_noise():
+    """A copied or pickled seeded source continues the same stream; a secure one
+    comes back empty (its read-ahead noise is never serialised)."""
+    import copy
+    import pickle
+
+    a = RandomSource(9)
+    assert pickle.loads(pickle.dumps(a)).words(3) == a.words(3)
+    s = RandomSource()
+    s.words(2)
+    twin = copy.deepcopy(s)
+    assert twin.secure and twin._block == []

@@ -1,133 +1,62 @@
-"""Noise samplers and their calibration.
+"""The exact integer samplers, vectorised over per-entry scales.
 
-This module knows nothing of pandas. It offers
+* :func:`discrete_laplace` -- Canonne, Kamath & Steinke's (2020) exact sampler: a
+  geometric built from exact Bernoulli(``exp(-gamma)``) coins, a fair sign;
+* :func:`truncated_discrete_laplace` -- the same restricted to a public range, by
+  rejection;
+* :func:`discrete_gaussian` -- CKS 2020, Algorithm 3, on top of the discrete Laplace;
+* :func:`representable_scale` -- the rational scale the Laplace samplers really use.
 
-* :class:`RandomSource` -- uniform bits from the operating system's CSPRNG
-  (``os.urandom``), or from a seeded :class:`numpy.random.Generator` when a caller
-  asks for reproducibility (then ``secure`` is ``False``);
-* integer samplers, vectorised over per-entry scales: :func:`discrete_laplace`,
-  the difference of two geometric variables, each the floor of a scaled
-  exponential ``-t log U`` with ``U`` a 53-bit CSPRNG uniform (exact up to that
-  resolution: the tail beyond about ``36.7 t``, probability ``~1e-16``, is cut
-  off), and :func:`discrete_gaussian`, Canonne, Kamath & Steinke's (2020)
-  rejection sampler on top of it;
-* :func:`grid_granularity` -- the power-of-two grid on which real-valued releases
-  are made, so that no output carries information in its low-order float bits
-  (Mironov 2012). A real value ``theta`` is released as
-  ``gamma * (round(theta / gamma) + K)`` with ``K`` an integer noise draw;
-* calibration: :func:`gaussian_sigma` (analytic Gaussian, Balle & Wang 2018) and
-  :func:`truncated_laplace_scale` (the scale at which Laplace noise truncated to a
-  public range is still epsilon-DP; Holohan et al. 2020);
-* tail bounds used by the confidence intervals: :func:`laplace_halfwidth`,
-  :func:`gaussian_halfwidth`.
+Vectors of at most :data:`~pandas_dp.mechanisms.constants.SMALL_SIZE` entries are
+handed to :mod:`pandas_dp.mechanisms.small`, a pure-Python transcription of the same
+loops that reads the same words in the same order and so returns the same draws
+(bit for bit, for a given seed) without numpy's per-call overhead.
 
 Examples
 --------
->>> src = RandomSource(random_state=7)
->>> k = discrete_laplace(np.array([2.0, 2.0, 2.0]), src)
+>>> from pandas_dp.mechanisms.source import RandomSource
+>>> k = discrete_laplace(np.array([2.0, 2.0, 2.0]), RandomSource(7))
 >>> k.dtype, k.shape
 (dtype('int64'), (3,))
->>> round(gaussian_sigma(1.0, 1.0, 1e-5), 4)
-3.7306
 """
 
 from __future__ import annotations
 
 import math
-import os
 from typing import Final
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from pandas_dp.mechanisms import small
+from pandas_dp.mechanisms.constants import (
+    GEO_BLOCK,
+    MAX_SCALE,
+    MIN_SCALE,
+    SCALE_BITS,
+    SMALL_SIZE,
+    T_BITS,
+    TRIES,
+    TRUNCATED_FAILURE,
+)
+from pandas_dp.mechanisms.source import RandomSource
+
 __all__ = [
-    "GRID_BITS",
-    "MAX_SCALE",
-    "RandomSource",
     "discrete_gaussian",
-    "discrete_gaussian_delta",
-    "discrete_gaussian_sigma",
     "discrete_laplace",
-    "gaussian_halfwidth",
-    "gaussian_sigma",
-    "grid_granularity",
-    "laplace_halfwidth",
     "representable_scale",
     "truncated_discrete_laplace",
-    "truncated_discrete_laplace_scale",
-    "truncated_laplace_scale",
 ]
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
-
-#: The grid is ``2**GRID_BITS`` times finer than the noise scale.
-GRID_BITS: Final = 40
-_MANTISSA_BITS: Final = 52
-_TWO_M53: Final = 2.0**-53
-_TINY: Final = float(np.finfo(np.float64).tiny)
-
-
-class RandomSource:
-    """Uniform random numbers for the samplers.
-
-    Parameters
-    ----------
-    random_state : None, int or numpy.random.Generator
-        ``None`` (the default) reads the operating system's CSPRNG. An int or a
-        Generator gives reproducible, *not secure* noise for tests and teaching.
-
-    Examples
-    --------
-    >>> RandomSource().secure
-    True
-    >>> u = RandomSource(1).uniform(4)
-    >>> bool(((u > 0) & (u <= 1)).all())
-    True
-    """
-
-    __slots__ = ("_rng",)
-
-    def __init__(self, random_state: int | np.random.Generator | None = None) -> None:
-        if random_state is None:
-            self._rng: np.random.Generator | None = None
-        elif isinstance(random_state, np.random.Generator):
-            self._rng = random_state
-        elif isinstance(random_state, int | np.integer) and not isinstance(random_state, bool):
-            self._rng = np.random.default_rng(int(random_state))
-        else:
-            raise TypeError(
-                f"random_state must be None (secure noise), an int seed or a "
-                f"numpy.random.Generator; got {type(random_state).__name__}"
-            )
-
-    @property
-    def secure(self) -> bool:
-        """Whether the bits come from the operating system's CSPRNG."""
-        return self._rng is None
-
-    def bits(self, size: int) -> NDArray[np.uint64]:
-        """Return ``size`` independent uniform 64-bit words."""
-        if self._rng is None:
-            return np.frombuffer(os.urandom(8 * size), dtype=np.uint64)
-        return np.frombuffer(self._rng.bytes(8 * size), dtype=np.uint64)
-
-    def uniform(self, size: int) -> FloatArray:
-        """Return ``size`` uniforms on ``(0, 1]`` with 53 random bits each."""
-        top = (self.bits(size) >> np.uint64(11)) + np.uint64(1)
-        return np.asarray(top * _TWO_M53, dtype=np.float64)
-
-    def exponential(self, size: int) -> FloatArray:
-        """Return ``size`` standard exponential variates ``-log(U)``."""
-        return -np.log(self.uniform(size))
-
 
 # --------------------------------------------------------------------------- integer noise
 #
 # Every sampler below is exact: it turns uniform random 64-bit words into draws whose
 # distribution is exactly the stated pmf, using integer arithmetic only (Canonne,
 # Kamath & Steinke 2020). No floating-point number and no exponential is ever computed
-# on the way from the words to a draw. Scales are rationals ``t / s`` with ``s`` a power
+# on the way from the words to a draw. Scales are rationals ``t / s`` with ``t`` a power
 # of two (:func:`representable_scale`); a Gaussian ``sigma`` is any double, itself a
 # dyadic rational.
 #
@@ -136,25 +65,7 @@ class RandomSource:
 # finishes every entry; the number of rounds depends only on public scales and on the
 # random words, never on a true value.
 
-#: Largest noise scale (in grid units) the samplers accept: ``2**52``. Beyond it the
-#: integer arithmetic of the samplers and the exactness of the released grid points
-#: (``|k| < 2**53``) are no longer guaranteed.
-MAX_SCALE: Final = 2.0**52
-#: Smaller Laplace scales (in grid units) are rounded *up* to this one (more noise,
-#: safe); at it a draw is nonzero with probability ``~2 e^{-2^20}``.
-MIN_SCALE: Final = 2.0**-20
-#: A Laplace scale ``T`` is rounded up to ``t / s`` with ``s`` a power of two and
-#: ``t`` an integer of ``SCALE_BITS + 1`` bits (when ``T < 2**SCALE_BITS``): the
-#: relative increase is below ``2**-SCALE_BITS``.
-SCALE_BITS: Final = 40
-#: The truncated sampler makes, per entry and round, as many attempts as bring the
-#: probability that all fail (for the worst true value) below this.
-TRUNCATED_FAILURE: Final = 1e-4
-
 _U64_MAX: Final = np.uint64(2**64 - 1)
-_T_BITS: Final = 62  # the numerator t = 2**j of a scale t / s has j <= 62
-_TRIES: Final = 2  # proposals per entry and round of the discrete Laplace sampler
-_GEO_BLOCK: Final = 3  # Bernoulli(e^-1) trials per geometric draw and round
 
 
 def _digit_table(first: int, last: int) -> NDArray[np.bool_]:
@@ -201,7 +112,7 @@ def _split_scale(scale: FloatArray) -> tuple[NDArray[np.int64], NDArray[np.uint6
     """
     x = np.maximum(scale, MIN_SCALE)
     _, e = np.frexp(x)
-    j = np.minimum(e + SCALE_BITS + 1, _T_BITS)
+    j = np.minimum(e + SCALE_BITS + 1, T_BITS)
     s = np.floor(np.ldexp(1.0, j) / x) - 1.0
     return j.astype(np.int64), s.astype(np.uint64)
 
@@ -350,9 +261,9 @@ def _geometric_e1(size: int, src: RandomSource) -> NDArray[np.uint64]:
     v = np.zeros(size, dtype=np.uint64)
     pend = np.arange(size)
     while pend.size:
-        trials = _bernoulli_exp_one(pend.size * _GEO_BLOCK, src).reshape(-1, _GEO_BLOCK)
+        trials = _bernoulli_exp_one(pend.size * GEO_BLOCK, src).reshape(-1, GEO_BLOCK)
         stopped, first = _first_failure(trials)
-        v[pend] += np.where(stopped, first, _GEO_BLOCK).astype(np.uint64)
+        v[pend] += np.where(stopped, first, GEO_BLOCK).astype(np.uint64)
         pend = pend[~stopped]
     return v
 
@@ -368,13 +279,13 @@ def _discrete_laplace_js(
     ``e^{-1/t}`` and ``Y = floor(X / s)`` geometric with ratio ``e^{-s/t}``; a fair
     sign, rejecting "negative zero". ``Y`` is computed without overflow as
     ``a V + floor((U + b V) / s)`` with ``t = a s + b``. Each round makes
-    ``_TRIES`` proposals per pending entry and keeps the first accepted one.
+    ``TRIES`` proposals per pending entry and keeps the first accepted one.
     """
     out = np.empty(j.size, dtype=np.int64)
     pend = np.arange(j.size)
     while pend.size:
-        jj = np.repeat(j[pend], _TRIES)
-        ss = np.repeat(s[pend], _TRIES)
+        jj = np.repeat(j[pend], TRIES)
+        ss = np.repeat(s[pend], TRIES)
         shift = (64 - jj).astype(np.uint64)
         word = src.bits(jj.size)
         u = word >> shift  # the top j bits; the lowest bit (j <= 62) is the sign
@@ -389,8 +300,8 @@ def _discrete_laplace_js(
         for i in np.flatnonzero(big):
             x = int(u[i]) + (int(v[i]) << int(jj[i]))
             y[i] = min(x // int(ss[i]), 2**62)
-        ok = (keep & ~(negative & (y == 0))).reshape(-1, _TRIES)
-        z = np.where(negative, -y, y).reshape(-1, _TRIES)
+        ok = (keep & ~(negative & (y == 0))).reshape(-1, TRIES)
+        z = np.where(negative, -y, y).reshape(-1, TRIES)
         done = ok.any(axis=1)
         rows = np.flatnonzero(done)
         out[pend[rows]] = z[rows, ok.argmax(axis=1)[rows]]
@@ -424,7 +335,9 @@ def discrete_laplace(scale: ArrayLike, src: RandomSource) -> IntArray:
     ValueError
         If a scale is not finite, not positive or above :data:`MAX_SCALE`.
     """
-    x = np.atleast_1d(np.asarray(scale, dtype=np.float64)).ravel()
+    x = np.asarray(scale, dtype=np.float64).ravel()
+    if x.size <= SMALL_SIZE:  # same words, same draws, without numpy's overhead
+        return np.array(small.discrete_laplace(x.tolist(), src), dtype=np.int64)
     _check_scales(x, "discrete Laplace scales")
     j, s = _split_scale(x)
     return _discrete_laplace_js(j, s, src)
@@ -609,7 +522,9 @@ def discrete_gaussian(sigma: ArrayLike, src: RandomSource) -> IntArray:
     ValueError
         If a sigma is not finite, not positive or above :data:`MAX_SCALE`.
     """
-    sig = np.atleast_1d(np.asarray(sigma, dtype=np.float64)).ravel()
+    sig = np.asarray(sigma, dtype=np.float64).ravel()
+    if sig.size <= SMALL_SIZE:  # same words, same draws, without numpy's overhead
+        return np.array(small.discrete_gaussian(sig.tolist(), src), dtype=np.int64)
     _check_scales(sig, "discrete Gaussian sigmas")
     j, s = _split_scale(sig)  # the proposal's scale tau = 2**j / s >= sigma
     ratios = [float(x).as_integer_ratio() for x in sig]
@@ -629,390 +544,3 @@ def discrete_gaussian(sigma: ArrayLike, src: RandomSource) -> IntArray:
         out[pend[ok]] = y[ok]
         pend = pend[~ok]
     return out
-
-
-# --------------------------------------------------------------------------- the grid
-
-
-def grid_granularity(scale: ArrayLike, magnitude: ArrayLike) -> FloatArray:
-    """Power-of-two grid spacing for real-valued releases.
-
-    The spacing is ``2**GRID_BITS`` times finer than the noise ``scale`` (so the
-    grid is invisible next to the noise), and coarse enough that every grid point
-    of absolute value up to ``magnitude`` (the largest public value the release
-    can take, e.g. ``max(|lower|, |upper|)``) is an exact double.
-
-    Examples
-    --------
-    >>> float(grid_granularity(1.0, 100.0)[0]) == 2.0**-40
-    True
-    """
-    s = np.atleast_1d(np.asarray(scale, dtype=np.float64))
-    m = np.atleast_1d(np.asarray(magnitude, dtype=np.float64))
-    m = np.where(np.isfinite(m), m, 0.0)
-    finest = np.maximum(np.maximum(s * 2.0**-GRID_BITS, m * 2.0**-_MANTISSA_BITS), _TINY)
-    # the smallest power of two >= finest: finest = f 2^e with f in [0.5, 1)
-    f, e = np.frexp(finest)
-    return np.asarray(np.ldexp(1.0, e - (f == 0.5)), dtype=np.float64)
-
-
-# --------------------------------------------------------------------------- Gaussian
-
-
-def _log_ndtr(x: float) -> float:
-    """``log Phi(x)`` accurate far into the lower tail."""
-    if x > -20.0:
-        return math.log(0.5 * math.erfc(-x / math.sqrt(2.0)))
-    x2 = x * x
-    series = 1.0 - 1.0 / x2 + 3.0 / x2**2 - 15.0 / x2**3
-    return -0.5 * x2 - math.log(-x) - 0.5 * math.log(2.0 * math.pi) + math.log(series)
-
-
-def _gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
-    """The smallest delta at which ``N(0, sigma^2)`` noise is (epsilon, delta)-DP."""
-    a = sensitivity / (2.0 * sigma)
-    b = epsilon * sigma / sensitivity
-    first = math.exp(_log_ndtr(a - b))
-    second = math.exp(min(epsilon + _log_ndtr(-a - b), 700.0))
-    return first - second
-
-
-def gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
-    """Smallest Gaussian ``sigma`` that is (epsilon, delta)-DP, analytic calibration.
-
-    Balle & Wang (2018), Theorem 8: ``N(0, sigma^2)`` noise on a query of L2
-    sensitivity ``Delta`` is (epsilon, delta)-DP iff
-    ``Phi(Delta/(2 sigma) - epsilon sigma/Delta)
-    - e^epsilon Phi(-Delta/(2 sigma) - epsilon sigma/Delta) <= delta``.
-    Valid for every ``epsilon > 0``. Solved by bisection; the returned ``sigma``
-    always satisfies the inequality (it errs on the safe side).
-
-    Examples
-    --------
-    >>> round(gaussian_sigma(1.0, 1.0, 1e-5), 4)
-    3.7306
-    """
-    if not (sensitivity > 0 and epsilon > 0 and 0 < delta < 1):
-        raise ValueError(
-            f"the Gaussian mechanism needs sensitivity > 0, epsilon > 0 and 0 < delta < 1; "
-            f"got sensitivity={sensitivity}, epsilon={epsilon}, delta={delta}"
-        )
-    lo, hi = 0.0, sensitivity
-    while _gaussian_delta(hi, sensitivity, epsilon) > delta:
-        lo, hi = hi, hi * 2.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if mid <= lo or mid >= hi:
-            break
-        if _gaussian_delta(mid, sensitivity, epsilon) > delta:
-            lo = mid
-        else:
-            hi = mid
-    return hi
-
-
-# --------------------------------------------------------------------------- discrete Gaussian
-
-
-def _discrete_gaussian_pmf(sigma: float, half: int) -> tuple[FloatArray, float]:
-    """``N_Z(0, sigma^2)`` on ``{-half..half}`` and an upper bound on the mass outside.
-
-    The normaliser is the sum over the window (the excluded mass only makes the
-    window's probabilities slightly too large: safe for a delta). The mass beyond
-    ``half`` is at most ``2 e^{-h^2/(2 sigma^2)} / (1 - e^{-h/sigma^2}) / Z``
-    with ``h = half + 1``.
-    """
-    x = np.arange(-half, half + 1, dtype=np.float64)
-    w = np.exp(-(x * x) / (2.0 * sigma * sigma))
-    z = float(w.sum())
-    h = half + 1.0
-    ratio = -math.expm1(-h / (sigma * sigma))
-    tail = 2.0 * math.exp(-h * h / (2.0 * sigma * sigma)) / max(ratio, 1e-300) / z
-    return np.asarray(w / z, dtype=np.float64), min(tail, 1.0)
-
-
-def _convolve(a: FloatArray, b: FloatArray) -> FloatArray:
-    """Convolution of two non-negative vectors (FFT for long ones, clipped at 0)."""
-    if a.size * b.size <= 4_000_000:
-        return np.asarray(np.convolve(a, b), dtype=np.float64)
-    size = a.size + b.size - 1
-    n = 1 << (size - 1).bit_length()
-    full = np.fft.irfft(np.fft.rfft(a, n) * np.fft.rfft(b, n), n)[:size]
-    return np.asarray(np.maximum(full, 0.0), dtype=np.float64)
-
-
-def discrete_gaussian_delta(
-    sigma: float, sensitivity: int, epsilon: float, coordinates: int = 1
-) -> float:
-    """Exact delta of the discrete Gaussian mechanism at ``epsilon``.
-
-    ``coordinates`` independent ``N_Z(0, sigma^2)`` noises, one record moving each
-    of them by the integer ``sensitivity`` ``D``. The privacy loss of an output
-    ``x`` is ``L = k D^2 / (2 sigma^2) - D S / sigma^2`` with ``S = sum(x_i)``, so
-    ``delta(eps) = E[(1 - e^{eps - L})_+]`` over ``S``, the ``k``-fold convolution of
-    the discrete Gaussian pmf (CKS 2020, Theorem 7, for ``k = 1``). The pmf is summed
-    over a window of ``+-(14 sigma + D + 2)`` integers per coordinate, and the mass
-    outside it (bounded above) is counted as if it lost everything, so the result
-    is an upper bound, tight to ``~1e-40`` plus the rounding of the sums.
-
-    Parameters
-    ----------
-    sigma : float
-        Positive noise parameter (in integer units).
-    sensitivity : int
-        Positive integer shift ``D`` of each coordinate.
-    epsilon : float
-        Non-negative epsilon.
-    coordinates : int, default 1
-        How many coordinates one record moves (each by ``D``).
-
-    Returns
-    -------
-    float
-        The smallest delta at which the release is (epsilon, delta)-DP.
-
-    Examples
-    --------
-    The continuous Gaussian's sigma for a count at epsilon=8, delta=1e-2 is not
-    enough for the discrete Gaussian (REFERENCE.md §11):
-
-    >>> sigma = gaussian_sigma(1.0, 8.0, 1e-2)
-    >>> round(discrete_gaussian_delta(sigma, 1, 8.0), 4)
-    0.0286
-    """
-    d = int(sensitivity)
-    k = int(coordinates)
-    if not (sigma > 0 and math.isfinite(sigma) and d >= 1 and d == sensitivity and k >= 1):
-        raise ValueError(
-            f"discrete_gaussian_delta needs a positive finite sigma, an integer "
-            f"sensitivity >= 1 and coordinates >= 1; got sigma={sigma}, "
-            f"sensitivity={sensitivity}, coordinates={coordinates}"
-        )
-    if not (epsilon >= 0 and math.isfinite(epsilon)):
-        raise ValueError(f"epsilon must be finite and >= 0; got {epsilon}")
-    half = math.ceil(14.0 * sigma) + d + 2
-    p, lost = _discrete_gaussian_pmf(sigma, half)
-    lost_total = k * lost
-
-    # k-fold convolution by repeated squaring; each partial sum of m coordinates is
-    # cut to +-(14 sigma sqrt(m) + half) and the mass cut off is counted as lost
-    def trim(a: FloatArray, a_half: int, m: int) -> tuple[FloatArray, int]:
-        keep = min(a_half, math.ceil(14.0 * sigma * math.sqrt(m)) + half)
-        cut = a_half - keep
-        if cut <= 0:
-            return a, a_half
-        nonlocal lost_total
-        lost_total += float(a[:cut].sum() + a[-cut:].sum())
-        return a[cut:-cut], keep
-
-    dist: FloatArray | None = None
-    power, base, base_half, base_m = k, p, half, 1
-    dist_half = dist_m = 0
-    while power:
-        if power & 1:
-            dist = base if dist is None else _convolve(dist, base)
-            dist_m += base_m
-            dist, dist_half = trim(dist, dist_half + base_half, dist_m)
-        power >>= 1
-        if power:
-            base_m *= 2
-            base, base_half = trim(_convolve(base, base), 2 * base_half, base_m)
-    assert dist is not None
-    s = np.arange(-dist_half, dist_half + 1, dtype=np.float64)
-    loss = k * d * d / (2.0 * sigma * sigma) - d * s / (sigma * sigma)
-    hit = loss > epsilon
-    delta = float(np.sum(dist[hit] * -np.expm1(epsilon - loss[hit])))
-    return min(delta + lost_total, 1.0)
-
-
-def discrete_gaussian_sigma(
-    sensitivity: int, epsilon: float, delta: float, coordinates: int = 1
-) -> float:
-    """Smallest ``sigma`` at which discrete Gaussian noise is (epsilon, delta)-DP.
-
-    Calibrated on the exact privacy curve (:func:`discrete_gaussian_delta`), not on
-    the continuous Gaussian's (whose ``sigma`` can under-state the discrete delta
-    2-3x). Bisection to a relative precision of ``1e-6``; the returned ``sigma``
-    always satisfies ``discrete_gaussian_delta(sigma, ...) <= delta``.
-
-    Parameters
-    ----------
-    sensitivity : int
-        Positive integer shift ``D`` of each coordinate.
-    epsilon : float
-        Positive epsilon.
-    delta : float
-        Target delta in ``(0, 1)``.
-    coordinates : int, default 1
-        How many coordinates one record moves, each by ``D``.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> s = discrete_gaussian_sigma(1, 1.0, 1e-5)
-    >>> discrete_gaussian_delta(s, 1, 1.0) <= 1e-5
-    True
-    """
-    if not (epsilon > 0 and math.isfinite(epsilon) and 0 < delta < 1):
-        raise ValueError(
-            f"the discrete Gaussian needs epsilon > 0 and 0 < delta < 1; got "
-            f"epsilon={epsilon}, delta={delta}"
-        )
-    d, k = int(sensitivity), int(coordinates)
-
-    def too_small(sig: float) -> bool:
-        return discrete_gaussian_delta(sig, d, epsilon, k) > delta
-
-    # the continuous Balle-Wang sigma is close: bracket around it in 2% steps
-    start = gaussian_sigma(d * math.sqrt(k), epsilon, delta)
-    lo, hi = start, start
-    if too_small(start):
-        while too_small(hi):
-            lo, hi = hi, hi * 1.02
-            if hi > MAX_SCALE:
-                raise ValueError(
-                    f"epsilon={epsilon}, delta={delta} need a discrete Gaussian sigma "
-                    f"above 2**52; use a larger epsilon or delta"
-                )
-    else:
-        while not too_small(lo) and lo > 1e-3:
-            lo, hi = lo / 1.02, lo
-    while hi - lo > 1e-6 * hi:
-        mid = 0.5 * (lo + hi)
-        if too_small(mid):
-            lo = mid
-        else:
-            hi = mid
-    return hi
-
-
-# --------------------------------------------------------------------------- truncation
-
-
-def _bisect_decreasing(
-    loss: object, target: FloatArray, lo: FloatArray, iterations: int = 200
-) -> FloatArray:
-    """Vectorised bisection: the smallest ``s >= lo`` with ``loss(s) <= target``.
-
-    ``loss`` must be decreasing in ``s``; the returned scales satisfy
-    ``loss(s) <= target`` (the safe side).
-    """
-    f = loss  # type: ignore[assignment]
-    hi = lo.copy()
-    bad = f(hi) > target  # type: ignore[operator]
-    while bad.any():
-        hi = np.where(bad, hi * 2.0, hi)
-        bad = f(hi) > target  # type: ignore[operator]
-    low = lo.copy()
-    for _ in range(iterations):
-        mid = 0.5 * (low + hi)
-        over = f(mid) > target  # type: ignore[operator]
-        low = np.where(over, mid, low)
-        hi = np.where(over, hi, mid)
-        if np.all(hi - low <= 1e-15 * hi):
-            break
-    return hi
-
-
-def truncated_laplace_scale(
-    sensitivity: ArrayLike, width: ArrayLike, epsilon: ArrayLike
-) -> FloatArray:
-    """Laplace scale at which noise truncated to a public range is epsilon-DP.
-
-    Truncating ``theta + Lap(s)`` to ``[c0, c1]`` renormalises by a constant that
-    depends on ``theta``, which costs privacy on top of ``Delta / s``. With
-    ``D = c1 - c0`` and ``Delta' = min(Delta, D)`` the privacy loss is
-    ``Delta'/s + ln[(2 - e^{-Delta'/s} - e^{-(D - Delta')/s}) / (1 - e^{-D/s})]``
-    (Holohan et al. 2020); this returns the smallest ``s`` that brings it down
-    to ``epsilon``. ``width`` may be infinite (a one-sided range).
-
-    Examples
-    --------
-    >>> round(float(truncated_laplace_scale(1.0, 10.0, 1.0)[0]), 4)
-    1.6116
-    >>> round(float(truncated_laplace_scale(0.1, 1.0, 0.5)[0]), 4)
-    0.3528
-    """
-    d = np.atleast_1d(np.asarray(sensitivity, dtype=np.float64))
-    w = np.atleast_1d(np.asarray(width, dtype=np.float64))
-    e = np.atleast_1d(np.asarray(epsilon, dtype=np.float64))
-    d, w, e = np.broadcast_arrays(d, w, e)
-    dp = np.minimum(d, w)
-
-    def loss(s: FloatArray) -> FloatArray:
-        num = 2.0 - np.exp(-dp / s) - np.exp(-(w - dp) / s)
-        den = -np.expm1(-w / s)
-        return np.asarray(dp / s + np.log(num / den), dtype=np.float64)
-
-    return _bisect_decreasing(loss, e, dp / e)
-
-
-def truncated_discrete_laplace_scale(
-    sensitivity: ArrayLike, points: ArrayLike, epsilon: ArrayLike
-) -> FloatArray:
-    """Discrete Laplace scale at which truncation to ``points + 1`` integers is epsilon-DP.
-
-    The integer counterpart of :func:`truncated_laplace_scale`. With
-    ``q = e^{-1/t}``, ``N = points`` (the range holds ``N + 1`` integers, ``N`` may
-    be infinite) and integer sensitivity ``Delta' = min(Delta, N)``, the loss is
-    ``Delta'/t + ln[(1 + q - q^{Delta'+1} - q^{N-Delta'+1}) / (1 - q^{N+1})]``.
-
-    Examples
-    --------
-    >>> t = float(truncated_discrete_laplace_scale(1, np.inf, 1.0)[0])
-    >>> round(t, 4)
-    1.285
-    """
-    d = np.atleast_1d(np.asarray(sensitivity, dtype=np.float64))
-    big_n = np.atleast_1d(np.asarray(points, dtype=np.float64))
-    e = np.atleast_1d(np.asarray(epsilon, dtype=np.float64))
-    d, big_n, e = np.broadcast_arrays(d, big_n, e)
-    dp = np.minimum(d, big_n)
-
-    def loss(t: FloatArray) -> FloatArray:
-        q = np.exp(-1.0 / t)
-        num = 1.0 + q - q ** (dp + 1.0) - q ** (big_n - dp + 1.0)
-        den = 1.0 - q ** (big_n + 1.0)
-        return np.asarray(dp / t + np.log(num / den), dtype=np.float64)
-
-    return _bisect_decreasing(loss, e, dp / e)
-
-
-# --------------------------------------------------------------------------- tails
-
-
-def laplace_halfwidth(
-    scale: ArrayLike, alpha: ArrayLike, granularity: ArrayLike = 0.0
-) -> FloatArray:
-    """Half-width ``h`` with ``P(|noise| > h) <= alpha`` for Laplace noise of ``scale``.
-
-    For the continuous Laplace (``granularity=0``) it is ``s ln(1/alpha)``. For
-    noise ``g K`` on a grid of spacing ``g``, ``K`` discrete Laplace with
-    ``q = e^{-g/s}``, the tail is ``P(|K| > h/g) = 2 q^{floor(h/g)+1} / (1 + q)``,
-    which can exceed ``e^{-h/s}`` by up to ``2 / (1 + q)``; the half-width
-    ``s ln(2 / ((1 + q) alpha))`` bounds it for every ``h``. Integer releases
-    (counts) have ``g = 1``.
-
-    Examples
-    --------
-    >>> round(float(laplace_halfwidth(1.0, 0.05)), 3)
-    2.996
-    >>> round(float(laplace_halfwidth(1.0, 0.05, granularity=1.0)), 3)
-    3.376
-    """
-    s = np.asarray(scale, dtype=np.float64)
-    q = np.exp(-np.asarray(granularity, dtype=np.float64) / s)
-    a = np.asarray(alpha, dtype=np.float64)
-    return np.asarray(s * np.log(2.0 / ((1.0 + q) * a)), dtype=np.float64)
-
-
-def gaussian_halfwidth(sigma: ArrayLike, alpha: float) -> FloatArray:
-    """Half-width with ``P(|noise| > h) <= alpha`` for (discrete) Gaussian noise.
-
-    Uses the sub-Gaussian tail ``2 exp(-h^2 / (2 sigma^2))``, which holds for the
-    discrete Gaussian as well as the continuous one (Canonne et al. 2020).
-    """
-    return np.asarray(sigma, dtype=np.float64) * math.sqrt(2.0 * math.log(2.0 / alpha))

@@ -1,0 +1,141 @@
+"""Where the noise's randomness comes from: :class:`RandomSource`.
+
+By default the operating system's CSPRNG (``os.urandom``); with a seed or a
+:class:`numpy.random.Generator`, reproducible and *not secure* words for tests and
+teaching.
+
+Examples
+--------
+>>> src = RandomSource(3)
+>>> len(src.words(5)), src.secure
+(5, False)
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Final
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["RandomSource"]
+
+FloatArray = NDArray[np.float64]
+
+_TWO_M53: Final = 2.0**-53
+#: A secure source reads the CSPRNG this many 64-bit words at a time for
+#: :meth:`RandomSource.words` (one read covers a typical scalar release).
+BLOCK_WORDS: Final = 64
+
+
+class RandomSource:
+    """Uniform random numbers for the samplers.
+
+    Parameters
+    ----------
+    random_state : None, int or numpy.random.Generator
+        ``None`` (the default) reads the operating system's CSPRNG. An int or a
+        Generator gives reproducible, *not secure* noise for tests and teaching.
+
+    Notes
+    -----
+    :meth:`bits` (numpy words, for the vectorised samplers) and :meth:`words`
+    (Python ints, for the small-vector samplers) read one stream. A seeded source
+    reads its generator exactly as far as asked, so the words a release gets do
+    not depend on how its requests are split. A secure source serves
+    :meth:`words` from a block of :data:`BLOCK_WORDS` CSPRNG words read at once;
+    the block belongs to this source only (a source is made per release), is
+    handed out under a lock (threads sharing a source never get the same words)
+    and is thrown away, unread, if the process has forked since it was read, so
+    two processes never share noise.
+
+    Examples
+    --------
+    >>> RandomSource().secure
+    True
+    >>> u = RandomSource(1).uniform(4)
+    >>> bool(((u > 0) & (u <= 1)).all())
+    True
+    """
+
+    __slots__ = ("_block", "_lock", "_pid", "_pos", "_rng")
+
+    def __init__(self, random_state: int | np.random.Generator | None = None) -> None:
+        if random_state is None:
+            self._rng: np.random.Generator | None = None
+        elif isinstance(random_state, np.random.Generator):
+            self._rng = random_state
+        elif isinstance(random_state, int | np.integer) and not isinstance(random_state, bool):
+            self._rng = np.random.default_rng(int(random_state))
+        else:
+            raise TypeError(
+                f"random_state must be None (secure noise), an int seed or a "
+                f"numpy.random.Generator; got {type(random_state).__name__}"
+            )
+        self._block: list[int] = []
+        self._pos = 0
+        self._pid = 0
+        self._lock = threading.Lock()  # two threads never get the same words
+
+    def __reduce__(self) -> tuple[type[RandomSource], tuple[np.random.Generator | None]]:
+        # copies and pickles carry the generator, never a secure block of noise
+        return (type(self), (self._rng,))
+
+    @property
+    def secure(self) -> bool:
+        """Whether the bits come from the operating system's CSPRNG."""
+        return self._rng is None
+
+    def bits(self, size: int) -> NDArray[np.uint64]:
+        """Return ``size`` independent uniform 64-bit words."""
+        if self._rng is None:
+            return np.frombuffer(os.urandom(8 * size), dtype=np.uint64)
+        return np.frombuffer(self._rng.bytes(8 * size), dtype=np.uint64)
+
+    def words(self, size: int) -> list[int]:
+        """Return ``size`` independent uniform 64-bit words as Python ints.
+
+        A seeded source (or a subclass that overrides :meth:`bits`) returns exactly
+        ``bits(size).tolist()``; a secure one serves them from its CSPRNG block.
+
+        Parameters
+        ----------
+        size : int
+            How many words.
+
+        Returns
+        -------
+        list of int
+            Each uniform on ``{0, ..., 2**64 - 1}``.
+
+        Examples
+        --------
+        >>> a, b = RandomSource(5), RandomSource(5)
+        >>> a.words(3) == b.bits(3).tolist()
+        True
+        """
+        if self._rng is not None or type(self).bits is not RandomSource.bits:
+            words: list[int] = self.bits(size).tolist()
+            return words
+        pid = os.getpid()
+        with self._lock:
+            pos, end = self._pos, self._pos + size
+            if end > len(self._block) or pid != self._pid:
+                left = self._block[pos:] if pid == self._pid else []  # never across a fork
+                fresh = max(size - len(left), BLOCK_WORDS)
+                self._block = left + np.frombuffer(os.urandom(8 * fresh), dtype=np.uint64).tolist()
+                self._pid = pid
+                pos, end = 0, size
+            self._pos = end
+            return self._block[pos:end]
+
+    def uniform(self, size: int) -> FloatArray:
+        """Return ``size`` uniforms on ``(0, 1]`` with 53 random bits each."""
+        top = (self.bits(size) >> np.uint64(11)) + np.uint64(1)
+        return np.asarray(top * _TWO_M53, dtype=np.float64)
+
+    def exponential(self, size: int) -> FloatArray:
+        """Return ``size`` standard exponential variates ``-log(U)``."""
+        return -np.log(self.uniform(size))
