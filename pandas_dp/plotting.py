@@ -223,7 +223,7 @@ def plot_groups(
     ----------
     result : pandas.Series
         A grouped release of one column (``count``, ``len``, ``sum``, ``mean``,
-        ``var``, ``std`` of a :class:`~pandas_dp.accessor.DPGroupBy`), with its
+        ``var``, ``std`` of a :class:`~pandas_dp.accessor.groupby.DPGroupBy`), with its
         ``attrs["dp"]`` metadata.
     ax : matplotlib.axes.Axes, optional
         Where to draw; a new figure by default.
