@@ -7,6 +7,10 @@ without it; install it with ``pip install "pandas-dp[plot]"``.
     A release with its confidence interval, read from ``result.attrs["dp"]``:
     a point with an error bar for a scalar, one error bar per entry for a
     Series, an annotated heatmap for a matrix (``cov``, ``corr``).
+:func:`plot_groups`
+    A grouped release (``df.dp.groupby(by, keys=...).mean(column, ...)``) with
+    its interval per key: the keys of the first grouping column along the x
+    axis, those of a second one side by side in colours.
 :func:`plot_bounding_modes`
     The distribution of many releases of one exact value under each output
     bounding mode (``"none"``, ``"bit"``, ``"truncated"``), with the bias of each,
@@ -51,7 +55,7 @@ from pandas_dp.result import DPMetadata
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["plot_bounding_modes", "plot_release", "simulate_bounding_modes"]
+__all__ = ["plot_bounding_modes", "plot_groups", "plot_release", "simulate_bounding_modes"]
 
 _INSTALL_HINT = (
     "pandas_dp.plotting needs matplotlib, which is not installed. Install it with "
@@ -197,6 +201,139 @@ def plot_release(
     if isinstance(result, pd.Series):
         return _plot_vector(result, meta, ax, alpha, exact, simultaneous, order)
     return _plot_scalar(float(result), meta, ax, alpha, exact)
+
+
+def plot_groups(
+    result: pd.Series,
+    ax: Axes | None = None,
+    alpha: float = 0.05,
+    exact: Any = None,
+    *,
+    simultaneous: bool = False,
+) -> Axes:
+    """Draw a grouped release with the ``1 - alpha`` confidence interval of every key.
+
+    For a release grouped by one column the keys are along the x axis; for two
+    columns (a two-level :class:`~pandas.MultiIndex`, e.g. ``groupby(["region",
+    "smoker"])``) the keys of the first column are along the x axis and those of
+    the second are drawn side by side, one colour each, with a legend. Keys are
+    drawn in the release's (sorted) order.
+
+    Parameters
+    ----------
+    result : pandas.Series
+        A grouped release of one column (``count``, ``len``, ``sum``, ``mean``,
+        ``var``, ``std`` of a :class:`~pandas_dp.accessor.groupby.DPGroupBy`), with its
+        ``attrs["dp"]`` metadata.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure by default.
+    alpha : float, default 0.05
+        One minus the confidence level of the error bars.
+    exact : pandas.Series, optional
+        The exact statistic per key (e.g. ``df.groupby(by)[column].mean()``),
+        drawn as crosses -- for teaching and testing only: never publish it.
+    simultaneous : bool, default False
+        Intervals that hold for all keys at once (a union bound over the keys).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    TypeError
+        If ``result`` is not a Series carrying pandas-dp metadata.
+    ValueError
+        If the Series is indexed by more than two levels.
+    ImportError
+        If matplotlib is not installed.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pandas as pd, pandas_dp
+    >>> from pandas_dp.plotting import plot_groups
+    >>> df = pd.DataFrame({"sex": ["f", "m"] * 100, "smoker": [True, True, False, False] * 50,
+    ...                    "age": [30.0, 50.0, 40.0, 60.0] * 50})
+    >>> m = df.dp.groupby(["sex", "smoker"], keys={"sex": ["f", "m"]}).mean(
+    ...     "age", epsilon=1.0, bounds=(0, 100), random_state=0)
+    >>> ax = plot_groups(m)
+    >>> [t.get_text() for t in ax.get_xticklabels()]
+    ['f', 'm']
+    >>> ax.get_legend_handles_labels()[1]
+    ['smoker = False', 'smoker = True']
+    """
+    meta = _metadata(result)
+    if not isinstance(result, pd.Series):
+        raise TypeError(
+            f"plot_groups draws a grouped release of one column (a Series); got "
+            f"{type(result).__name__}. Select one column of a DataFrame release first"
+        )
+    index = result.index
+    if index.nlevels > 2:
+        raise ValueError(
+            f"plot_groups draws one or two grouping columns; this release is indexed by "
+            f"{index.nlevels} ({list(index.names)})"
+        )
+    frame = _interval_frame(meta, alpha, simultaneous)
+    values = result.to_numpy(dtype=np.float64)
+    if frame is not None and len(frame) == len(result):
+        lower = frame["lower"].to_numpy(dtype=np.float64)
+        upper = frame["upper"].to_numpy(dtype=np.float64)
+    else:
+        lower = upper = values
+    exact_values = (
+        None if exact is None else pd.Series(exact).reindex(index).to_numpy(dtype=np.float64)
+    )
+    if index.nlevels == 1:
+        outer = list(dict.fromkeys(index))
+        inner: list[Any] = [None]
+        pairs = [(key, None) for key in index]
+    else:
+        outer = list(dict.fromkeys(index.get_level_values(0)))
+        inner = list(dict.fromkeys(index.get_level_values(1)))
+        pairs = list(index)
+    width = 0.7 / len(inner)
+    axes = _new_axes(ax, (max(3.5, 0.6 * len(pairs) + 2.0), 3.6))
+    kind = "simultaneous " if simultaneous else ""
+    for j, second in enumerate(inner):
+        rows = np.array([i for i, (_, b) in enumerate(pairs) if b == second], dtype=np.intp)
+        x = np.array([outer.index(pairs[i][0]) for i in rows], dtype=np.float64)
+        x += (j - (len(inner) - 1) / 2) * width
+        yerr = np.vstack(
+            [
+                np.maximum(values[rows] - lower[rows], 0.0),
+                np.maximum(upper[rows] - values[rows], 0.0),
+            ]
+        )
+        label = (
+            f"release, {1 - alpha:.0%} {kind}intervals"
+            if second is None
+            else f"{index.names[1]} = {_label(second)}"
+        )
+        axes.errorbar(x, values[rows], yerr=yerr, fmt="o", color=f"C{j}", capsize=4, label=label)
+        if exact_values is not None:
+            axes.plot(
+                x,
+                exact_values[rows],
+                "x",
+                color="k",
+                markersize=8,
+                label="exact" if j == len(inner) - 1 else None,
+            )
+    axes.set_xticks(np.arange(len(outer), dtype=np.float64))
+    axes.set_xticklabels([_label(v) for v in outer], rotation=0 if len(outer) <= 8 else 45)
+    axes.set_xlim(-0.6, len(outer) - 0.4)
+    if index.names[0] is not None:
+        axes.set_xlabel(str(index.names[0]))
+    axes.set_ylabel(str(result.name) if result.name is not None else meta.statistic)
+    title = _title(meta)
+    if len(inner) > 1:
+        title += f", {1 - alpha:.0%} {kind}intervals"
+    axes.set_title(title, fontsize="medium")
+    axes.legend(fontsize="small")
+    return axes
 
 
 def _plot_scalar(value: float, meta: DPMetadata, ax: Axes | None, alpha: float, exact: Any) -> Axes:

@@ -229,3 +229,47 @@ def test_bounding_modes_figure_saves_with_legend_and_labels_inside(tmp_path: obj
     assert _inside(ax.xaxis.get_tightbbox(renderer), fig.bbox)  # the drawn tick labels too
     # the legend is below the axes and does not cover the histograms
     assert legend.y1 <= ax.get_window_extent(renderer).y0
+
+
+def test_grouped_release_one_bar_per_key_side_by_side(survey: pd.DataFrame) -> None:
+    schema = survey_schema()
+    m = survey.dp.groupby(["region", "smoker"]).mean(
+        "age", epsilon=1.0, schema=schema, random_state=0
+    )
+    exact = survey.groupby(["region", "smoker"])["age"].mean()
+    ax = plotting.plot_groups(m, exact=exact)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["E", "N", "S", "W"]
+    assert ax.get_xlabel() == "region"
+    assert ax.get_legend_handles_labels()[1] == ["exact", "smoker = False", "smoker = True"]
+    bars = _error_bars(ax)
+    assert len(bars) == 2  # one colour per value of the second column
+    frame = m.attrs["dp"].interval(0.05)
+    for bar, value in zip(bars, [False, True], strict=True):
+        segments = bar.get_segments()
+        keys = [(r, value) for r in ["E", "N", "S", "W"]]
+        np.testing.assert_allclose([s[:, 1].min() for s in segments], frame.loc[keys, "lower"])
+        np.testing.assert_allclose([s[:, 1].max() for s in segments], frame.loc[keys, "upper"])
+        # side by side: False left of the tick, True right of it
+        xs = np.array([s[0, 0] for s in segments])
+        assert np.all(np.sign(xs - np.arange(4)) == (1 if value else -1))
+
+
+def test_grouped_release_by_one_column_and_refusals(survey: pd.DataFrame) -> None:
+    schema = survey_schema()
+    g = survey.dp.groupby("region")
+    m = g.mean("hours_per_week", epsilon=1.0, schema=schema, random_state=0)
+    ax = plotting.plot_groups(m, simultaneous=True)
+    (bars,) = _error_bars(ax)
+    assert len(bars.get_segments()) == 4
+    tops = [seg[:, 1].max() for seg in bars.get_segments()]
+    wide = m.attrs["dp"].interval(0.05, simultaneous=True)["upper"].to_numpy()
+    np.testing.assert_allclose(tops, wide)
+    assert "simultaneous" in ax.get_legend_handles_labels()[1][0]
+    both = g.mean(["age", "hours_per_week"], epsilon=1.0, schema=schema, random_state=0)
+    with pytest.raises(TypeError, match="Series"):
+        plotting.plot_groups(both)
+    with pytest.raises(TypeError, match="pandas-dp"):
+        plotting.plot_groups(survey["age"])
+    three = survey.assign(old=survey["age"] > 60).dp.groupby(["region", "smoker", "old"])
+    with pytest.raises(ValueError, match="two grouping columns"):
+        plotting.plot_groups(three.len(epsilon=1.0, schema=schema, random_state=0))
