@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from pandas_dp import constraints
+from pandas_dp.bounding import NoisePlan
 from pandas_dp.declarations import CategoricalDeclaration
 from pandas_dp.grouping import Grouping
 from pandas_dp.histograms import (
@@ -40,12 +41,19 @@ __all__ = ["release_contingency", "release_group_counts", "release_group_sizes"]
 
 def release_group_sizes(settings: Settings, grouping: Grouping, frame: pd.DataFrame) -> pd.Series:
     """Noisy number of rows per group, like ``df.groupby(by).size()``."""
+    return _group_sizes(settings, grouping, frame)[0]
+
+
+def _group_sizes(
+    settings: Settings, grouping: Grouping, frame: pd.DataFrame
+) -> tuple[pd.Series, NoisePlan]:
+    """The release and the noise plan of its whole vector."""
     plan = Plan(settings, grouping)
     key = plan.rows()
     plan.calibrate()
     noisy = plan.run(engine_input({}, {}, settings, grouping, frame), "len", grouping.by)
     values = noisy[key]
-    noise = plan.measurements[key].calibrated
+    m = plan.measurements[key]
     index = plan.released_index
     assert index is not None
     meta = build_metadata(
@@ -54,14 +62,14 @@ def release_group_sizes(settings: Settings, grouping: Grouping, frame: pd.DataFr
         plan,
         values,
         input_bounds={},
-        output_bounds=(float(noise.lower[0]), float(noise.upper[0])),
-        interval=partial(_direct_bounds, values, noise),
-        index=list(index),
+        output_bounds=(m.lower, m.upper),
+        interval=partial(_direct_bounds, values, plan.noise_for(key)),
+        index=index,
         details=plan.group_details(),
     )
     out = pd.Series(values.astype(np.int64), index=index, dtype="int64")
     out.attrs["dp"] = meta
-    return out
+    return out, plan.noise_for(key)
 
 
 def release_contingency(
@@ -78,13 +86,12 @@ def release_contingency(
     The noisy number of rows of every combination of declared values (a group-by
     of the columns, counting rows); shares of the noisy total with ``normalize``.
     """
-    sizes = release_group_sizes(settings, grouping, frame)
+    sizes, noise = _group_sizes(settings, grouping, frame)
     meta = sizes.attrs["dp"]
     counts = sizes.to_numpy(dtype=np.float64)
     if normalize:
         clipped = np.clip(counts, 0.0, None)
         values = constraints.project_simplex(clipped / max(float(clipped.sum()), 1.0))
-        noise = meta._interval.args[1]
         meta = dataclasses.replace(
             meta,
             value=values,
@@ -149,19 +156,19 @@ def release_group_counts(
     assert keys is not None
     k = len(labels)
     counts = noisy[key].reshape(len(keys), k)
-    noise = plan.measurements[key].calibrated
+    m = plan.measurements[key]
     if normalize:
         clipped = np.clip(counts, 0.0, None)
         totals = np.maximum(clipped.sum(axis=1, keepdims=True), 1.0)
-        values = np.vstack([constraints.project_simplex(row) for row in clipped / totals])
-        if values.size == 0:
-            values = np.zeros((0, k))
-        interval: Any = partial(_group_shares, noise, counts)
+        values = np.zeros((0, k))
+        if len(keys):
+            values = np.vstack([constraints.project_simplex(row) for row in clipped / totals])
+        interval: Any = partial(_group_shares, m.calibrated, counts)
         out_bounds: tuple[float, float] = (0.0, 1.0)
     else:
         values = counts
-        interval = partial(_direct_bounds, counts.reshape(-1), noise)
-        out_bounds = (float(noise.lower[0]), float(noise.upper[0]))
+        interval = partial(_direct_bounds, counts.reshape(-1), plan.noise_for(key))
+        out_bounds = (m.lower, m.upper)
     index = _cells(keys, labels, grouping, decl.column)
     meta = build_metadata(
         statistic,

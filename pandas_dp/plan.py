@@ -715,10 +715,11 @@ class Plan:
                 continue
             assert m.noise is not None
             if m.integer:
-                theta = np.clip(exact[key], m.noise.lower, m.noise.upper)
-                out[key] = apply_noise(theta, m.noise, self.settings.source)
+                noise = self.noise_for(key)
+                theta = np.clip(exact[key], noise.lower, noise.upper)
+                out[key] = apply_noise(theta, noise, self.settings.source)
             else:  # exact rationals: nothing lost to floating point before the noise
-                out[key] = apply_noise_exact(exact[key], m.noise, self.settings.source)
+                out[key] = apply_noise_exact(exact[key], self.noise_for(key), self.settings.source)
         return out
 
     def _select(self, data: Mapping[Any, Any], out: dict[str, FloatArray]) -> dict[Any, Any]:
@@ -747,15 +748,20 @@ class Plan:
         position = np.full(observed.size + 1, -1, dtype=np.intp)
         position[kept] = np.arange(len(kept))
         codes = position[observed.codes]  # -1 stays -1 (the extra last slot)
-        for key, m in list(self.measurements.items()):
-            per_group = m.size
-            if key == SELECTION:
-                out[key] = noisy[kept].astype(np.float64)
-                per_group = 1
-            self.measurements[key] = replace(
-                m, size=per_group * len(kept), noise=_tiled(m.calibrated, len(kept))
-            )
+        out[SELECTION] = noisy[kept].astype(np.float64)
         return {**data, "groups": engines.Groups(codes, len(kept))}
+
+    def noise_for(self, key: str) -> NoisePlan:
+        """The noise plan of a measurement's whole released vector.
+
+        With private keys a measurement is calibrated for one group (its noise plan
+        holds one group's entries, which is what the metadata and the intervals
+        read) and repeated for each kept key here.
+        """
+        m = self.measurements[key]
+        if self.grouping is None or not self.grouping.private:
+            return m.calibrated
+        return _tiled(m.calibrated, self.released_groups)
 
 
 def _tiled(noise: NoisePlan, times: int) -> NoisePlan:

@@ -245,7 +245,7 @@ def build_metadata(
     input_bounds: dict[Hashable, tuple[float, float]],
     output_bounds: Any,
     interval: Any,
-    index: list[Any] | None,
+    index: pd.Index | list[Any] | None,
     details: dict[str, Any] | None = None,
 ) -> DPMetadata:
     """The metadata record of a planned release: what was noised, with what scale."""
@@ -261,13 +261,18 @@ def build_metadata(
         "noised": {m.key: _unit(m.statistic) for m in ms},
         "missing values": "skipped; the non-missing count is a noisy sufficient statistic",
     }
+    c = s.contributions
+    if c.unit is not None and plan.grouping is None:
+        info["privacy unit"] = str(c.unit)
+        info["contribution bounds"] = {"max_rows_per_unit": c.rows}
     info.update(details or {})
+    grouping = plan.grouping
     return DPMetadata(
         statistic=statistic,
         columns=tuple(labels),
         mechanism=s.mechanism,
         epsilon=s.epsilon,
-        delta=s.delta,
+        delta=s.delta + (grouping.delta if grouping is not None else 0.0),
         neighbouring=s.neighbouring,
         n=s.public_n,
         sensitivity=sens,
@@ -363,7 +368,7 @@ def release_moments(
         index = table.index
         assert index is not None
         flat = [fn for g in range(len(index)) for fn in (f[g] for f in fns)]
-        entries: list[Any] = list(index) if scalar else [(k, c) for k in index for c in labels]
+        entries: Any = index if scalar else [(k, c) for k in index for c in labels]
         meta = table.metadata(
             statistic,
             labels,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -271,3 +272,44 @@ def test_privacy_unit_declared_in_schema_metadata() -> None:
     plain = frame.dp.mean("x", epsilon=1.0, bounds=(0, 10), random_state=0)
     assert out.attrs["dp"].sensitivity.max() > 1.9 * plain.attrs["dp"].sensitivity.max()
     assert pandas_dp is not None
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda g: g.len(epsilon=1.0, random_state=0),
+        lambda g: g.count("x", epsilon=1.0, random_state=0),
+        lambda g: g.sum("x", epsilon=1.0, bounds=(0, 5), random_state=0),
+        lambda g: g.mean("x", epsilon=1.0, bounds=(0, 5), random_state=0),
+        lambda g: g.std("x", epsilon=1.0, bounds=(0, 5), random_state=0),
+        lambda g: g.agg({"x": ["mean", "var"]}, epsilon=1.0, bounds=(0, 5), random_state=0),
+        lambda g: g.value_counts("c", epsilon=1.0, categories=["u", "v"], random_state=0),
+        lambda g: g.proportions("c", epsilon=1.0, categories=["u", "v"], random_state=0),
+    ],
+)
+def test_private_keys_with_no_key_kept_release_an_empty_result(call: Any) -> None:
+    """Nothing may raise after the charge: no key passing the threshold is a result."""
+    frame = pd.DataFrame({"k": list("abc"), "x": [1.0, 2.0, 3.0], "c": ["u", "v", "u"]})
+    budget = PrivacyBudget(epsilon=2.0, delta=1e-5)
+    out = call(frame.dp(budget=budget).groupby("k", keys="private", delta=1e-6))
+    assert len(out) == 0
+    meta = out.attrs["dp"]
+    assert meta.delta == pytest.approx(1e-6)  # the selection's delta is in the record
+    assert meta.details["released groups"] == 0
+    assert len(meta.interval(0.05)) == 0
+    meta.to_dict()
+    assert budget.spent[1] == pytest.approx(1e-6)
+
+
+def test_ungrouped_release_records_its_privacy_unit() -> None:
+    frame = pd.DataFrame({"pid": ["a", "a", "b"], "x": [1.0, 2.0, 3.0]})
+    out = frame.dp.mean(
+        "x", epsilon=1.0, bounds=(0, 5), privacy_unit="pid", max_rows_per_unit=2, random_state=0
+    )
+    assert out.attrs["dp"].details["privacy unit"] == "pid"
+    assert out.attrs["dp"].details["contribution bounds"] == {"max_rows_per_unit": 2}
+
+
+def test_interval_index_keeps_the_key_name() -> None:
+    out = DF.dp.groupby("region", keys=["E", "N", "S"]).len(**BIG)
+    assert out.attrs["dp"].interval(0.05).index.name == "region"

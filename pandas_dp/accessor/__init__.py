@@ -41,6 +41,7 @@ budget : PrivacyBudget, optional
 from __future__ import annotations
 
 from pandas_dp.accessor.frame import DPFrameAccessor
+from pandas_dp.accessor.groupby import DPGroupBy
 from pandas_dp.accessor.series import DPSeriesAccessor
 
-__all__ = ["DPFrameAccessor", "DPSeriesAccessor"]
+__all__ = ["DPFrameAccessor", "DPGroupBy", "DPSeriesAccessor"]
