@@ -23,6 +23,15 @@ that serve independent analyses in concurrent threads or tasks (one budget per
 request or per user) should open their blocks with :meth:`PrivacyBudget.context_only`,
 which caps the current context only, and pass ``budget=`` to work they hand to threads.
 
+Pure epsilon-DP releases (Laplace) compose additively. A Gaussian release is also
+charged its zCDP parameter ``rho`` (``Delta_2^2 / (2 sigma^2)``): a budget composes
+those in rho and converts the total to (epsilon, delta) with the tight conversion of
+Canonne, Kamath & Steinke (2020), so ``k`` Gaussian releases cost about ``sqrt(k)``
+times, not ``k`` times, the epsilon of one (:mod:`pandas_dp.accounting`). The delta
+spent is always the sum of the releases' deltas; the epsilon spent is the smallest of
+several valid accountings at that delta (:meth:`pandas_dp.accounting.Totals.spent_epsilon`),
+never more than the sum of the releases' epsilons, and it never decreases.
+
 Charging is atomic: the budgets' locks are taken in one global order (so two threads
 never deadlock), every budget is checked, and only if all of them accept is the
 release recorded in every ledger. A release that would overspend any of them raises
@@ -61,13 +70,60 @@ from typing import Any
 
 import pandas as pd
 
+from pandas_dp.accounting import Totals, rho_for
 from pandas_dp.errors import BudgetExceededError
 
-__all__ = ["PrivacyBudget", "active_budget", "active_budgets", "charge_all", "set_default_budget"]
+__all__ = [
+    "Amount",
+    "PrivacyBudget",
+    "active_budget",
+    "active_budgets",
+    "charge_all",
+    "set_default_budget",
+]
 
 #: Spending may exceed the total by this relative amount, so that ten charges of
 #: 0.1 fit in a budget of 1.0 despite floating-point rounding.
 RELATIVE_TOLERANCE = 1e-9
+
+
+class Amount(tuple[float, float]):
+    """An ``(epsilon, delta)`` pair with the ``rho`` of its zCDP part as an attribute.
+
+    A plain tuple of two for comparison, unpacking and printing, so
+    ``eps, delta = budget.spent`` works as before.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+    rho : float, default 0.0
+        For :attr:`PrivacyBudget.spent`: the total rho of the Gaussian releases; for
+        :attr:`PrivacyBudget.remaining`: the rho a further Gaussian release may still
+        spend with all the remaining delta.
+
+    Examples
+    --------
+    >>> a = Amount(1.0, 1e-6, rho=0.01)
+    >>> a, a.epsilon, a.delta, a.rho
+    ((1.0, 1e-06), 1.0, 1e-06, 0.01)
+    """
+
+    rho: float
+
+    def __new__(cls, epsilon: float, delta: float, rho: float = 0.0) -> Amount:
+        amount = super().__new__(cls, (epsilon, delta))
+        amount.rho = rho
+        return amount
+
+    @property
+    def epsilon(self) -> float:
+        """The epsilon (first entry)."""
+        return self[0]
+
+    @property
+    def delta(self) -> float:
+        """The delta (second entry)."""
+        return self[1]
 
 
 @dataclass(eq=False)
@@ -187,6 +243,7 @@ def charge_all(
     epsilon: float,
     delta: float = 0.0,
     *,
+    rho: float | None = None,
     budget: PrivacyBudget | None = None,
     **entry: Any,
 ) -> tuple[PrivacyBudget, ...]:
@@ -202,6 +259,10 @@ def charge_all(
         Epsilon of the release (positive, finite).
     delta : float, default 0.0
         Delta of the release (finite, >= 0).
+    rho : float, optional
+        For a Gaussian release: its zCDP parameter (the sum over its noisy vectors of
+        ``Delta_2^2 / (2 sigma^2)``), which the budgets compose in zCDP. ``None``
+        (default): the release is accounted by its epsilon and delta only.
     budget : PrivacyBudget, optional
         A budget given explicitly to the call; charged together with the active ones.
     **entry : Any
@@ -220,36 +281,47 @@ def charge_all(
         If the release would overspend any of the budgets; the message names each
         budget that refused. Nothing is then spent from any of them.
     ValueError
-        If ``epsilon`` or ``delta`` is not a valid amount.
+        If ``epsilon``, ``delta`` or ``rho`` is not a valid amount.
     """
     pairs = _active_with_roles()
     if budget is not None:
         pairs = _unique([(budget, "the budget passed as budget="), *pairs])
-    return _charge_together(pairs, epsilon, delta, entry)
+    return _charge_together(pairs, epsilon, delta, entry, rho)
 
 
 def _charge_together(
-    pairs: list[tuple[PrivacyBudget, str]], epsilon: float, delta: float, entry: dict[str, Any]
+    pairs: list[tuple[PrivacyBudget, str]],
+    epsilon: float,
+    delta: float,
+    entry: dict[str, Any],
+    rho: float | None = None,
 ) -> tuple[PrivacyBudget, ...]:
     eps = _check_amount("epsilon", epsilon, allow_zero=False)
     dlt = _check_amount("delta", delta, allow_zero=True)
+    zcdp = None if rho is None else _check_amount("rho", rho, allow_zero=False)
     with contextlib.ExitStack() as locks:
         for budget in sorted((b for b, _ in pairs), key=lambda b: b._serial):
             locks.enter_context(budget._lock)
+        after = [budget._after(eps, dlt, zcdp) for budget, _ in pairs]
         refusals = [
-            budget._refusal(eps, dlt, role) for budget, role in pairs if budget._refuses(eps, dlt)
+            budget._refusal(eps, dlt, zcdp, state, role)
+            for (budget, role), state in zip(pairs, after, strict=True)
+            if budget._refuses(state)
         ]
         if refusals:
             what = entry.get("statistic") or "this statistic"
             spared = " on any budget" if len(pairs) > 1 else ""
+            needs = f"epsilon={eps:g}, delta={dlt:g}"
+            if zcdp is not None:
+                needs += f" (rho={zcdp:g}, composed in zCDP)"
             raise BudgetExceededError(
-                f"releasing {what} needs epsilon={eps:g}, delta={dlt:g}, but "
+                f"releasing {what} needs {needs}, but "
                 + "; and ".join(refusals)
                 + f". Nothing was spent{spared}; lower epsilon or start a new budget"
             )
         now = time.time()
-        for budget, _ in pairs:
-            budget._record(eps, dlt, now, entry)
+        for (budget, _), state in zip(pairs, after, strict=True):
+            budget._record(eps, dlt, zcdp, state, now, entry)
     return tuple(budget for budget, _ in pairs)
 
 
@@ -281,6 +353,33 @@ class PrivacyBudget:
     name : str, optional
         A label for error messages and the repr (e.g. ``"project"``, ``"session"``).
 
+    Notes
+    -----
+    **Accounting.** The budget keeps the sums of every release's epsilon and delta,
+    and, for Gaussian releases (charged with a ``rho``), the sum of their rho. The
+    delta spent is the sum of the deltas. The epsilon spent is the smallest of three
+    valid accountings of the whole sequence at that delta
+    (:meth:`pandas_dp.accounting.Totals.accountings`):
+
+    1. *basic*: the sum of the epsilons;
+    2. *zcdp*: the Gaussian releases composed in zCDP, ``epsilon_for(sum rho,
+       sum delta_gaussian)``, plus the epsilons of the others;
+    3. *zcdp_all*: the pure releases converted to ``epsilon^2/2`` and composed with
+       the Gaussian ones in zCDP.
+
+    Each is a valid (epsilon, delta) guarantee, so the smallest is. A single Gaussian
+    release, calibrated exactly to its (epsilon_i, delta_i), converts from its rho to
+    a *larger* epsilon than epsilon_i (the zCDP bound is not tight for one release):
+    then the basic accounting wins and it costs epsilon_i, as without zCDP. Over many
+    Gaussian releases zCDP wins: ``k`` releases of rho cost ``epsilon_for(k rho, k
+    delta_i)``, growing like ``sqrt(k)``. The epsilon spent never decreases: where a
+    release's delta would lower the converted epsilon, the previous value is kept
+    (a larger epsilon at the same delta is still a valid guarantee).
+
+    The ledger keeps each release's own epsilon, delta and rho, and in
+    ``charged_epsilon`` by how much it raised the epsilon spent (the column sums to
+    ``spent.epsilon``).
+
     Examples
     --------
     >>> import pandas as pd, pandas_dp
@@ -304,6 +403,7 @@ class PrivacyBudget:
         with _SERIAL_LOCK:
             self._serial = next(_SERIAL)  # the global order in which locks are taken
         self._entries: list[dict[str, Any]] = []
+        self._totals = Totals()
         self._spent_eps = 0.0
         self._spent_delta = 0.0
 
@@ -368,6 +468,7 @@ class PrivacyBudget:
         epsilon: float,
         delta: float = 0.0,
         *,
+        rho: float | None = None,
         statistic: str = "",
         columns: tuple[Any, ...] = (),
         mechanism: str = "",
@@ -383,6 +484,9 @@ class PrivacyBudget:
             Epsilon to spend (positive, finite).
         delta : float, default 0.0
             Delta to spend (finite, >= 0).
+        rho : float, optional
+            The zCDP parameter of a Gaussian release, composed in zCDP (see the
+            class's Notes); ``None`` for a release accounted by epsilon and delta.
         statistic : str, optional
             Name of the release, for the ledger.
         columns : tuple, optional
@@ -397,36 +501,65 @@ class PrivacyBudget:
         BudgetExceededError
             If the charge would take the total over the budget.
         ValueError
-            If ``epsilon`` or ``delta`` is not a valid amount.
+            If ``epsilon``, ``delta`` or ``rho`` is not a valid amount.
         """
         entry = {"statistic": statistic, "columns": columns, "mechanism": mechanism, **details}
-        _charge_together([(self, "the budget")], epsilon, delta, entry)
+        _charge_together([(self, "the budget")], epsilon, delta, entry, rho)
 
-    def _refuses(self, eps: float, dlt: float) -> bool:
-        """Whether spending would overspend (caller holds the lock)."""
-        over_eps = self._spent_eps + eps > self.epsilon * (1.0 + RELATIVE_TOLERANCE)
-        over_delta = self._spent_delta + dlt > self.delta * (1.0 + RELATIVE_TOLERANCE)
+    def _after(self, eps: float, dlt: float, rho: float | None) -> tuple[Totals, float]:
+        """The totals and the epsilon spent after a release (caller holds the lock)."""
+        totals = self._totals.add(eps, dlt, rho)
+        return totals, max(self._spent_eps, totals.spent_epsilon())
+
+    def _refuses(self, state: tuple[Totals, float]) -> bool:
+        """Whether ``state`` (from :meth:`_after`) overspends (caller holds the lock)."""
+        totals, spent = state
+        over_eps = spent > self.epsilon * (1.0 + RELATIVE_TOLERANCE)
+        over_delta = totals.delta > self.delta * (1.0 + RELATIVE_TOLERANCE)
         return over_eps or over_delta
 
-    def _refusal(self, eps: float, dlt: float, role: str) -> str:
+    def _refusal(
+        self, eps: float, dlt: float, rho: float | None, state: tuple[Totals, float], role: str
+    ) -> str:
         """Why this budget refuses (caller holds the lock)."""
         label = f"{role} {self.name!r}" if self.name else role
-        return (
+        why = (
             f"only epsilon={max(self.epsilon - self._spent_eps, 0):g}, "
             f"delta={max(self.delta - self._spent_delta, 0):g} remain of {label} "
-            f"(epsilon={self.epsilon:g}, delta={self.delta:g})"
+            f"(epsilon={self.epsilon:g}, delta={self.delta:g}"
         )
+        if rho is not None or self._totals.rho > 0:
+            totals, spent = state
+            why += (
+                f"; composed with its earlier releases (rho={self._totals.rho:g} so far) "
+                f"it would bring the epsilon spent to {spent:g} and the delta spent to "
+                f"{totals.delta:g}"
+            )
+        return why + ")"
 
-    def _record(self, eps: float, dlt: float, now: float, entry: dict[str, Any]) -> None:
+    def _record(
+        self,
+        eps: float,
+        dlt: float,
+        rho: float | None,
+        state: tuple[Totals, float],
+        now: float,
+        entry: dict[str, Any],
+    ) -> None:
         """Spend and add a ledger row (caller holds the lock and has checked)."""
-        self._spent_eps += eps
-        self._spent_delta += dlt
+        totals, spent = state
+        charged = spent - self._spent_eps
+        self._totals = totals
+        self._spent_eps = spent
+        self._spent_delta = totals.delta
         row = {
             "time": now,
             "statistic": entry.get("statistic", ""),
             "columns": tuple(entry.get("columns", ())),
             "epsilon": eps,
             "delta": dlt,
+            "rho": math.nan if rho is None else rho,
+            "charged_epsilon": charged,
             "mechanism": entry.get("mechanism", ""),
         }
         row.update((k, v) for k, v in entry.items() if k not in row)
@@ -434,26 +567,68 @@ class PrivacyBudget:
 
     # ------------------------------------------------------------------ reports
     @property
-    def spent(self) -> tuple[float, float]:
-        """``(epsilon, delta)`` spent so far."""
+    def spent(self) -> Amount:
+        """``(epsilon, delta)`` spent so far; ``.rho`` is the total rho of Gaussian releases.
+
+        The epsilon is that of the best valid accounting (see the class's Notes): for
+        Gaussian releases it can be far below the sum of their epsilons.
+        """
         with self._lock:
-            return (self._spent_eps, self._spent_delta)
+            return Amount(self._spent_eps, self._spent_delta, self._totals.rho)
 
     @property
-    def remaining(self) -> tuple[float, float]:
-        """``(epsilon, delta)`` still available (never negative)."""
+    def remaining(self) -> Amount:
+        """``(epsilon, delta)`` still available (never negative), and ``.rho``.
+
+        ``remaining.rho`` is the largest rho a further Gaussian release could still
+        spend, composed in zCDP with the earlier ones, if it is charged all the
+        remaining delta (0 with no delta left). A Gaussian release whose epsilon is
+        above ``remaining.epsilon`` may still fit, by its rho.
+        """
         with self._lock:
-            return (
-                max(self.epsilon - self._spent_eps, 0.0),
-                max(self.delta - self._spent_delta, 0.0),
-            )
+            totals, spent_eps = self._totals, self._spent_eps
+        left_eps = max(self.epsilon - spent_eps, 0.0)
+        left_delta = max(self.delta - totals.delta, 0.0)
+        return Amount(left_eps, left_delta, self._rho_left(totals, left_delta))
+
+    def _rho_left(self, totals: Totals, left_delta: float) -> float:
+        """The rho a Gaussian release charged ``left_delta`` could add (zCDP accountings)."""
+        conversion_delta = totals.rho_delta + left_delta
+        if conversion_delta <= 0:
+            return 0.0
+        cap = self.epsilon  # RELATIVE_TOLERANCE not used: stay on the safe side
+        other = max(totals.epsilon - totals.pure_epsilon - totals.rho_epsilon, 0.0)
+        best = 0.0
+        for used, rho_used in (
+            (totals.pure_epsilon + other, totals.rho),  # pure releases by epsilon
+            (other, totals.rho + totals.pure_rho),  # pure releases in zCDP
+        ):
+            if cap - used > 0:
+                best = max(best, rho_for(cap - used, min(conversion_delta, 1.0)) - rho_used)
+        return best
 
     @property
     def ledger(self) -> pd.DataFrame:
-        """One row per release charged to this budget, oldest first."""
+        """One row per release charged to this budget, oldest first.
+
+        Columns: ``time`` (UTC), ``statistic``, ``columns``, the release's own
+        ``epsilon``, ``delta`` and ``rho`` (NaN for a release not accounted in zCDP),
+        ``charged_epsilon`` (how much the release raised the epsilon spent; the column
+        sums to ``spent.epsilon``), ``mechanism``, then any details of the release
+        (``bounding``, ``neighbouring``, ``split`` ...).
+        """
         with self._lock:
             rows = list(self._entries)
-        columns = ["time", "statistic", "columns", "epsilon", "delta", "mechanism"]
+        columns = [
+            "time",
+            "statistic",
+            "columns",
+            "epsilon",
+            "delta",
+            "rho",
+            "charged_epsilon",
+            "mechanism",
+        ]
         frame = pd.DataFrame(rows)
         if frame.empty:
             return pd.DataFrame(columns=columns)
@@ -462,9 +637,11 @@ class PrivacyBudget:
         return frame[columns + extra]
 
     def __repr__(self) -> str:
-        eps, dlt = self.spent
+        spent = self.spent
         name = f"{self.name!r}, " if self.name else ""
+        rho = f", rho={spent.rho:g}" if spent.rho > 0 else ""
         return (
             f"PrivacyBudget({name}epsilon={self.epsilon:g}, delta={self.delta:g}; "
-            f"spent epsilon={eps:g}, delta={dlt:g}; {len(self._entries)} releases)"
+            f"spent epsilon={spent.epsilon:g}, delta={spent.delta:g}{rho}; "
+            f"{len(self._entries)} releases)"
         )
