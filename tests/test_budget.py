@@ -19,6 +19,7 @@ import pytest
 
 import pandas_dp
 from pandas_dp import BudgetExceededError, PrivacyBudget, active_budgets, charge_all
+from pandas_dp.accounting import epsilon_for
 
 B = (0.0, 1.0)
 
@@ -625,3 +626,163 @@ def test_e2e_describe_charges_nested_budgets(df: pd.DataFrame) -> None:
         df.dp.describe(["x"], epsilon=1.0, bounds={"x": B})
     assert inner.spent[0] == 1.0 and outer.spent[0] == 1.0
     assert outer.ledger["statistic"].iloc[0] == "describe"
+
+
+# --------------------------------------------------------------------------- zCDP accounting
+# Gaussian releases are charged their rho and composed in zCDP (pandas_dp.accounting).
+
+GAUSS = {"mechanism": "gaussian", "bounds": B}
+
+
+def _count_rho(result: object) -> float:
+    """rho of a Gaussian count, from its metadata: sensitivity 1, integer sigma."""
+    meta = result.attrs["dp"]  # type: ignore[attr-defined]
+    (scale,) = meta.scale.to_numpy()
+    return float(1.0 / (2.0 * scale * scale))
+
+
+def test_zcdp_k_gaussian_means_cost_the_tight_conversion_of_k_rho(df: pd.DataFrame) -> None:
+    k, eps, dlt = 100, 0.5, 1e-8
+    budget = PrivacyBudget(epsilon=10.0, delta=1e-5)
+    for _ in range(k):
+        m = df.dp.mean("x", epsilon=eps, delta=dlt, budget=budget, **GAUSS)
+    ledger = budget.ledger
+    rho = ledger["rho"].iloc[0]
+    assert (ledger["rho"] == rho).all() and (ledger["epsilon"] == eps).all()
+    # the ledger's rho is that of the noise actually added: sum of (sens / sigma)^2 / 2,
+    # the sum's sensitivity plus its grid step (about 1e-9 of it)
+    meta = m.attrs["dp"]
+    from_meta = float(((meta.sensitivity / meta.scale) ** 2 / 2).sum())
+    assert rho == pytest.approx(from_meta, rel=1e-6) and rho >= from_meta
+    spent = budget.spent
+    assert spent.delta == pytest.approx(k * dlt) and spent.rho == pytest.approx(k * rho)
+    assert spent.epsilon == pytest.approx(epsilon_for(k * rho, k * dlt), rel=1e-9)
+    assert spent.epsilon < 0.1 * k * eps  # basic composition would have spent 50
+    assert ledger["charged_epsilon"].sum() == pytest.approx(spent.epsilon)
+    assert (ledger["charged_epsilon"] >= 0).all()
+
+
+def test_zcdp_one_gaussian_count_costs_its_epsilon(df: pd.DataFrame) -> None:
+    """Calibrated exactly to (1, 1e-6), its rho converts to more: basic composition wins."""
+    budget = PrivacyBudget(epsilon=1.0, delta=1e-6)
+    c = df["x"].dp.count(epsilon=1.0, delta=1e-6, mechanism="gaussian", budget=budget)
+    assert epsilon_for(_count_rho(c), 1e-6) > 1.0
+    assert budget.spent == (1.0, 1e-6)
+
+
+def test_zcdp_refuses_the_release_that_would_overspend_and_charges_nothing(
+    df: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kw = {"epsilon": 1.0, "delta": 1e-7, "mechanism": "gaussian"}
+    probe = df["x"].dp.count(**kw)
+    rho = _count_rho(probe)
+    # a cap that ten releases fit (by rho: their epsilons add to 10) and eleven do not
+    cap = epsilon_for(10 * rho, 1e-6) * (1 + 1e-7)
+    assert epsilon_for(11 * rho, 11e-7) > cap and cap < 10.0
+    outer = PrivacyBudget(epsilon=cap, delta=1e-3, name="outer")
+    inner = PrivacyBudget(epsilon=100.0, delta=1e-3)
+    with outer, inner:
+        for _ in range(10):
+            df["x"].dp.count(**kw)
+        before = (outer.spent, inner.spent, len(outer.ledger), len(inner.ledger))
+
+        def spy(*args: object, **kwargs: object) -> object:
+            raise AssertionError("data was read")
+
+        _no_reads(monkeypatch, spy)
+        with pytest.raises(BudgetExceededError, match=r"outer.*rho") as info:
+            df["x"].dp.count(**kw)
+    assert "rho=" in str(info.value)
+    assert (outer.spent, inner.spent, len(outer.ledger), len(inner.ledger)) == before
+    assert outer.spent.rho == pytest.approx(10 * rho)
+
+
+def test_zcdp_a_gaussian_release_may_fit_by_rho_beyond_the_remaining_epsilon(
+    df: pd.DataFrame,
+) -> None:
+    budget = PrivacyBudget(epsilon=3.0, delta=1e-4)
+    for _ in range(8):
+        df.dp.count(epsilon=1.0, delta=1e-6, mechanism="gaussian", budget=budget)
+    left = budget.remaining
+    assert left.epsilon < 1.0 and left.rho > 0
+    df.dp.count(epsilon=1.0, delta=1e-6, mechanism="gaussian", budget=budget)
+    assert len(budget.ledger) == 9 and budget.spent.epsilon <= 3.0
+    # a Laplace release of the same epsilon does not fit
+    with pytest.raises(BudgetExceededError):
+        df.dp.count(epsilon=1.0, budget=budget)
+
+
+def test_zcdp_remaining_rho_fits_and_a_little_more_does_not() -> None:
+    budget = PrivacyBudget(epsilon=2.0, delta=1e-5)
+    budget.charge(0.5, statistic="laplace")
+    budget.charge(1.0, 1e-6, rho=0.01, statistic="gauss")
+    left = budget.remaining
+    assert left.rho > 0
+    trial = PrivacyBudget(epsilon=2.0, delta=1e-5)
+    trial.charge(0.5)
+    trial.charge(1.0, 1e-6, rho=0.01)
+    with pytest.raises(BudgetExceededError):
+        trial.charge(5.0, left.delta, rho=left.rho * 1.001)
+    budget.charge(5.0, left.delta, rho=left.rho)  # the epsilon of 5 alone would not fit
+    assert budget.spent.epsilon <= 2.0
+    assert budget.remaining.rho == pytest.approx(0.0, abs=1e-9 * left.rho)
+
+
+def test_zcdp_mixed_laplace_and_gaussian(df: pd.DataFrame) -> None:
+    budget = PrivacyBudget(epsilon=10.0, delta=1e-4)
+    lap = [0.2, 0.3]
+    for eps in lap:
+        df.dp.mean("x", epsilon=eps, bounds=B, budget=budget)
+    for _ in range(20):
+        df.dp.mean("x", epsilon=0.5, delta=1e-7, budget=budget, **GAUSS)
+    ledger = budget.ledger
+    pure = ledger["mechanism"] == "laplace"
+    assert ledger.loc[pure, "rho"].isna().all() and ledger.loc[~pure, "rho"].gt(0).all()
+    total_rho = ledger.loc[~pure, "rho"].sum()
+    by_zcdp = sum(lap) + epsilon_for(total_rho, 20e-7)
+    all_zcdp = epsilon_for(total_rho + sum(e * e / 2 for e in lap), 20e-7)
+    spent = budget.spent
+    assert spent.epsilon == pytest.approx(min(by_zcdp, all_zcdp, 10.5), rel=1e-9)
+    assert spent.epsilon < 0.5 * (sum(lap) + 20 * 0.5)
+    assert spent.delta == pytest.approx(20e-7) and spent.rho == pytest.approx(total_rho)
+    assert ledger["charged_epsilon"].sum() == pytest.approx(spent.epsilon)
+
+
+def test_zcdp_ledger_columns_and_repr() -> None:
+    budget = PrivacyBudget(epsilon=5.0, delta=1e-5, name="study")
+    budget.charge(0.5, statistic="a", mechanism="laplace")
+    assert "rho" not in repr(budget)
+    budget.charge(1.0, 1e-6, rho=0.02, statistic="b", mechanism="gaussian")
+    ledger = budget.ledger
+    assert list(ledger.columns[:8]) == [
+        "time",
+        "statistic",
+        "columns",
+        "epsilon",
+        "delta",
+        "rho",
+        "charged_epsilon",
+        "mechanism",
+    ]
+    assert np.isnan(ledger["rho"].iloc[0]) and ledger["rho"].iloc[1] == 0.02
+    assert ledger["charged_epsilon"].iloc[0] == 0.5
+    assert "rho=0.02" in repr(budget)
+    assert list(PrivacyBudget(1.0).ledger.columns)[5] == "rho"
+    # spent and remaining are still pairs, with .rho on the side
+    eps, dlt = budget.spent
+    assert (eps, dlt) == budget.spent and budget.spent.rho == 0.02
+    assert budget.spent.epsilon == eps and budget.remaining.delta == pytest.approx(9e-6)
+    with pytest.raises(ValueError, match="rho"):
+        budget.charge(0.1, 1e-7, rho=-1.0)
+    with pytest.raises(ValueError, match="rho"):
+        charge_all(0.1, 1e-7, rho=float("nan"), budget=budget)
+
+
+def test_zcdp_spent_epsilon_never_decreases() -> None:
+    budget = PrivacyBudget(epsilon=10.0, delta=0.5)
+    for _ in range(20):
+        budget.charge(0.5, 1e-9, rho=0.01)
+    before = budget.spent.epsilon
+    budget.charge(0.01, 0.1, rho=1e-6)  # a large delta would lower the converted epsilon
+    assert budget.spent.epsilon >= before
+    assert (budget.ledger["charged_epsilon"] >= 0).all()
