@@ -455,7 +455,7 @@ class Totals:
         Totals
         """
         _check("epsilon", epsilon)
-        _check_delta(delta)
+        _check("delta", delta)
         more = replace(
             self,
             epsilon=self.epsilon + epsilon,
@@ -495,8 +495,9 @@ class Totals:
         """
         other = self.epsilon - self.pure_epsilon - self.rho_epsilon
         other = max(other, 0.0)
-        zcdp = self.pure_epsilon + other + epsilon_for(self.rho, self.rho_delta)
-        zcdp_all = other + epsilon_for(self.rho + self.pure_rho, self.rho_delta)
+        conversion = min(self.rho_delta, 1.0)
+        zcdp = self.pure_epsilon + other + epsilon_for(self.rho, conversion)
+        zcdp_all = other + epsilon_for(self.rho + self.pure_rho, conversion)
         return {"basic": self.epsilon, "zcdp": _up(zcdp), "zcdp_all": _up(zcdp_all)}
 
     def spent_epsilon(self) -> float:

@@ -786,3 +786,11 @@ def test_zcdp_spent_epsilon_never_decreases() -> None:
     budget.charge(0.01, 0.1, rho=1e-6)  # a large delta would lower the converted epsilon
     assert budget.spent.epsilon >= before
     assert (budget.ledger["charged_epsilon"] >= 0).all()
+
+
+def test_zcdp_deltas_adding_past_one_are_refused_not_an_error() -> None:
+    budget = PrivacyBudget(epsilon=1.0, delta=0.9)
+    budget.charge(0.1, 0.6, rho=0.01)
+    with pytest.raises(BudgetExceededError, match="delta"):
+        budget.charge(0.1, 0.6, rho=0.01)
+    assert len(budget.ledger) == 1
