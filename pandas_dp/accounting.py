@@ -22,9 +22,10 @@ side. Results are further rounded in the safe direction (epsilon and delta up, r
 down), so that ``epsilon_for(rho_for(eps, delta), delta) <= eps`` holds in floating
 point.
 
-:class:`Totals` is the running state of a budget: it composes pure and zCDP releases
-and reports the smallest epsilon among several valid accountings (see
-:meth:`Totals.spent_epsilon`).
+The budgets (:mod:`pandas_dp.budget`) use these functions for their ``"zcdp"``
+accounting: a budget of (epsilon, delta) admits releases while their total rho stays
+within ``rho_for(epsilon, delta)``, a privacy filter that stays valid when the analyst
+chooses each release after seeing the earlier ones (see that module's notes).
 
 Examples
 --------
@@ -43,13 +44,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
 
 __all__ = [
-    "Totals",
     "delta_for",
     "epsilon_for",
     "epsilon_simple",
@@ -396,125 +395,6 @@ def rho_for(epsilon: float, delta: float) -> float:
         else:
             hi = mid
     return lo
-
-
-@dataclass(frozen=True)
-class Totals:
-    """The running composition of a sequence of releases (public amounts only).
-
-    Each release spends its own ``(epsilon, delta)`` and, if it is a zCDP release (a
-    Gaussian one), a ``rho``. Releases fall into three kinds:
-
-    * *pure* (``delta = 0``, no ``rho``): epsilon-DP, hence also ``epsilon^2/2``-zCDP;
-    * *zCDP* (``rho`` given): rho-zCDP and, as calibrated, (epsilon, delta)-DP;
-    * *other* (``delta > 0``, no ``rho``): (epsilon, delta)-DP only.
-
-    Attributes
-    ----------
-    epsilon, delta : float
-        Sums over every release (basic composition).
-    pure_epsilon, pure_rho : float
-        Sums of epsilon and ``epsilon^2/2`` over the pure releases.
-    rho, rho_epsilon, rho_delta : float
-        Sums of rho, epsilon and delta over the zCDP releases.
-    releases : int
-        How many releases were added.
-
-    Examples
-    --------
-    >>> t = Totals()
-    >>> for _ in range(100):
-    ...     t = t.add(0.1, 1e-8, rho=rho_for(0.1, 1e-8))
-    >>> round(t.epsilon, 9)  # basic composition
-    10.0
-    >>> round(t.spent_epsilon(), 2)  # zCDP composition at delta = 100 * 1e-8
-    0.92
-    """
-
-    epsilon: float = 0.0
-    delta: float = 0.0
-    pure_epsilon: float = 0.0
-    pure_rho: float = 0.0
-    rho: float = 0.0
-    rho_epsilon: float = 0.0
-    rho_delta: float = 0.0
-    releases: int = 0
-
-    def add(self, epsilon: float, delta: float = 0.0, rho: float | None = None) -> Totals:
-        """The totals with one more release.
-
-        Parameters
-        ----------
-        epsilon, delta : float
-            What the release was calibrated to (finite, non-negative).
-        rho : float, optional
-            Its zCDP parameter, for a Gaussian release; None otherwise.
-
-        Returns
-        -------
-        Totals
-        """
-        _check("epsilon", epsilon)
-        _check("delta", delta)
-        more = replace(
-            self,
-            epsilon=self.epsilon + epsilon,
-            delta=self.delta + delta,
-            releases=self.releases + 1,
-        )
-        if rho is not None:
-            _check("rho", rho)
-            return replace(
-                more,
-                rho=self.rho + rho,
-                rho_epsilon=self.rho_epsilon + epsilon,
-                rho_delta=self.rho_delta + delta,
-            )
-        if delta == 0:
-            return replace(
-                more,
-                pure_epsilon=self.pure_epsilon + epsilon,
-                pure_rho=self.pure_rho + rho_of_pure(epsilon),
-            )
-        return more
-
-    def accountings(self) -> dict[str, float]:
-        """The epsilon of each valid accounting, all at delta = :attr:`delta`.
-
-        * ``"basic"``: the sum of every release's epsilon;
-        * ``"zcdp"``: the zCDP releases composed in rho and converted at the delta they
-          were charged (``rho_delta``), plus the epsilon of every other release;
-        * ``"zcdp_all"``: the pure releases converted to ``epsilon^2/2`` too, composed
-          with the zCDP ones and converted at ``rho_delta``, plus the epsilon of the
-          other releases.
-
-        Returns
-        -------
-        dict of str to float
-            ``inf`` where an accounting does not apply.
-        """
-        other = self.epsilon - self.pure_epsilon - self.rho_epsilon
-        other = max(other, 0.0)
-        conversion = min(self.rho_delta, 1.0)
-        zcdp = self.pure_epsilon + other + epsilon_for(self.rho, conversion)
-        zcdp_all = other + epsilon_for(self.rho + self.pure_rho, conversion)
-        return {"basic": self.epsilon, "zcdp": _up(zcdp), "zcdp_all": _up(zcdp_all)}
-
-    def spent_epsilon(self) -> float:
-        """The epsilon spent: the smallest of the valid :meth:`accountings`.
-
-        Every accounting is a valid (epsilon, delta) guarantee for the whole sequence
-        at the same delta, so the smallest is one too. It is never more than the sum
-        of the releases' epsilons, and it grows like ``sqrt(k)`` rather than ``k`` over
-        ``k`` equal Gaussian releases.
-
-        Returns
-        -------
-        float
-        """
-        if self.rho == 0 and self.rho_delta == 0:
-            return self.epsilon
-        return min(self.accountings().values())
 
 
 # --------------------------------------------------------------------------- helpers

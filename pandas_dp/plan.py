@@ -427,9 +427,9 @@ class Plan:
 
         Runs before any data is read; a refused charge spends nothing anywhere.
         ``split`` is the ledger's budget split (default: the plan's own). A Gaussian
-        plan is charged its zCDP ``rho`` too (:meth:`rho`), which budgets compose in
-        zCDP; ``rho`` overrides it, for releases calibrated outside the plan (a plan
-        without measurements and no ``rho`` is accounted by epsilon and delta only).
+        plan passes its zCDP ``rho`` too (:meth:`rho`), which ``accounting="zcdp"``
+        budgets charge instead of its (epsilon, delta); ``rho`` overrides it, for
+        releases calibrated outside the plan.
         """
         s = self.settings
         charge_all(

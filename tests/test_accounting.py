@@ -1,4 +1,4 @@
-"""zCDP accounting (pandas_dp.accounting): rho of releases, rho <-> (epsilon, delta), Totals.
+"""zCDP accounting (pandas_dp.accounting): rho of releases, rho <-> (epsilon, delta).
 
 The conversions are checked against REFERENCE.md §11's values, against a brute-force
 minimisation over a fine grid of orders written independently of the module, and
@@ -16,7 +16,6 @@ import pytest
 from scipy.stats import norm
 
 from pandas_dp.accounting import (
-    Totals,
     delta_for,
     epsilon_for,
     epsilon_simple,
@@ -194,44 +193,3 @@ def test_edges() -> None:
         epsilon_for(0.5, 2.0)
     with pytest.raises(ValueError):
         rho_for(float("nan"), 1e-6)
-
-
-# --------------------------------------------------------------------------- Totals
-
-
-def test_totals_pure_releases_add_exactly() -> None:
-    t = Totals()
-    for eps in (0.1, 0.2, 0.3):
-        t = t.add(eps)
-    assert t.spent_epsilon() == t.epsilon == pytest.approx(0.6) and t.delta == 0.0
-    assert t.pure_rho == pytest.approx((0.01 + 0.04 + 0.09) / 2)
-
-
-def test_totals_many_gaussian_releases_cost_the_conversion_of_their_sum() -> None:
-    rho, delta, k = 0.001, 1e-8, 100
-    t = Totals()
-    for _ in range(k):
-        t = t.add(0.5, delta, rho=rho)
-    assert t.rho == pytest.approx(k * rho) and t.delta == pytest.approx(k * delta)
-    assert t.spent_epsilon() == pytest.approx(epsilon_for(k * rho, k * delta), rel=1e-12)
-    assert t.spent_epsilon() < 0.05 * t.epsilon  # far below basic composition (50)
-
-
-def test_totals_one_gaussian_release_costs_its_own_epsilon() -> None:
-    """A release calibrated exactly: its rho converts to more than its epsilon; basic wins."""
-    rho = 1 / (2 * 4.0**2)  # sigma = 4, sensitivity 1
-    eps = 1.0
-    assert epsilon_for(rho, 1e-6) > eps
-    assert Totals().add(eps, 1e-6, rho=rho).spent_epsilon() == eps
-
-
-def test_totals_mixed_and_other_releases() -> None:
-    t = Totals().add(0.3).add(0.2, 1e-7)  # pure, then (epsilon, delta) without rho
-    for _ in range(50):
-        t = t.add(1.0, 1e-7, rho=0.002)
-    acc = t.accountings()
-    assert acc["basic"] == pytest.approx(50.5)
-    assert acc["zcdp"] == pytest.approx(0.5 + epsilon_for(0.1, 50e-7), rel=1e-12)
-    assert acc["zcdp_all"] == pytest.approx(0.2 + epsilon_for(0.1 + 0.045, 50e-7), rel=1e-12)
-    assert t.spent_epsilon() == min(acc.values())
-    assert t.delta == pytest.approx(51e-7)
