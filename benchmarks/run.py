@@ -1463,6 +1463,140 @@ def report_goals(items: list[dict[str, Any]]) -> str:
 # ----------------------------------------------------------------------------- main
 
 
+# ----------------------------------------------------------------------------- engine vs floor
+
+ENGINE_ROWS = 10**7
+ENGINE_KEYS = 1000
+ENGINE_HEADING = "## Engine speed at 10^7 rows: ratio to one read of the data"
+
+
+def bench_engine(n: int, *, max_reps: int, budget_s: float) -> dict[str, dict[str, Timing]]:
+    """Each statistic's full release next to one read of its input, in one process.
+
+    The floor of a numeric statistic is ``x.sum()`` on the float64 array; of
+    ``value_counts`` on a category column, ``codes.sum()`` on its int8 codes. The
+    grouped mean (1000 declared keys) is timed against pandas' ``groupby().mean()``,
+    on the engine directly (``engines.group_codes`` + ``engines.moments``): "engine
+    only", until the accessor's group-by is on main.
+    """
+    import pandas_dp  # noqa: F401  (registers the accessor)
+    from pandas_dp import engines
+
+    rng = np.random.default_rng(11)
+    x = rng.uniform(*BOUNDS, n)
+    s = pd.Series(x, name="x")
+    d = more_data(n)
+    codes = d.codes
+    kw = {"epsilon": EPSILON, "bounds": BOUNDS, "random_state": 1}
+    out: dict[str, dict[str, Timing]] = {}
+    for stat in ("mean", "sum", "count", "var"):
+        fn = getattr(s.dp, stat)
+        c: dict[str, Callable[[], Any]] = {
+            "floor: x.sum()": lambda: x.sum(),
+            f"pandas-dp s.dp.{stat}": lambda fn=fn, stat=stat: fn(
+                **{k: v for k, v in kw.items() if stat != "count" or k != "bounds"}
+            ),
+        }
+        out[stat] = time_interleaved(c, max_reps=max_reps, budget_s=budget_s)
+    cat = d.cat
+    out["value_counts (category)"] = time_interleaved(
+        {
+            "floor: codes.sum()": lambda: codes.sum(),
+            "pandas-dp value_counts": lambda: cat.dp.value_counts(
+                epsilon=EPSILON, categories="dtype", random_state=1
+            ),
+        },
+        max_reps=max_reps,
+        budget_s=budget_s,
+    )
+    keys = rng.integers(0, ENGINE_KEYS, n)
+    frame = pd.DataFrame({"k": keys, "x": x})
+    kcat = pd.Series(pd.Categorical(keys, categories=range(ENGINE_KEYS)))
+    frame_cat = pd.DataFrame({"k": kcat, "x": x})
+    declared = list(range(ENGINE_KEYS))
+
+    def grouped(column: pd.Series) -> Any:
+        groups = engines.group_codes([column], [declared])
+        return engines.moments(s, *BOUNDS, squares=False, groups=groups)
+
+    for label, kcol, fr in (
+        ("int keys", pd.Series(keys), frame),
+        ("categorical keys", kcat, frame_cat),
+    ):
+        out[f"grouped mean, {ENGINE_KEYS} {label}"] = time_interleaved(
+            {
+                "pandas df.groupby(k)['x'].mean()": lambda fr=fr: fr.groupby("k", observed=False)[
+                    "x"
+                ].mean(),
+                "pandas-dp engine only": lambda kcol=kcol: grouped(kcol),
+            },
+            max_reps=max_reps,
+            budget_s=budget_s,
+        )
+    return out
+
+
+def report_engine(res: dict[str, dict[str, Timing]], n: int) -> tuple[str, dict[str, float]]:
+    rows = []
+    ratios: dict[str, float] = {}
+    for stat, timings in res.items():
+        (floor_name, floor), (name, mine) = list(timings.items())
+        if floor.median is None or mine.median is None:
+            rows.append([stat, floor_name, "n/a", name, "n/a", "n/a"])
+            continue
+        ratio = mine.median / floor.median
+        ratios[stat] = ratio
+        rows.append(
+            [
+                stat,
+                floor_name,
+                f"{floor.median * 1e3:.3g}",
+                name,
+                f"{mine.median * 1e3:.3g}",
+                f"{ratio:.2f}x",
+            ]
+        )
+    engine = "numba" if _has_numba() else "numpy"
+    text = (
+        f"\n{ENGINE_HEADING}\n\n{_rows_label(n)}; median milliseconds; engine kernels: "
+        f"{engine}. Targets: mean/sum/count/var <= 1.5x x.sum(), value_counts <= 1.5x "
+        f"codes.sum(), grouped mean <= 1.0x pandas.\n\n"
+        + _table(["statistic", "reference", "ms", "pandas-dp", "ms", "ratio"], rows, left=2)
+    )
+    return text, ratios
+
+
+def _has_numba() -> bool:
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def engine_only(args: argparse.Namespace) -> int:
+    """Run the engine section alone and merge it into existing results files."""
+    n = args.rows[0] if args.rows else ENGINE_ROWS
+    res = bench_engine(n, max_reps=5 if args.quick else 15, budget_s=20.0)
+    text, ratios = report_engine(res, n)
+    print(text)
+    payload = json.loads(args.json.read_text()) if args.json.exists() else {}
+    payload["engine"] = {
+        "rows": n,
+        "kernels": "numba" if _has_numba() else "numpy",
+        "load_average": _load(),
+        "timings": {st: {k: t.to_json() for k, t in r.items()} for st, r in res.items()},
+        "ratios": ratios,
+    }
+    args.json.write_text(json.dumps(payload, indent=2) + "\n")
+    markdown = args.markdown or args.json.with_suffix(".md")
+    old = markdown.read_text() if markdown.exists() else ""
+    old = old.split("\n" + ENGINE_HEADING)[0].rstrip("\n")
+    markdown.write_text(old + "\n" + text + "\n")
+    print(f"\nengine section merged into {args.json} and {markdown}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -1488,7 +1622,15 @@ def main(argv: list[str] | None = None) -> int:
         metavar="R",
         help="releases per cell of the accuracy section (default 200; --quick 50)",
     )
+    parser.add_argument(
+        "--engine-only",
+        action="store_true",
+        help="time only the engine section (10^7 rows, or the first --rows) and merge it "
+        "into the existing JSON and markdown files",
+    )
     args = parser.parse_args(argv)
+    if args.engine_only:
+        return engine_only(args)
     sizes = sorted(set(args.rows or ([10**5, 10**6] if args.quick else [10**5, 10**6, 10**7])))
     if any(n < 2 for n in sizes):
         parser.error("--rows needs at least 2 rows (a variance needs two)")
@@ -1556,6 +1698,12 @@ def main(argv: list[str] | None = None) -> int:
     more_memory = bench_more_memory(mem_n)
     emit(report_more_memory(more_memory, mem_n))
 
+    print("... timing the engine against one read of the data", file=sys.stderr, flush=True)
+    engine_n = max(sizes)
+    engine_res = bench_engine(engine_n, max_reps=reps_for(engine_n), budget_s=budget_s)
+    engine_text, engine_ratios = report_engine(engine_res, engine_n)
+    emit(engine_text)
+
     print("... accuracy", file=sys.stderr, flush=True)
     acc_started = time.perf_counter()
     accuracy = bench_accuracy(acc_reps)
@@ -1610,6 +1758,12 @@ def main(argv: list[str] | None = None) -> int:
         "more_opendp_one_off_s": setup_more,
         "more_ratios": more_ratios,
         "more_memory": {"rows": mem_n, "peak_bytes": more_memory},
+        "engine": {
+            "rows": engine_n,
+            "kernels": "numba" if _has_numba() else "numpy",
+            "timings": {st: {k: t.to_json() for k, t in r.items()} for st, r in engine_res.items()},
+            "ratios": engine_ratios,
+        },
         "accuracy": accuracy,
         "accuracy_notes": ACC_NOTES,
         "goals": goal_items,

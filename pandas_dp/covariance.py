@@ -35,7 +35,7 @@ from pandas_dp import estimators as est
 from pandas_dp.bounding import NoisePlan, apply_noise_exact, halfwidth
 from pandas_dp.declarations import NumericDeclaration
 from pandas_dp.errors import InvalidBoundsError
-from pandas_dp.plan import Plan, Settings, direct_allowance, series_data
+from pandas_dp.plan import Plan, Settings, direct_allowance, engine_input
 from pandas_dp.result import DPMetadata
 from pandas_dp.sensitivity import output_range, pair_sensitivity, sensitivity
 from pandas_dp.statistics import validate
@@ -110,6 +110,7 @@ def release_cov(
     ddof: int = 1,
     psd: str = "clip",
     corr: bool = False,
+    frame: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Release ``df[columns].cov(ddof)`` (or ``.corr()``) as a DataFrame.
 
@@ -126,7 +127,7 @@ def release_cov(
     # where nothing overflows; only the final matrix is scaled back
     unit2 = _unit(widths) ** 2
     name = "corr" if corr else "cov"
-    data = series_data(columns, decls)
+    data = engine_input(columns, decls, settings, None, frame)
     release: _Moments | _Direct
     if method == "direct":
         n = settings.public_n

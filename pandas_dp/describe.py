@@ -21,7 +21,7 @@ from pandas_dp import constraints
 from pandas_dp import statistics as st
 from pandas_dp.declarations import CategoricalDeclaration, NumericDeclaration
 from pandas_dp.histograms import _exact_buckets, _share_bounds
-from pandas_dp.plan import Settings, series_data
+from pandas_dp.plan import Settings, engine_input
 
 __all__ = ["release_describe"]
 
@@ -36,6 +36,7 @@ def release_describe(
     settings: Settings,
     *,
     undeclared: Sequence[Hashable] = (),
+    frame: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Release count, mean and std of numeric columns and shares of categorical ones."""
     if not numeric and not categorical:
@@ -46,11 +47,16 @@ def release_describe(
     plan, entries = st.plan_moments(_ROWS, numeric_decls, settings, "moments")
     cat_keys = {c: plan.categories(c, len(d.categories)) for c, d in categorical_decls.items()}
     plan.calibrate()
-    data = series_data(numeric, numeric_decls)
-    for c, d in categorical_decls.items():
-        data[("categories", c)] = partial(
-            _exact_buckets, categorical[c], d, dropna=True, other=None
-        )
+    read = engine_input({**numeric, **categorical}, numeric_decls, settings, None, frame)
+
+    def data() -> dict[Any, Any]:
+        made = read()
+        for c, d in categorical_decls.items():
+            made[("categories", c)] = partial(
+                _exact_buckets, categorical[c], d, dropna=True, other=None
+            )
+        return made
+
     columns = (*numeric, *categorical)
     noisy = plan.run(data, "describe", columns)
 

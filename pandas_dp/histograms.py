@@ -31,7 +31,7 @@ import pandas as pd
 from pandas_dp import constraints, engines
 from pandas_dp.bounding import NoisePlan, apply_noise, halfwidth
 from pandas_dp.declarations import CategoricalDeclaration
-from pandas_dp.plan import Plan, Settings
+from pandas_dp.plan import Plan, Settings, engine_input
 from pandas_dp.result import DPMetadata
 from pandas_dp.sensitivity import output_range, sensitivity
 
@@ -84,15 +84,21 @@ def _buckets(
 
 
 def _exact_buckets(
-    series: pd.Series, decl: CategoricalDeclaration, *, dropna: bool, other: Any
+    series: pd.Series,
+    decl: CategoricalDeclaration,
+    groups: engines.Groups | None = None,
+    *,
+    dropna: bool,
+    other: Any,
 ) -> np.ndarray:
-    found = engines.category_counts(series, decl.categories)
-    parts = [found.counts.astype(np.float64)]
+    """The exact bucket counts, one row per group (engine call, after the charge)."""
+    found = engines.category_counts(series, decl.categories, groups=groups)
+    parts = [np.asarray(found.counts, dtype=np.float64).reshape(-1, len(decl.categories))]
     if other is not None:
-        parts.append(np.array([found.other], dtype=np.float64))
+        parts.append(np.asarray(found.other, dtype=np.float64).reshape(-1, 1))
     if not dropna:
-        parts.append(np.array([found.missing], dtype=np.float64))
-    return np.concatenate(parts)
+        parts.append(np.asarray(found.missing, dtype=np.float64).reshape(-1, 1))
+    return np.concatenate(parts, axis=1)
 
 
 def _histogram_l1(settings: Settings) -> float:
@@ -157,15 +163,24 @@ def release_value_counts(
     ascending: bool = False,
     dropna: bool = True,
     other: Any = None,
+    frame: pd.DataFrame | None = None,
 ) -> pd.Series:
     """Noisy integer counts of the declared categories, like ``s.value_counts()``."""
     labels, _ = _buckets(series, decl, dropna=dropna, other=other)
     plan = Plan(settings)
     key = plan.categories(decl.column, len(labels))
     plan.calibrate()
-    lazy = partial(_exact_buckets, series, decl, dropna=dropna, other=other)
+    read = engine_input({decl.column: series}, {}, settings, None, frame)
+
+    def data() -> dict[Any, Any]:
+        made = read()
+        made[("categories", decl.column)] = partial(
+            _exact_buckets, series, decl, dropna=dropna, other=other
+        )
+        return made
+
     noisy = plan.run(
-        {("categories", decl.column): lazy},
+        data,
         "value_counts",
         (decl.column,),
         check=_validation(series, decl, settings),
@@ -282,6 +297,7 @@ def release_proportions(
     other: Any = None,
     sort: bool = False,
     ascending: bool = False,
+    frame: pd.DataFrame | None = None,
 ) -> pd.Series:
     """Noisy category proportions, each in ``[0, 1]``, summing to exactly one.
 
@@ -309,6 +325,11 @@ def release_proportions(
     if k == 1:  # one bucket: its proportion is 1, a public fact
         return _single_bucket(decl, labels, settings, method, via)
     counts = via == "counts"
+    if not counts and settings.contributions.rows > 1:
+        raise ValueError(
+            "via='proportions' (Liu's count / n entries) assumes one row per unit; with a "
+            "privacy unit use via='counts'"
+        )
     rel = settings.neighbouring
     levels = constraints.noised_levels(k) if method == "hierarchical" else 1
     sizes = (
@@ -318,7 +339,7 @@ def release_proportions(
     )
     m = int(sum(sizes))
     if counts:
-        unit = sensitivity("count", rel)
+        unit = sensitivity("count", rel, k=settings.contributions.rows)
         per_level_l1, per_level_l2 = _histogram_l1(settings), _histogram_l2(settings)
         lo, hi = output_range("category_counts", 0.0, 1.0, n)
     else:
@@ -342,7 +363,8 @@ def release_proportions(
     check = _validation(series, decl, settings)
     if check is not None:
         check()
-    exact_counts = _exact_buckets(series, decl, dropna=dropna, other=other)
+    groups = engine_input({decl.column: series}, {}, settings, None, frame)()["groups"]
+    exact_counts = _exact_buckets(series, decl, groups, dropna=dropna, other=other)[0]
     exact = exact_counts if counts else exact_counts / float(n or 1)
     if method == "hierarchical":
         theta = np.concatenate(constraints.aggregate_levels(exact))
@@ -517,6 +539,7 @@ def release_counts(
     settings: Settings,
     *,
     normalize: bool = False,
+    frame: pd.DataFrame | None = None,
 ) -> pd.Series:
     """A workload of ``k`` counting queries, released together (L1 sensitivity ``k``).
 
@@ -538,7 +561,8 @@ def release_counts(
     key = plan.masks(names)
     rows_key = plan.rows(weight=0.25) if normalize and n is None else None
     plan.calibrate()
-    noisy = plan.run({"masks": masks, "rows": settings.rows}, "counts", tuple(names))
+    read = engine_input({}, {}, settings, None, frame)
+    noisy = plan.run(lambda: {**read(), "masks": masks}, "counts", tuple(names))
     released = noisy[key]
     noise = plan.measurements[key].noise
     assert noise is not None

@@ -45,19 +45,59 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp import engines
+from pandas_dp import sensitivity as sensitivity_table
 from pandas_dp.accounting import rho_of_noise
 from pandas_dp.bounding import NoisePlan, apply_noise, apply_noise_exact, check_mode, plan_noise
 from pandas_dp.budget import PrivacyBudget, charge_all
 from pandas_dp.declarations import NumericDeclaration, check_out_of_bounds
+from pandas_dp.grouping import Grouping
 from pandas_dp.mechanisms import RandomSource
-from pandas_dp.sensitivity import check_neighbouring, output_range, pair_sensitivity, sensitivity
+from pandas_dp.sensitivity import (
+    check_neighbouring,
+    output_range,
+    pair_sensitivity,
+    sensitivity,
+)
 
-__all__ = ["Measurement", "Plan", "Settings", "direct_allowance", "series_data"]
+__all__ = [
+    "Contributions",
+    "Grouping",
+    "Measurement",
+    "Plan",
+    "Settings",
+    "direct_allowance",
+    "series_data",
+]
 
 FloatArray = NDArray[np.float64]
 
+#: Private keys: the noisy number of distinct units per observed key.
+SELECTION = "groups: distinct units"
+
 #: The sufficient statistics one pass over a column yields.
 MOMENTS: tuple[str, ...] = ("count", "centred_sum", "centred_squares", "sum")
+
+
+@dataclass(frozen=True)
+class Contributions:
+    """What one privacy unit may contribute (public; REFERENCE.md §9, §10).
+
+    Attributes
+    ----------
+    unit : label or None
+        The column naming the privacy unit; ``None``: every row is its own unit.
+    rows : int
+        ``max_rows_per_unit`` (``k``): rows one unit may hold in all.
+    groups : int
+        ``max_groups_per_unit`` (``g``): groups one unit may touch in a group-by.
+    rows_per_group : int
+        ``max_rows_per_group`` (``c``): rows one unit may hold in one group.
+    """
+
+    unit: Hashable | None = None
+    rows: int = 1
+    groups: int = 1
+    rows_per_group: int = 1
 
 
 @dataclass(frozen=True)
@@ -79,6 +119,8 @@ class Settings:
     budget : PrivacyBudget or None
     rows : int or None
         The frame's length where it is public (``substitute``), else ``None``.
+    contributions : Contributions
+        The privacy unit and its contribution bounds (default: one row per unit).
     """
 
     epsilon: float
@@ -90,6 +132,7 @@ class Settings:
     random_state: Any = None
     budget: PrivacyBudget | None = None
     rows: int | None = None
+    contributions: Contributions = Contributions()
     source: RandomSource = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -205,9 +248,84 @@ class Plan:
     settings : Settings
     """
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, grouping: Grouping | None = None) -> None:
         self.settings = settings
+        self.grouping = grouping
         self.measurements: dict[str, Measurement] = {}
+        #: Private keys: the keys partition selection kept (set by :meth:`run`).
+        self.selected: pd.Index | None = None
+        #: Private keys: a key is kept when its noisy count of units exceeds this.
+        self.threshold: float | None = None
+        self.selection: Any = None
+        if grouping is not None and grouping.private:
+            if settings.neighbouring != "add_remove":
+                raise ValueError(
+                    "keys='private' (partition selection) is defined for "
+                    "neighbouring='add_remove'; declare the keys to use 'substitute'"
+                )
+            g = float(settings.contributions.groups)
+            self.add(
+                Measurement(
+                    SELECTION,
+                    "distinct_units",
+                    ("selection",),
+                    1,
+                    1.0,
+                    0.0,
+                    math.inf,
+                    True,
+                    joint_l1=g,
+                    joint_l2=math.sqrt(g),
+                )
+            )
+
+    @property
+    def groups(self) -> int:
+        """Entries per sufficient statistic: 1, or one per released group."""
+        return 1 if self.grouping is None else self.grouping.size
+
+    @property
+    def released_groups(self) -> int:
+        """Groups in the result (after :meth:`run`; for private keys, the kept ones)."""
+        if self.grouping is None:
+            return 1
+        if self.grouping.private:
+            return 0 if self.selected is None else len(self.selected)
+        return self.grouping.size
+
+    @property
+    def released_index(self) -> pd.Index | None:
+        """The released keys (grouped releases), in output order."""
+        if self.grouping is None:
+            return None
+        if self.grouping.private:
+            return self.selected
+        return self.grouping.labels
+
+    def group_details(self) -> dict[str, Any]:
+        """The public facts of a grouped release, for its metadata (never a group's size)."""
+        g = self.grouping
+        if g is None:
+            return {}
+        c = self.settings.contributions
+        out: dict[str, Any] = {
+            "groups": [str(b) for b in g.by],
+            "keys": "private: partition selection" if g.private else "declared",
+            "released groups": self.released_groups,
+        }
+        if g.private:
+            out["selection threshold"] = self.threshold
+            out["selection delta"] = g.delta
+        else:
+            out["declared keys"] = 0 if g.keys is None else len(g.keys)
+            out["undeclared keys"] = f"counted in {g.other!r}" if g.other is not None else "dropped"
+        out["privacy unit"] = None if c.unit is None else str(c.unit)
+        out["contribution bounds"] = {
+            "max_rows_per_unit": c.rows,
+            "max_groups_per_unit": c.groups,
+            "max_rows_per_group": c.rows_per_group,
+        }
+        return out
 
     # ------------------------------------------------------------------ building
     def add(self, m: Measurement) -> str:
@@ -218,6 +336,65 @@ class Plan:
         else:
             self.measurements[m.key] = replace(have, weight=max(have.weight, m.weight))
         return m.key
+
+    def _spread(
+        self, statistic: str, per_row: float, a: float, b: float
+    ) -> tuple[float, float | None, float | None]:
+        """Per-entry, L1 and L2 sensitivity of one statistic's vector (one entry per group).
+
+        ``per_row`` is the table's sensitivity for one row (rounding allowance
+        included); the contribution bounds scale it (REFERENCE.md §9, §10). The
+        joint norms are ``None`` for a single entry.
+        """
+        s = self.settings
+        c, rel = s.contributions, s.neighbouring
+        one = sensitivity(statistic, rel, a, b)
+        if self.grouping is None:
+            return per_row * (sensitivity(statistic, rel, a, b, k=c.rows) / one), None, None
+        g = sensitivity_table.grouped_sensitivity(
+            statistic, rel, a, b, k=c.rows, g=c.groups, c=c.rows_per_group
+        )
+        return per_row * (g.linf / one), per_row * (g.l1 / one), per_row * (g.l2 / one)
+
+    def _entry(
+        self,
+        key: str,
+        statistic: str,
+        source: tuple[Any, ...],
+        per_row: float,
+        bounds: tuple[float, float],
+        lohi: tuple[float, float],
+        integer: bool,
+        weight: float = 1.0,
+        index: int = 0,
+    ) -> str:
+        linf, l1, l2 = self._spread(statistic, per_row, *bounds)
+        size = self.groups
+        return self.add(
+            Measurement(
+                key,
+                statistic,
+                source,
+                size,
+                linf,
+                lohi[0],
+                lohi[1],
+                integer,
+                weight,
+                joint_l1=None if l1 is None else l1 / linf,
+                joint_l2=None if l2 is None else l2 / linf,
+                index=index,
+            )
+        )
+
+    def _direct_allowed(self, statistic: str) -> None:
+        c = self.settings.contributions
+        if self.grouping is not None or c.rows > 1:
+            raise ValueError(
+                f"{statistic} (Liu's direct release, sensitivity R/n) needs each group's "
+                f"row count to be public and one row per unit; use the default method "
+                f"with a group-by or a privacy unit"
+            )
 
     def moments(
         self,
@@ -233,34 +410,50 @@ class Plan:
         for stat in statistics:
             weight = (weights or {}).get(stat, 1.0)
             if stat == "count":
-                lo, hi = output_range("count", a, b, n)
+                lohi = output_range("count", a, b, n)
                 sens, integer = sensitivity("count", rel), True
             elif stat == "centred_sum":
                 step = engines.accumulation_step(half)
                 sens, integer = sensitivity("centred_sum", rel, a, b) + step, False
-                lo, hi = (-math.inf, math.inf) if n is None else (-n * half, n * half)
+                lohi = (-math.inf, math.inf) if n is None else (-n * half, n * half)
             elif stat == "centred_squares":
                 step = engines.accumulation_step(_finite_square(half, decl))
                 sens = sensitivity("centred_squares", rel, a, b) + step
-                lo, hi, integer = 0.0, math.inf if n is None else n * half * half, False
+                lohi, integer = (0.0, math.inf if n is None else n * half * half), False
             elif stat == "sum":
                 step = engines.accumulation_step(half)
                 sens, integer = sensitivity("sum", rel, a, b) + step, False
-                lo, hi = output_range("sum", a, b, n)
+                lohi = output_range("sum", a, b, n)
             elif stat in ("mean_direct", "var_direct"):
+                self._direct_allowed(stat)
                 sens = sensitivity(stat, rel, a, b, n) + direct_allowance(stat, b - a, n)
                 integer = False
-                lo, hi = output_range(stat, a, b, n)
+                lohi = output_range(stat, a, b, n)
+                key = f"{_label(decl.column)}: {stat}"
+                keys[stat] = self.add(
+                    Measurement(
+                        key, stat, ("moments", decl.column), 1, sens, *lohi, integer, weight
+                    )
+                )
+                continue
             else:
                 raise ValueError(f"no sufficient statistic {stat!r} of a numeric column")
-            key = f"{_label(decl.column)}: {stat}"
-            keys[stat] = self.add(
-                Measurement(key, stat, ("moments", decl.column), 1, sens, lo, hi, integer, weight)
+            keys[stat] = self._entry(
+                f"{_label(decl.column)}: {stat}",
+                stat,
+                ("moments", decl.column),
+                sens,
+                (a, b),
+                lohi,
+                integer,
+                weight,
             )
         return keys
 
     def products(self, decls: Sequence[NumericDeclaration]) -> dict[str, str]:
         """Complete-row count, centred sums and cross-products of a block of columns."""
+        if self.grouping is not None:
+            raise ValueError("cov and corr are not available per group yet")
         s = self.settings
         rel, n = s.neighbouring, s.public_n
         cols = tuple(d.column for d in decls)
@@ -268,30 +461,30 @@ class Plan:
         src = ("products", cols)
         block = ", ".join(_label(c) for c in cols)
         keys = {}
-        lo, hi = output_range("count", 0.0, 1.0, n)
-        keys["count"] = self.add(
-            Measurement(
-                f"[{block}]: count", "count", src, 1, sensitivity("count", rel), lo, hi, True
-            )
+        keys["count"] = self._entry(
+            f"[{block}]: count",
+            "count",
+            src,
+            sensitivity("count", rel),
+            (0.0, 1.0),
+            output_range("count", 0.0, 1.0, n),
+            True,
         )
         for i, d in enumerate(decls):
             step = engines.accumulation_step(halves[i])
-            sens = sensitivity("centred_sum", rel, d.lower, d.upper) + step
             top = math.inf if n is None else n * halves[i]
-            keys[f"sum {i}"] = self.add(
-                Measurement(
-                    f"[{block}]: centred_sum {_label(d.column)}",
-                    "centred_sum",
-                    src,
-                    1,
-                    sens,
-                    -top,
-                    top,
-                    False,
-                    index=i,
-                )
+            keys[f"sum {i}"] = self._entry(
+                f"[{block}]: centred_sum {_label(d.column)}",
+                "centred_sum",
+                src,
+                sensitivity("centred_sum", rel, d.lower, d.upper) + step,
+                (d.lower, d.upper),
+                (-top, top),
+                False,
+                index=i,
             )
         p = len(decls)
+        k = s.contributions.rows
         for i in range(p):
             for j in range(i, p):
                 mag = halves[i] * halves[j]
@@ -299,24 +492,31 @@ class Plan:
                     _finite_square(halves[i], decls[i])
                     _finite_square(halves[j], decls[j])
                 step = engines.accumulation_step(mag)
-                if i == j:
-                    stat = "centred_squares"
-                    sens = sensitivity(stat, rel, decls[i].lower, decls[i].upper) + step
-                    lo_p, hi_p = 0.0, (math.inf if n is None else n * mag)
-                else:
-                    stat = "cross_products"
-                    sens = pair_sensitivity(stat, rel, decls[i].width, decls[j].width) + step
-                    lo_p, hi_p = (-math.inf, math.inf) if n is None else (-n * mag, n * mag)
                 name = f"{_label(decls[i].column)}*{_label(decls[j].column)}"
+                if i == j:
+                    keys[f"product {i} {j}"] = self._entry(
+                        f"[{block}]: centred_squares {name}",
+                        "centred_squares",
+                        src,
+                        sensitivity("centred_squares", rel, decls[i].lower, decls[i].upper) + step,
+                        (decls[i].lower, decls[i].upper),
+                        (0.0, math.inf if n is None else n * mag),
+                        False,
+                        index=i * p + j,
+                    )
+                    continue
+                sens = (
+                    pair_sensitivity("cross_products", rel, decls[i].width, decls[j].width, k=k)
+                    + k * step
+                )
                 keys[f"product {i} {j}"] = self.add(
                     Measurement(
-                        f"[{block}]: {stat} {name}",
-                        stat,
+                        f"[{block}]: cross_products {name}",
+                        "cross_products",
                         src,
                         1,
                         sens,
-                        lo_p,
-                        hi_p,
+                        *((-math.inf, math.inf) if n is None else (-n * mag, n * mag)),
                         False,
                         index=i * p + j,
                     )
@@ -324,40 +524,53 @@ class Plan:
         return keys
 
     def categories(self, column: Hashable, size: int, weight: float = 1.0) -> str:
-        """Counts over ``size`` public buckets of one column (one row sits in one bucket)."""
+        """Counts over ``size`` public buckets of one column (one row sits in one bucket).
+
+        Grouped, the vector holds ``size`` buckets per group, group after group.
+        """
         s = self.settings
-        rel = s.neighbouring
+        c, rel = s.contributions, s.neighbouring
         lo, hi = output_range("category_counts", 0.0, 1.0, s.public_n)
-        l1 = sensitivity("category_counts", rel)
-        l2 = sensitivity("category_counts_l2", rel)
+        if self.grouping is None:
+            linf = float(c.rows)  # all of a unit's rows may land in one bucket
+            l1 = sensitivity("category_counts", rel, k=c.rows)
+            l2 = sensitivity("category_counts_l2", rel, k=c.rows)
+        else:
+            g = sensitivity_table.grouped_sensitivity(
+                "category_counts", rel, 0.0, 1.0, k=c.rows, g=c.groups, c=c.rows_per_group
+            )
+            linf, l1, l2 = g.linf, g.l1, g.l2
         return self.add(
             Measurement(
                 f"{_label(column)}: category_counts",
                 "category_counts",
                 ("categories", column),
-                size,
-                1.0,
+                size * self.groups,
+                linf,
                 lo,
                 hi,
                 True,
                 weight,
-                joint_l1=l1,
-                joint_l2=l2,
+                joint_l1=l1 / linf,
+                joint_l2=l2 / linf,
             )
         )
 
     def masks(self, names: Sequence[Hashable]) -> str:
         """Counts of ``k`` predicates: one row may satisfy all of them (L1 ``k``)."""
+        if self.grouping is not None:
+            raise ValueError("query workloads are not available per group yet")
         s = self.settings
         lo, hi = output_range("count", 0.0, 1.0, s.public_n)
         k = len(names)
+        rows = s.contributions.rows
         return self.add(
             Measurement(
                 "queries: count",
                 "count",
                 ("masks",),
                 k,
-                sensitivity("count", s.neighbouring),
+                sensitivity("count", s.neighbouring, k=rows),
                 lo,
                 hi,
                 True,
@@ -367,21 +580,23 @@ class Plan:
         )
 
     def rows(self, weight: float = 1.0) -> str:
-        """The number of rows."""
+        """The number of rows (per group when grouped).
+
+        With private keys and one row per unit, the selection's noisy count of
+        distinct units per key is that number: it is released as it is.
+        """
         s = self.settings
-        lo, hi = output_range("rows", 0.0, 1.0, s.public_n)
-        return self.add(
-            Measurement(
-                "rows",
-                "rows",
-                ("rows",),
-                1,
-                sensitivity("rows", s.neighbouring),
-                lo,
-                hi,
-                True,
-                weight,
-            )
+        if self.grouping is not None and self.grouping.private and s.contributions.unit is None:
+            return SELECTION
+        return self._entry(
+            "rows",
+            "rows",
+            ("rows",),
+            sensitivity("rows", s.neighbouring),
+            (0.0, 1.0),
+            output_range("rows", 0.0, 1.0, s.public_n),
+            True,
+            weight,
         )
 
     # ------------------------------------------------------------------ calibration
@@ -393,6 +608,9 @@ class Plan:
         total = sum(m.weight for m in self.measurements.values())
         for key, m in self.measurements.items():
             share = m.weight / total
+            if m.statistic == "distinct_units":
+                self._calibrate_selection(key, m, share)
+                continue
             ranged = math.isfinite(m.lower) or math.isfinite(m.upper)
             noise = s.noise(
                 np.full(m.size, m.sensitivity),
@@ -410,6 +628,29 @@ class Plan:
                     f"epsilon or narrower bounds"
                 )
             self.measurements[key] = replace(m, noise=noise)
+
+    def _calibrate_selection(self, key: str, m: Measurement, share: float) -> None:
+        """Partition selection: discrete Laplace counts of units, and their threshold."""
+        from pandas_dp import partition
+
+        s = self.settings
+        assert self.grouping is not None
+        noise = plan_noise(
+            np.full(1, m.sensitivity),
+            np.full(1, m.lower),
+            np.full(1, m.upper),
+            epsilon=s.epsilon * share,
+            mechanism="laplace",
+            bounding="none",
+            integer=True,
+            joint_l1=m.joint_l1,
+            joint_l2=m.joint_l2,
+        )
+        self.selection = partition.selection_threshold(
+            s.epsilon * share, self.grouping.delta, s.contributions.groups
+        )
+        self.threshold = float(self.selection.threshold)
+        self.measurements[key] = replace(m, noise=noise)
 
     def split(self) -> dict[str, float]:
         """``measurement -> epsilon`` (public)."""
@@ -429,13 +670,20 @@ class Plan:
         ``split`` is the ledger's budget split (default: the plan's own). A Gaussian
         plan passes its zCDP ``rho`` too (:meth:`rho`), which ``accounting="zcdp"``
         budgets charge instead of its (epsilon, delta); ``rho`` overrides it, for
-        releases calibrated outside the plan.
+        releases calibrated outside the plan. A plan with partition selection
+        (private keys) spends a delta of its own that no rho accounts for: it is
+        charged without a rho (``"zcdp"`` budgets refuse it).
         """
         s = self.settings
+        selection = self.grouping.delta if self.grouping is not None else 0.0
+        if selection > 0:
+            rho = None  # partition selection spends a delta outside zCDP: no rho
+        elif rho is None:
+            rho = self.rho()
         charge_all(
             s.epsilon,
-            s.delta,
-            rho=rho if rho is not None else self.rho(),
+            s.delta + selection,
+            rho=rho,
             budget=s.budget,
             statistic=statistic,
             columns=columns,
@@ -466,7 +714,7 @@ class Plan:
 
     def run(
         self,
-        data: Mapping[Any, Any],
+        data: Mapping[Any, Any] | Callable[[], Mapping[Any, Any]],
         statistic: str,
         columns: tuple[Hashable, ...],
         *,
@@ -474,9 +722,10 @@ class Plan:
     ) -> dict[str, FloatArray]:
         """Charge, compute the exact sufficient statistics, noise them once.
 
-        ``data`` maps each source's column (or ``"masks"`` / ``"rows"``) to what the
-        engine reads: a Series, a list of masks, the row count (a callable is
-        called only after the charge). ``check`` runs after the charge and before
+        ``data`` maps each source's column (or ``"masks"`` / ``"rows"`` /
+        ``"groups"``) to what the engine reads: a Series, a list of masks, the row
+        count, the group codes (a callable is called only after the charge; so is
+        ``data`` itself when callable). ``check`` runs after the charge and before
         the engine (``out_of_bounds="raise"``'s validation).
         """
         for m in self.measurements.values():
@@ -485,9 +734,15 @@ class Plan:
         self.charge(statistic, columns)
         if check is not None:
             check()
-        exact = _exact_values(self.measurements.values(), data)
+        if callable(data):
+            data = data()
         out: dict[str, FloatArray] = {}
+        if self.grouping is not None and self.grouping.private:
+            data = self._select(data, out)
+        exact = _exact_values([m for m in self.measurements.values() if m.key not in out], data)
         for key, m in self.measurements.items():
+            if key in out:
+                continue
             assert m.noise is not None
             if m.integer:
                 theta = np.clip(exact[key], m.noise.lower, m.noise.upper)
@@ -495,6 +750,61 @@ class Plan:
             else:  # exact rationals: nothing lost to floating point before the noise
                 out[key] = apply_noise_exact(exact[key], m.noise, self.settings.source)
         return out
+
+    def _select(self, data: Mapping[Any, Any], out: dict[str, FloatArray]) -> dict[Any, Any]:
+        """Partition selection (REFERENCE.md §10): keep the keys whose noisy count of
+        distinct units exceeds the threshold; every other measurement is then made
+        over the kept keys only, in sorted order.
+        """
+        observed: engines.Groups = data["groups"]
+        uniques: pd.Index = data["keys"]
+        units = data.get("units")
+        if units is None:
+            counts = engines.row_counts(observed, int(observed.codes.shape[0]))
+        else:
+            from pandas_dp.engines import units as unit_engine
+
+            counts = unit_engine.distinct_units(units, observed.codes, observed.size)
+        from pandas_dp import partition
+
+        assert self.selection is not None
+        keep, noisy = partition.select(counts, self.selection, self.settings.source)
+        kept = np.flatnonzero(keep)
+        order = _key_order(uniques[kept])
+        kept = kept[order]
+        assert self.grouping is not None
+        self.selected = pd.Index(uniques[kept], name=self.grouping.by[0])
+        position = np.full(observed.size + 1, -1, dtype=np.intp)
+        position[kept] = np.arange(len(kept))
+        codes = position[observed.codes]  # -1 stays -1 (the extra last slot)
+        for key, m in list(self.measurements.items()):
+            per_group = m.size
+            if key == SELECTION:
+                out[key] = noisy[kept].astype(np.float64)
+                per_group = 1
+            self.measurements[key] = replace(
+                m, size=per_group * len(kept), noise=_tiled(m.calibrated, len(kept))
+            )
+        return {**data, "groups": engines.Groups(codes, len(kept))}
+
+
+def _tiled(noise: NoisePlan, times: int) -> NoisePlan:
+    """The same per-entry noise for ``times`` groups (private keys, after selection)."""
+    return replace(
+        noise,
+        scale=np.tile(noise.scale, times),
+        granularity=np.tile(noise.granularity, times),
+        lower=np.tile(noise.lower, times),
+        upper=np.tile(noise.upper, times),
+    )
+
+
+def _key_order(keys: pd.Index) -> NDArray[np.intp]:
+    """Positions that sort released keys (their order is post-processing of released keys)."""
+    try:
+        return np.asarray(keys.argsort(), dtype=np.intp)
+    except TypeError:
+        return np.arange(len(keys), dtype=np.intp)
 
 
 def direct_allowance(statistic: str, width: float, n: int | None) -> float:
@@ -528,7 +838,7 @@ def _finite_square(half: float, decl: NumericDeclaration) -> float:
 
 
 def _exact_values(measurements: Any, data: Mapping[Any, Any]) -> dict[str, NDArray[Any]]:
-    """One engine call per source; each measurement's exact vector.
+    """One engine call per source; each measurement's exact vector (group after group).
 
     Counts come as float vectors of whole numbers; real-valued sums as object
     vectors of exact :class:`~fractions.Fraction` values.
@@ -536,23 +846,31 @@ def _exact_values(measurements: Any, data: Mapping[Any, Any]) -> dict[str, NDArr
     by_source: dict[tuple[Any, ...], list[Measurement]] = {}
     for m in measurements:
         by_source.setdefault(m.source, []).append(m)
+    groups: engines.Groups | None = data.get("groups")
     out: dict[str, NDArray[Any]] = {}
     for source, group in by_source.items():
         kind = source[0]
         if kind == "moments":
-            _moment_values(source[1], group, data, out)
+            _moment_values(source[1], group, data, groups, out)
         elif kind == "products":
-            _product_values(source[1], group, data, out)
+            _product_values(source[1], group, data, groups, out)
         elif kind == "categories":
+            made = data[("categories", source[1])]
+            counts = made(groups) if callable(made) else made
             for m in group:
-                out[m.key] = np.asarray(_get(data, ("categories", source[1])), dtype=np.float64)
+                out[m.key] = np.asarray(counts, dtype=np.float64).reshape(-1)
         elif kind == "masks":
-            counts = engines.mask_counts(_get(data, "masks")).astype(np.float64)
+            masks = _get(data, "masks")
+            if groups is not None:  # truncated rows: no longer there
+                keep = groups.codes >= 0
+                masks = [mask[keep] for mask in masks]
+            counts = engines.mask_counts(masks).astype(np.float64).reshape(-1)
             for m in group:
                 out[m.key] = counts
         else:  # rows
+            rows = engines.row_counts(groups, int(data["rows"])).astype(np.float64)
             for m in group:
-                out[m.key] = np.array([float(data["rows"])])
+                out[m.key] = rows.reshape(-1)
     return out
 
 
@@ -566,13 +884,15 @@ def _moment_values(
     column: Hashable,
     group: list[Measurement],
     data: Mapping[Any, Any],
+    groups: engines.Groups | None,
     out: dict[str, NDArray[Any]],
 ) -> None:
     series = data[column]
     wanted = {m.statistic for m in group}
     if wanted == {"count"}:  # any dtype: the non-missing count alone
+        counts = engines.present_counts(series, groups).astype(np.float64)
         for m in group:
-            out[m.key] = np.array([float(series.count())])
+            out[m.key] = counts
         return
     decl = data[("decl", column)]
     sums = engines.moments(
@@ -580,47 +900,142 @@ def _moment_values(
         decl.lower,
         decl.upper,
         squares=bool(wanted & {"centred_squares", "var_direct"}),
+        groups=groups,
     )
     mid = Fraction(decl.lower) + Fraction(decl.width) / 2
-    n = int(data.get("rows", sums.count))
-    total, squares = sums.total_exact, sums.squares_exact
+    count = np.asarray(sums.count)
+    total, squares = list(sums.total_exact), list(sums.squares_exact)
     for m in group:
-        value: Any
         if m.statistic == "count":
-            value = float(sums.count)
-        elif m.statistic == "centred_sum":
-            value = total
+            out[m.key] = count.astype(np.float64)
+            continue
+        values: list[Fraction]
+        if m.statistic == "centred_sum":
+            values = total
         elif m.statistic == "centred_squares":
-            value = squares
+            values = squares
         elif m.statistic == "sum":
-            value = total + mid * sums.count
+            values = [t + mid * int(c) for t, c in zip(total, count, strict=True)]
         elif m.statistic == "mean_direct":  # n public: a missing value counts as the midpoint
-            value = mid + total / n
+            n = int(data["rows"])
+            values = [mid + total[0] / n]
         else:  # var_direct, ddof = 1, missing values at the midpoint
-            value = (squares - total * total / n) / (n - 1)
-        out[m.key] = np.array([value], dtype=object if isinstance(value, Fraction) else float)
+            n = int(data["rows"])
+            values = [(squares[0] - total[0] * total[0] / n) / (n - 1)]
+        out[m.key] = _objects(values)
+
+
+def _objects(values: Sequence[Fraction]) -> NDArray[Any]:
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = list(values)
+    return arr
 
 
 def _product_values(
     columns: tuple[Hashable, ...],
     group: list[Measurement],
     data: Mapping[Any, Any],
+    groups: engines.Groups | None,
     out: dict[str, NDArray[Any]],
 ) -> None:
     decls = [data[("decl", c)] for c in columns]
-    sums = engines.products(
-        [data[c] for c in columns], [d.lower for d in decls], [d.upper for d in decls]
-    )
+    series = [data[c] for c in columns]
+    if groups is not None:  # truncated rows: no longer there
+        keep = groups.codes >= 0
+        series = [x[keep] for x in series]
+    sums = engines.products(series, [d.lower for d in decls], [d.upper for d in decls])
     s, prods = sums.exact()
     p = len(columns)
+    count = float(np.asarray(sums.count).reshape(-1)[0])
     for m in group:
         if m.statistic == "count":
-            out[m.key] = np.array([float(sums.count)])
+            out[m.key] = np.array([count])
         elif m.statistic == "centred_sum":
-            out[m.key] = np.array([s[m.index]], dtype=object)
+            out[m.key] = _objects([s[m.index]])
         else:
             i, j = divmod(m.index, p)
-            out[m.key] = np.array([prods[(min(i, j), max(i, j))]], dtype=object)
+            out[m.key] = _objects([prods[(min(i, j), max(i, j))]])
+
+
+def engine_input(
+    columns: Mapping[Hashable, pd.Series],
+    decls: Mapping[Hashable, Any],
+    settings: Settings,
+    grouping: Grouping | None = None,
+    frame: pd.DataFrame | None = None,
+) -> Callable[[], dict[Any, Any]]:
+    """The engine's input, built only when called (after the charge).
+
+    It holds each column and its declaration, the public row count, and the rows'
+    group codes (``"groups"``): the declared key of each row's group (``-1`` for a
+    row in no released group), with the rows above a privacy unit's contribution
+    bounds also set to ``-1`` by keyed-hash truncation (REFERENCE.md §9).
+    """
+
+    def build() -> dict[Any, Any]:
+        data = series_data(columns, decls)
+        data["rows"] = settings.rows
+        groups = None
+        if grouping is not None and grouping.private:
+            assert frame is not None
+            groups, data["keys"] = engines.observed_codes(frame[grouping.by[0]])
+        elif grouping is not None:
+            groups = _group_codes(grouping, frame)
+        unit = settings.contributions.unit
+        if unit is not None:
+            assert frame is not None
+            groups = _truncated(columns, settings, grouping, frame, groups)
+            data["units"] = frame[unit]
+        data["groups"] = groups
+        return data
+
+    return build
+
+
+def _group_codes(grouping: Grouping, frame: pd.DataFrame | None) -> engines.Groups:
+    """Each row's position among the declared keys (``other`` last; ``-1``: dropped)."""
+    assert frame is not None
+    product = engines.group_codes(
+        [frame[c] for c in grouping.by], grouping.levels, other=grouping.other is not None
+    )
+    if grouping.positions is None:
+        return engines.Groups(product.codes, grouping.size)
+    codes = product.codes
+    top = len(grouping.positions)
+    declared = (codes >= 0) & (codes < top)
+    mapped = np.full(codes.shape, -1, dtype=np.intp)
+    mapped[declared] = grouping.positions[codes[declared]]
+    if grouping.other is not None:
+        assert grouping.keys is not None
+        mapped[(codes == top) | (declared & (mapped < 0))] = len(grouping.keys)
+    return engines.Groups(mapped, grouping.size)
+
+
+def _truncated(
+    columns: Mapping[Hashable, pd.Series],
+    settings: Settings,
+    grouping: Grouping | None,
+    frame: pd.DataFrame | None,
+    groups: engines.Groups | None,
+) -> engines.Groups:
+    """Group codes with the rows above the contribution bounds set to ``-1``."""
+    from pandas_dp.engines import units
+
+    assert frame is not None
+    c = settings.contributions
+    read = list(dict.fromkeys([*columns, *(grouping.by if grouping else ()), c.unit]))
+    mask = units.contribution_mask(
+        frame[read],
+        frame[c.unit],
+        key=units.hash_key(settings.source),
+        max_rows_per_unit=c.rows,
+        groups=None if groups is None else groups.codes,
+        max_groups_per_unit=c.groups if groups is not None else None,
+        max_rows_per_group=c.rows_per_group if groups is not None else None,
+    )
+    if groups is None:
+        return engines.Groups(np.where(mask, 0, -1).astype(np.intp), 1)
+    return engines.Groups(np.where(mask, groups.codes, -1).astype(np.intp), groups.size)
 
 
 def series_data(

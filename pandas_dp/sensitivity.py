@@ -54,8 +54,10 @@ __all__ = [
     "NEIGHBOURING",
     "PAIR_TABLE",
     "TABLE",
+    "GroupedSensitivity",
     "Rule",
     "check_neighbouring",
+    "grouped_sensitivity",
     "output_range",
     "pair_sensitivity",
     "rule",
@@ -416,3 +418,152 @@ def table_frame() -> object:
         for r in [*_ROWS, *_PAIR_ROWS]
     ]
     return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- grouped releases
+
+
+@dataclass(frozen=True)
+class GroupedSensitivity:
+    """Sensitivities of a vector of per-group statistics (REFERENCE.md §10).
+
+    Attributes
+    ----------
+    linf : float
+        The largest change of one entry (one group; for category counts, one
+        (group, category) cell): what each group's noise needs when the groups
+        compose in parallel (``max_groups_per_unit = 1``).
+    l1 : float
+        The L1 norm of the change of the whole vector (Laplace noise on every entry).
+    l2 : float
+        The L2 norm of the change of the whole vector (Gaussian noise).
+    """
+
+    linf: float
+    l1: float
+    l2: float
+
+
+#: statistics a grouped release may hold, with their per-row magnitudes
+GROUPED: tuple[str, ...] = (
+    "count",
+    "rows",
+    "sum",
+    "centred_sum",
+    "centred_squares",
+    "category_counts",
+)
+
+
+def _per_row(statistic: str, lower: float, upper: float) -> tuple[float, float]:
+    """``(alpha, beta)``: a row adds a value of ``[-beta, alpha]`` or ``[-alpha, beta]``.
+
+    ``alpha`` is the largest magnitude of one row's contribution (the add/remove row
+    of the table for ``k = 1``), ``alpha + beta`` the width of its range, which holds
+    0 (a missing value adds 0): the substitute row of the table.
+    """
+    if statistic == "category_counts":
+        return 1.0, 0.0
+    alpha = sensitivity(statistic, "add_remove", lower, upper)
+    width = sensitivity(statistic, "substitute", lower, upper)
+    return alpha, max(width - alpha, 0.0)
+
+
+def _check_bound(value: int | None, name: str, default: int) -> int:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a whole number >= 1 or None; got {value!r}")
+    return value
+
+
+def grouped_sensitivity(
+    statistic: str,
+    neighbouring: str,
+    lower: float = 0.0,
+    upper: float = 1.0,
+    *,
+    k: int,
+    g: int | None = None,
+    c: int | None = None,
+) -> GroupedSensitivity:
+    """Sensitivities of one sufficient statistic computed in every group.
+
+    A unit keeps at most ``k`` rows in all, in at most ``g`` groups, at most ``c``
+    in each (:func:`pandas_dp.engines.units.contribution_mask` enforces it). With
+    ``C = min(c, k)`` rows in one group, ``K = min(k, g c)`` rows in all, and
+    ``L = sqrt(q C² + rem²)`` (``q = min(g, k // C)`` groups filled with ``C`` rows,
+    ``rem = min(k - q C, C)`` rows in one more group if ``q < g``: the largest L2
+    norm of a unit's row counts per group), and a row's contribution in
+    ``[-beta, alpha]`` (``alpha`` its largest magnitude, ``alpha + beta`` its width):
+
+    ============  ==================  =========================  ===============================
+    relation      l-inf (one entry)   L1                         L2
+    ============  ==================  =========================  ===============================
+    add_remove    ``C alpha``         ``K alpha``                ``L alpha``
+    substitute    ``C (alpha+beta)``  ``2 K alpha``              ``sqrt(2 (alpha² + beta²)) L``
+    ============  ==================  =========================  ===============================
+
+    Under ``substitute`` a unit's rows may move to other groups: the old and the new
+    rows then change up to ``2 g`` groups. With ``g = c = k`` (no group bounds) and
+    one group this is not the ungrouped table (there, rows cannot move); L1 and
+    l-inf are attained when there are at least ``2 g`` groups, L2 when
+    ``beta = 0`` or ``beta = alpha`` (else it is an upper bound). Proven by brute
+    force in ``tests/test_sensitivity_grouped.py``.
+
+    For ``category_counts`` an entry is a (group, category) cell, each row adds 1 to
+    one cell, and the table above holds with ``alpha = 1, beta = 0``.
+
+    Parameters
+    ----------
+    statistic : {"count", "rows", "sum", "centred_sum", "centred_squares", "category_counts"}
+    neighbouring : {"add_remove", "substitute"}
+    lower, upper : float
+        The declared bounds of the column (unused by the counts).
+    k : int
+        ``max_rows_per_unit`` (1 when the unit is the row).
+    g : int, optional
+        ``max_groups_per_unit``; ``None`` means ``k`` (no more than ``k`` groups).
+    c : int, optional
+        ``max_rows_per_group``; ``None`` means ``k``.
+
+    Returns
+    -------
+    GroupedSensitivity
+
+    Raises
+    ------
+    ValueError
+        An unknown statistic or relation, or a bound that is not a whole number >= 1.
+
+    Examples
+    --------
+    >>> grouped_sensitivity("count", "add_remove", k=5, g=2, c=2)
+    GroupedSensitivity(linf=2.0, l1=4.0, l2=2.8284271247461903)
+    >>> grouped_sensitivity("centred_sum", "substitute", 0.0, 10.0, k=1)
+    GroupedSensitivity(linf=10.0, l1=10.0, l2=10.0)
+    """
+    check_neighbouring(neighbouring)
+    if statistic not in GROUPED:
+        raise ValueError(
+            f"no grouped sensitivity is known for statistic {statistic!r}; known: {list(GROUPED)}"
+        )
+    k = _check_k(k)
+    g = _check_bound(g, "g (max_groups_per_unit)", k)
+    c = _check_bound(c, "c (max_rows_per_group)", k)
+    alpha, beta = _per_row(statistic, float(lower), float(upper))
+    big_c = min(c, k)
+    big_k = min(k, g * big_c)
+    q = min(g, k // big_c)
+    rem = min(k - q * big_c, big_c) if q < g else 0
+    l2_rows = math.sqrt(q * big_c * big_c + rem * rem)
+    if neighbouring == "add_remove":
+        out = GroupedSensitivity(big_c * alpha, big_k * alpha, l2_rows * alpha)
+    else:
+        out = GroupedSensitivity(
+            big_c * (alpha + beta),
+            2.0 * big_k * alpha,
+            math.sqrt(2.0 * (alpha * alpha + beta * beta)) * l2_rows,
+        )
+    what = f"grouped {statistic} on [{lower:g}, {upper:g}]"
+    return GroupedSensitivity(_finite(out.linf, what), _finite(out.l1, what), _finite(out.l2, what))

@@ -28,7 +28,8 @@ from numpy.typing import NDArray
 
 from pandas_dp import estimators as est
 from pandas_dp.declarations import NumericDeclaration
-from pandas_dp.plan import Plan, Settings, series_data
+from pandas_dp.grouping import Grouping
+from pandas_dp.plan import Plan, Settings, engine_input
 from pandas_dp.result import DPFloat, DPInt, DPMetadata
 from pandas_dp.sensitivity import output_range
 
@@ -151,19 +152,24 @@ def _estimate(
     *,
     ddof: int,
     clamp: bool,
+    g: int = 0,
 ) -> tuple[float, IntervalFn, tuple[float, float]]:
-    """The statistic, its interval function and its public output range."""
+    """The statistic, its interval function and its public output range (of group ``g``).
+
+    Every group's entries share one noise plan per measurement, so the interval
+    of any group uses the same public scale and range.
+    """
     d, k, st = entry.decl, entry.keys, entry.statistic
     m = plan.measurements
     n = plan.settings.public_n
     if st in ("count", "sum") or (entry.method == "direct" and st == "mean"):
         key = next(iter(k.values()))
-        value = float(noisy[key][0])
+        value = float(noisy[key][g])
         noise = m[key].noise
         assert noise is not None
         return value, partial(est.noisy_interval, noise, value), (m[key].lower, m[key].upper)
     if st == "mean":
-        c, s = float(noisy[k["count"]][0]), float(noisy[k["centred_sum"]][0])
+        c, s = float(noisy[k["count"]][g]), float(noisy[k["centred_sum"]][g])
         value = est.mean_value(c, s, d.lower, d.upper, clamp=clamp)
         mean_fn: IntervalFn = partial(
             est.mean_interval,
@@ -180,13 +186,13 @@ def _estimate(
         noise = m[k["var_direct"]].calibrated
         assert noise is not None and n is not None
         factor = (n - 1.0) / (n - ddof)
-        raw = float(noisy[k["var_direct"]][0])
+        raw = float(noisy[k["var_direct"]][g])
         value = raw * factor
         fn: IntervalFn = partial(_scaled_interval, partial(est.noisy_interval, noise, raw), factor)
     else:
-        c = float(noisy[k["count"]][0])
-        s = float(noisy[k["centred_sum"]][0])
-        q = float(noisy[k["centred_squares"]][0])
+        c = float(noisy[k["count"]][g])
+        s = float(noisy[k["centred_sum"]][g])
+        q = float(noisy[k["centred_squares"]][g])
         value = est.var_value(c, s, q, ddof=ddof, upper_range=hi, clamp=clamp)
         fn = partial(
             est.var_interval,
@@ -278,6 +284,7 @@ def build_metadata(
 _UNITS = {
     "count": "rows (integer, discrete noise)",
     "rows": "rows (integer, discrete noise)",
+    "distinct_units": "distinct units per observed key (integer, discrete noise; selection)",
     "category_counts": "rows per bucket (integer, discrete noise)",
     "centred_sum": "column units: sum of (x - midpoint)",
     "sum": "column units: sum of x",
@@ -321,50 +328,75 @@ def release_moments(
     scalar: bool,
     ddof: int = 1,
     method: str = "auto",
-) -> DPFloat | DPInt | pd.Series:
-    """Release ``count``, ``sum``, ``mean``, ``var`` or ``std`` of numeric columns."""
-    ddof = _check_ddof(ddof)
-    way = resolve_method(method, settings)
-    n = settings.public_n
-    if way == "direct" and statistic in ("var", "std") and n is not None and n >= 2 and ddof >= n:
-        # (n - 1) / (n - ddof) rescales Liu's ddof=1 variance: checked before the charge
-        raise ValueError(
-            f"ddof must be below n={n} (the public row count); got ddof={ddof}. Use a smaller ddof"
-        )
+    grouping: Grouping | None = None,
+    frame: pd.DataFrame | None = None,
+) -> DPFloat | DPInt | pd.Series | pd.DataFrame:
+    """Release ``count``, ``sum``, ``mean``, ``var`` or ``std`` of numeric columns.
+
+    With ``grouping``, one value per declared key: a Series indexed by key for one
+    column (``scalar``), else a DataFrame with one column per column.
+    """
+    table = release_table(
+        {c: (statistic,) for c in columns},
+        columns,
+        decls,
+        settings,
+        ddof=ddof,
+        method=method,
+        grouping=grouping,
+        frame=frame,
+    )
     labels = list(columns)
-    plan, entries = plan_moments([statistic], decls, settings, way)
-    plan.calibrate()
-    data = series_data(columns, decls)
-    data["rows"] = settings.rows
-    check = partial(validate, columns, decls) if settings.out_of_bounds == "raise" else None
-    noisy = plan.run(data, statistic, tuple(labels), check=check)
-    clamp = settings.bounding != "none"
-    results = [
-        _estimate(entries[(c, statistic)], plan, noisy, ddof=ddof, clamp=clamp) for c in labels
-    ]
     integer = statistic == "count"
-    values = np.array([r[0] for r in results])
-    fns = [r[1] for r in results]
-    ranges = {c: r[2] for c, r in zip(labels, results, strict=True)}
-    meta = build_metadata(
+    values = np.column_stack([table.values[(c, statistic)] for c in labels])
+    ranges = {c: table.ranges[(c, statistic)] for c in labels}
+    details = {"method": table.method, **({"ddof": ddof} if statistic in ("var", "std") else {})}
+    if grouping is not None:
+        details.update(table.plan.group_details())
+    input_bounds = (
+        {} if statistic == "count" else {c: (decls[c].lower, decls[c].upper) for c in labels}
+    )
+    fns = [table.fns[(c, statistic)] for c in labels]
+    if grouping is not None:
+        index = table.index
+        assert index is not None
+        flat = [fn for g in range(len(index)) for fn in (f[g] for f in fns)]
+        entries: list[Any] = list(index) if scalar else [(k, c) for k in index for c in labels]
+        meta = table.metadata(
+            statistic,
+            labels,
+            values[:, 0] if scalar else values,
+            input_bounds=input_bounds,
+            output_bounds=ranges[labels[0]] if scalar else ranges,
+            interval=partial(_stacked, flat),
+            index=entries,
+            details=details,
+        )
+        data = values.astype(np.int64) if integer else values
+        grouped: pd.Series | pd.DataFrame
+        if scalar:
+            grouped = pd.Series(data[:, 0], index=index, name=labels[0])
+        else:
+            grouped = pd.DataFrame(data, index=index, columns=pd.Index(labels))
+        grouped.attrs["dp"] = meta
+        return grouped
+    row = values[0]
+    meta = table.metadata(
         statistic,
         labels,
-        plan,
-        values if not scalar else float(values[0]),
-        input_bounds={}
-        if statistic == "count"
-        else {c: (decls[c].lower, decls[c].upper) for c in labels},
+        row if not scalar else float(row[0]),
+        input_bounds=input_bounds,
         output_bounds=ranges[labels[0]] if scalar else ranges,
-        interval=partial(_stacked, fns),
+        interval=partial(_stacked, [f[0] for f in fns]),
         index=None if scalar else labels,
-        details={"method": way, **({"ddof": ddof} if statistic in ("var", "std") else {})},
+        details=details,
     )
     if scalar:
         if integer:
-            return DPInt(int(values[0]), {"dp": meta})
-        return DPFloat(float(values[0]), {"dp": meta})
+            return DPInt(int(row[0]), {"dp": meta})
+        return DPFloat(float(row[0]), {"dp": meta})
     out = pd.Series(
-        values.astype(np.int64) if integer else values,
+        row.astype(np.int64) if integer else row,
         index=pd.Index(labels),
         dtype="int64" if integer else "float64",
     )
@@ -372,22 +404,169 @@ def release_moments(
     return out
 
 
+@dataclass
+class Table:
+    """Statistics of several columns from one plan: per ``(column, statistic)``, per group.
+
+    Attributes
+    ----------
+    plan : Plan
+        The plan that was run (its measurements, split and scales are public).
+    values : dict
+        ``(column, statistic) -> ndarray`` with one value per group.
+    fns : dict
+        ``(column, statistic) -> list`` of interval functions, one per group.
+    ranges : dict
+        ``(column, statistic) -> (lower, upper)``, the public output range.
+    index : pandas.Index or None
+        The released keys (grouped), else ``None``.
+    method : str
+        The method used (``"moments"`` or ``"direct"``).
+    """
+
+    plan: Plan
+    values: dict[tuple[Hashable, str], FloatArray]
+    fns: dict[tuple[Hashable, str], list[IntervalFn]]
+    ranges: dict[tuple[Hashable, str], tuple[float, float]]
+    index: pd.Index | None
+    method: str
+
+    def metadata(
+        self, statistic: str, labels: Sequence[Hashable], value: Any, **kw: Any
+    ) -> DPMetadata:
+        """The release's metadata record (see :func:`build_metadata`)."""
+        return build_metadata(statistic, labels, self.plan, value, **kw)
+
+
+def release_table(
+    requests: Mapping[Hashable, Sequence[str]],
+    columns: Mapping[Hashable, pd.Series],
+    decls: Mapping[Hashable, NumericDeclaration],
+    settings: Settings,
+    *,
+    ddof: int = 1,
+    method: str = "auto",
+    grouping: Grouping | None = None,
+    frame: pd.DataFrame | None = None,
+    statistic: str | None = None,
+) -> Table:
+    """Plan, charge, measure and estimate ``column -> statistics`` together.
+
+    Statistics of one column share their measurements (one count, centred sum and
+    centred squares per column), so ``{"age": ["mean", "std"]}`` costs what a
+    variance alone does.
+    """
+    ddof = _check_ddof(ddof)
+    way = resolve_method(method, settings)
+    n = settings.public_n
+    wanted = {st for sts in requests.values() for st in sts}
+    if way == "direct" and wanted & {"var", "std"} and n is not None and n >= 2 and ddof >= n:
+        # (n - 1) / (n - ddof) rescales Liu's ddof=1 variance: checked before the charge
+        raise ValueError(
+            f"ddof must be below n={n} (the public row count); got ddof={ddof}. Use a smaller ddof"
+        )
+    plan = Plan(settings, grouping)
+    entries = {
+        (c, st): _plan_entry(plan, st, decls[c], way) for c, sts in requests.items() for st in sts
+    }
+    plan.calibrate()
+    check = partial(validate, columns, decls) if settings.out_of_bounds == "raise" else None
+    name = statistic or (next(iter(wanted)) if len(wanted) == 1 else "agg")
+    data = engine_input(columns, decls, settings, grouping, frame)
+    noisy = plan.run(data, name, tuple(columns), check=check)
+    clamp = settings.bounding != "none"
+    values: dict[tuple[Hashable, str], FloatArray] = {}
+    fns: dict[tuple[Hashable, str], list[IntervalFn]] = {}
+    ranges: dict[tuple[Hashable, str], tuple[float, float]] = {}
+    groups = plan.released_groups
+    zeros = {k: np.zeros(1) for k in plan.measurements}
+    for key, entry in entries.items():
+        results = [
+            _estimate(entry, plan, noisy, ddof=ddof, clamp=clamp, g=g) for g in range(groups)
+        ]
+        values[key] = np.array([r[0] for r in results], dtype=np.float64)
+        fns[key] = [r[1] for r in results]
+        # the public range, from public facts only (also when no group was kept)
+        ranges[key] = _estimate(entry, plan, zeros, ddof=ddof, clamp=clamp)[2]
+    return Table(plan, values, fns, ranges, plan.released_index, way)
+
+
+def release_agg(
+    requests: Mapping[Hashable, Sequence[str]],
+    columns: Mapping[Hashable, pd.Series],
+    decls: Mapping[Hashable, NumericDeclaration],
+    settings: Settings,
+    *,
+    ddof: int = 1,
+    grouping: Grouping | None = None,
+    frame: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """Several statistics of several columns, one plan: columns ``(column, statistic)``.
+
+    Grouped, one row per key; else one row.
+    """
+    table = release_table(
+        requests,
+        columns,
+        decls,
+        settings,
+        ddof=ddof,
+        grouping=grouping,
+        frame=frame,
+        statistic="agg",
+    )
+    pairs = [(c, s) for c, sts in requests.items() for s in sts]
+    index = table.index if table.index is not None else pd.RangeIndex(1)
+    data = {pair: table.values[pair] for pair in pairs}
+    out = pd.DataFrame(data, index=index, columns=pd.MultiIndex.from_tuples(pairs))
+    for pair in pairs:
+        if pair[1] == "count":
+            out[pair] = out[pair].astype(np.int64)
+    groups = len(index)
+    fns = [table.fns[pair][g] for g in range(groups) for pair in pairs]
+    out.attrs["dp"] = table.metadata(
+        "agg",
+        list(columns),
+        out.to_numpy(),
+        input_bounds={
+            c: (decls[c].lower, decls[c].upper)
+            for c, sts in requests.items()
+            if set(sts) - {"count"}
+        },
+        output_bounds={f"{c} {s}": table.ranges[(c, s)] for c, s in pairs},
+        interval=partial(_stacked, fns),
+        index=[(k, c, s) for k in index for c, s in pairs],
+        details={
+            "method": table.method,
+            "ddof": ddof,
+            "derived": "statistics of one column share one measured (count, centred sum, "
+            "centred squares)",
+            **(table.plan.group_details() if grouping is not None else {}),
+        },
+    )
+    return out
+
+
 def release_count(
-    columns: Mapping[Hashable, pd.Series], settings: Settings, *, scalar: bool
+    columns: Mapping[Hashable, pd.Series],
+    settings: Settings,
+    *,
+    scalar: bool,
+    frame: pd.DataFrame | None = None,
 ) -> DPInt | pd.Series:
     """Noisy number of non-missing values per column (any dtype), like ``df.count()``."""
     counting = {c: NumericDeclaration(c, 0.0, 1.0) for c in columns}  # bounds unused
-    result = release_moments("count", columns, counting, settings, scalar=scalar)
-    assert not isinstance(result, DPFloat)
+    result = release_moments("count", columns, counting, settings, scalar=scalar, frame=frame)
+    assert not isinstance(result, DPFloat | pd.DataFrame)
     return result
 
 
-def release_len(settings: Settings) -> DPInt:
+def release_len(settings: Settings, frame: pd.DataFrame | None = None) -> DPInt:
     """Noisy number of rows. The exact length is never reported."""
     plan = Plan(settings)
     key = plan.rows()
     plan.calibrate()
-    noisy = plan.run({"rows": settings.rows}, "len", ())
+    noisy = plan.run(engine_input({}, {}, settings, None, frame), "len", ())
     value = float(noisy[key][0])
     noise = plan.measurements[key].noise
     assert noise is not None

@@ -60,9 +60,18 @@ def _no_reads(monkeypatch: pytest.MonkeyPatch, spy: Callable[..., object]) -> No
     """Replace every reader of the data with ``spy``.
 
     The engine's readers (``plan.py`` calls them as ``engines.<name>``) and
-    ``Series.count``, which the plan calls for a count alone.
+    ``Series.count``.
     """
-    for name in ("moments", "products", "category_counts", "mask_counts"):
+    readers = (
+        "moments",
+        "products",
+        "category_counts",
+        "mask_counts",
+        "present_counts",
+        "group_codes",
+        "observed_codes",
+    )
+    for name in readers:
         monkeypatch.setattr(pandas_dp.engines, name, spy)
     monkeypatch.setattr(pd.Series, "count", spy)
 
@@ -838,3 +847,27 @@ def test_deltas_adding_past_one_are_refused_not_an_error() -> None:
     with pytest.raises(BudgetExceededError, match="delta"):
         budget.charge(0.1, 0.6, rho=0.01)
     assert len(budget.ledger) == 1
+
+
+def test_private_keys_spend_a_delta_a_zcdp_budget_refuses(
+    df: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Partition selection is approximate DP with no rho: basic budgets only."""
+    frame = pd.DataFrame({"k": ["a"] * 500 + ["b"] * 500, "x": np.linspace(0, 1, 1000)})
+    kw = {"epsilon": 1.0, "delta": 1e-7, "mechanism": "gaussian", "bounds": B}
+    basic = PrivacyBudget(epsilon=5.0, delta=1e-5)
+    frame.dp.groupby("k", keys="private", delta=1e-6).mean("x", budget=basic, **kw)
+    assert basic.spent == (1.0, pytest.approx(1.1e-6)) and np.isnan(basic.ledger["rho"][0])
+    zcdp = PrivacyBudget(epsilon=50.0, delta=1e-5, accounting="zcdp")
+
+    def spy(*args: object, **kwargs: object) -> object:
+        raise AssertionError("data was read")
+
+    with monkeypatch.context() as patch:
+        _no_reads(patch, spy)
+        with pytest.raises(BudgetExceededError, match="no rho"):
+            frame.dp.groupby("k", keys="private", delta=1e-6).mean("x", budget=zcdp, **kw)
+    assert zcdp.ledger.empty
+    # declared keys: a Gaussian grouped release has a rho, and a zCDP budget charges it
+    frame.dp.groupby("k", keys=["a", "b"]).mean("x", budget=zcdp, **kw)
+    assert zcdp.spent.rho > 0 and zcdp.ledger["rho"][0] == zcdp.spent.rho

@@ -88,6 +88,24 @@ RELEASES: dict[str, Release] = {
     "counts normalize": lambda f, rs: f.dp.counts(
         {"big": f.x > 5, "neg": "y < 0"}, normalize=True, epsilon=1.0, random_state=rs
     ),
+    "groupby len": lambda f, rs: f.dp.groupby("r", keys=CATS["r"]).len(
+        epsilon=1.0, random_state=rs
+    ),
+    "groupby count": lambda f, rs: f.dp.groupby("r", keys=CATS["r"]).count(
+        XY, epsilon=1.0, random_state=rs
+    ),
+    "groupby mean": lambda f, rs: f.dp.groupby("r", keys=CATS["r"]).mean(
+        XY, epsilon=1.0, bounds=BOUNDS, random_state=rs
+    ),
+    "groupby std other": lambda f, rs: f.dp.groupby("r", keys=["N"], other="rest").std(
+        "x", epsilon=1.0, bounds=BOUNDS, random_state=rs
+    ),
+    "groupby agg": lambda f, rs: f.dp.groupby("r", keys=CATS["r"]).agg(
+        {"x": ["mean", "var"], "y": "sum"}, epsilon=1.0, bounds=BOUNDS, random_state=rs
+    ),
+    "contingency": lambda f, rs: f.dp.value_counts(
+        ["r"], epsilon=1.0, categories=CATS, sort=False, random_state=rs
+    ),
     "series count": lambda f, rs: f["x"].dp.count(epsilon=1.0, random_state=rs),
     "series len": lambda f, rs: f["x"].dp.len(epsilon=1.0, random_state=rs),
     "series sum": lambda f, rs: f["x"].dp.sum(epsilon=1.0, bounds=(0, 10), random_state=rs),

@@ -176,13 +176,13 @@ def engine_values(rows: list[float], a: float, b: float) -> dict[str, Any]:
     m = engines.moments(pd.Series(rows, dtype="float64"), a, b, squares=True)
     mid = Fraction(a) + Fraction(b - a) / 2
     n = len(rows)
-    total, squares = m.total_exact, m.squares_exact
+    total, squares = m.total_exact[0], m.squares_exact[0]
     out: dict[str, Any] = {
-        "count": float(m.count),
+        "count": float(m.count[0]),
         "rows": float(n),
         "centred_sum": total,
         "centred_squares": squares,
-        "sum": total + mid * m.count,
+        "sum": total + mid * int(m.count[0]),
         "mean_direct": NAN,
         "var_direct": NAN,
     }

@@ -51,6 +51,10 @@ BINDABLE: tuple[str, ...] = (
     "out_of_bounds",
     "random_state",
     "budget",
+    "privacy_unit",
+    "max_rows_per_unit",
+    "max_groups_per_unit",
+    "max_rows_per_group",
 )
 
 
@@ -74,13 +78,14 @@ class BoundAccessor:
 
     __slots__ = ("_accessor", "_defaults")
 
-    def __init__(self, accessor: _Base, defaults: dict[str, Any]) -> None:
+    def __init__(self, accessor: Any, defaults: dict[str, Any]) -> None:
         self._accessor = accessor
         self._defaults = defaults
 
     def __call__(self, **defaults: Any) -> BoundAccessor:
         """More defaults on top of these."""
-        return self._accessor(**{**self._defaults, **defaults})
+        bound: BoundAccessor = self._accessor(**{**self._defaults, **defaults})
+        return bound
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._accessor, name)
@@ -88,10 +93,15 @@ class BoundAccessor:
             return attr
         params = inspect.signature(attr).parameters
         bound = {k: v for k, v in self._defaults.items() if k in params}
+        if name == "groupby":  # its delta is partition selection's, not a default's
+            bound.pop("delta", None)
 
         @functools.wraps(attr)
         def call(*args: Any, **kwargs: Any) -> Any:
-            return attr(*args, **{**bound, **kwargs})
+            out = attr(*args, **{**bound, **kwargs})
+            if getattr(out, "_bindable", False):  # a group-by keeps the defaults
+                return BoundAccessor(out, self._defaults)
+            return out
 
         return call
 
@@ -142,6 +152,10 @@ class _Base:
     def _schema_for(self, schema: Any) -> Any:
         return schema
 
+    def _frame(self) -> pd.DataFrame | None:
+        """The frame (where a privacy unit's column lives), or ``None`` for a Series."""
+        return self._obj if isinstance(self._obj, pd.DataFrame) else None
+
     def _known(self) -> list[Hashable] | None:
         """The labels a ``bounds``/``categories`` dict may name (``None``: unchecked)."""
         return None
@@ -167,9 +181,18 @@ class _Base:
             attached=attached,
             known=self._known(),
         )
-        return st.release_moments(
-            statistic, selected, decls, settings, scalar=scalar, ddof=ddof, method=method
+        result = st.release_moments(
+            statistic,
+            selected,
+            decls,
+            settings,
+            scalar=scalar,
+            ddof=ddof,
+            method=method,
+            frame=self._frame(),
         )
+        assert not isinstance(result, pd.DataFrame)  # ungrouped
+        return result
 
     def _categorical(
         self, series: pd.Series, categories: Any, schema: Any
@@ -213,6 +236,7 @@ class _Base:
                 other=other,
                 sort=sort,
                 ascending=ascending,
+                frame=self._frame(),
             )
         return hist.release_value_counts(
             series,
@@ -222,4 +246,5 @@ class _Base:
             ascending=ascending,
             dropna=dropna,
             other=other,
+            frame=self._frame(),
         )

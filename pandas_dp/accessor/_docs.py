@@ -74,6 +74,18 @@ SHARED: dict[str, str] = {
     "psd": 'psd : {"clip", "higham"}, default "clip"\n    Positive semi-definite repair.',
     "numeric_only": "numeric_only : bool, default False\n    Count numeric columns only.",
     "queries": "queries : dict\n    Name -> boolean mask or ``df.eval`` string.",
+    "privacy_unit": "privacy_unit : label, optional\n"
+    "    The column identifying a person (a unit), when one person may hold several\n"
+    "    rows; needs ``max_rows_per_unit``. Default: every row is its own unit. May be\n"
+    '    declared once in the schema: ``metadata={"pandas_dp": {"privacy_unit": ...}}``.',
+    "max_rows_per_unit": "max_rows_per_unit : int, optional\n"
+    "    ``k``: at most this many rows of one unit are kept (chosen by a keyed hash,\n"
+    "    whatever the row order); the sensitivities grow ``k``-fold. Choose it from\n"
+    "    public knowledge, not from the data.",
+    "max_groups_per_unit": "max_groups_per_unit : int, optional\n"
+    "    ``g``: groups one unit may contribute to (default ``max_rows_per_unit``).",
+    "max_rows_per_group": "max_rows_per_group : int, optional\n"
+    "    ``c``: rows one unit may contribute to one group (default ``max_rows_per_unit``).",
 }
 
 _SECTIONS = ("Returns", "Raises", "See Also", "Notes", "Examples")

@@ -14,6 +14,7 @@ from pandas_dp import histograms as hist
 from pandas_dp import statistics as st
 from pandas_dp.accessor._base import Columns, _Base, _check_numeric, _is_numeric
 from pandas_dp.accessor._docs import stamp_docs
+from pandas_dp.accessor.groupby import DPGroupBy, contributions
 from pandas_dp.budget import PrivacyBudget
 from pandas_dp.declarations import (
     attached_schema,
@@ -22,6 +23,9 @@ from pandas_dp.declarations import (
 )
 from pandas_dp.describe import release_describe
 from pandas_dp.errors import MissingBoundsError
+from pandas_dp.grouped import release_contingency
+from pandas_dp.grouping import resolve_grouping
+from pandas_dp.plan import Contributions
 from pandas_dp.result import DPFloat, DPInt
 
 
@@ -71,6 +75,12 @@ class DPFrameAccessor(_Base):
     def _known(self) -> list[Hashable]:
         return list(self._obj.columns)
 
+    def _contributions(
+        self, privacy_unit: Hashable | None, max_rows_per_unit: int | None, schema: Any
+    ) -> Contributions:
+        """The privacy unit and its bound, from the arguments or the schema (public)."""
+        return contributions(self._obj, privacy_unit, max_rows_per_unit, schema=schema)
+
     def _select(self, columns: Columns) -> tuple[dict[Hashable, pd.Series], bool]:
         frame = self._obj
         labels: list[Hashable]
@@ -106,6 +116,8 @@ class DPFrameAccessor(_Base):
         neighbouring: str = "add_remove",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
     ) -> pd.Series:
         """Noisy number of non-missing values per column, like ``df.count()``.
 
@@ -131,6 +143,7 @@ class DPFrameAccessor(_Base):
             random_state,
             budget,
             len(self._obj),
+            self._contributions(privacy_unit, max_rows_per_unit, None),
         )
         frame = self._obj
         labels = [c for c in frame.columns if not numeric_only or _is_numeric(frame[c])]
@@ -138,7 +151,7 @@ class DPFrameAccessor(_Base):
             raise ValueError("the frame has no columns to count")
         _check_unique(frame, labels)
         selected: dict[Hashable, pd.Series] = {c: frame[c] for c in labels}
-        result = st.release_count(selected, settings, scalar=False)
+        result = st.release_count(selected, settings, scalar=False, frame=self._obj)
         assert isinstance(result, pd.Series)
         return result
 
@@ -152,6 +165,8 @@ class DPFrameAccessor(_Base):
         neighbouring: str = "add_remove",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
     ) -> DPInt:
         """Noisy number of rows, like ``len(df)``.
 
@@ -176,8 +191,9 @@ class DPFrameAccessor(_Base):
             random_state,
             budget,
             len(self._obj),
+            self._contributions(privacy_unit, max_rows_per_unit, None),
         )
-        return st.release_len(settings)
+        return st.release_len(settings, self._obj)
 
     # -------------------------------------------------------------- moments
     def sum(
@@ -194,6 +210,8 @@ class DPFrameAccessor(_Base):
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
     ) -> DPFloat | DPInt | pd.Series:
         """Noisy sum of bounded numeric columns, like ``df[columns].sum()``.
 
@@ -218,6 +236,7 @@ class DPFrameAccessor(_Base):
             random_state,
             budget,
             len(self._obj),
+            self._contributions(privacy_unit, max_rows_per_unit, schema),
         )
         return self._moment("sum", columns, bounds=bounds, schema=schema, settings=settings)
 
@@ -236,6 +255,8 @@ class DPFrameAccessor(_Base):
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
     ) -> DPFloat | DPInt | pd.Series:
         """Noisy mean of bounded numeric columns, like ``df[columns].mean()``.
 
@@ -261,6 +282,7 @@ class DPFrameAccessor(_Base):
             random_state,
             budget,
             len(self._obj),
+            self._contributions(privacy_unit, max_rows_per_unit, schema),
         )
         return self._moment(
             "mean", columns, bounds=bounds, schema=schema, settings=settings, method=method
@@ -282,6 +304,8 @@ class DPFrameAccessor(_Base):
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
     ) -> DPFloat | DPInt | pd.Series:
         """Noisy sample variance (``ddof=1`` like pandas) of bounded numeric columns.
 
@@ -303,6 +327,7 @@ class DPFrameAccessor(_Base):
             random_state,
             budget,
             len(self._obj),
+            self._contributions(privacy_unit, max_rows_per_unit, schema),
         )
         return self._moment(
             "var",
@@ -330,6 +355,8 @@ class DPFrameAccessor(_Base):
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
     ) -> DPFloat | DPInt | pd.Series:
         """Noisy standard deviation: the square root of :meth:`var` (post-processing).
 
@@ -351,6 +378,7 @@ class DPFrameAccessor(_Base):
             random_state,
             budget,
             len(self._obj),
+            self._contributions(privacy_unit, max_rows_per_unit, schema),
         )
         return self._moment(
             "std",
@@ -380,6 +408,8 @@ class DPFrameAccessor(_Base):
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
     ) -> pd.DataFrame:
         """Noisy covariance matrix, like ``df[columns].cov(ddof=1)``.
 
@@ -420,6 +450,7 @@ class DPFrameAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
+            (privacy_unit, max_rows_per_unit),
             corr=False,
         )
 
@@ -439,6 +470,8 @@ class DPFrameAccessor(_Base):
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
     ) -> pd.DataFrame:
         """Noisy Pearson correlation matrix: post-processing of :meth:`cov`.
 
@@ -469,6 +502,7 @@ class DPFrameAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
+            (privacy_unit, max_rows_per_unit),
             corr=True,
         )
 
@@ -488,6 +522,7 @@ class DPFrameAccessor(_Base):
         out_of_bounds: str,
         random_state: int | np.random.Generator | None,
         budget: PrivacyBudget | None,
+        unit: tuple[Hashable | None, int | None],
         *,
         corr: bool,
     ) -> pd.DataFrame:
@@ -501,6 +536,7 @@ class DPFrameAccessor(_Base):
             random_state,
             budget,
             len(self._obj),
+            self._contributions(*unit, schema),
         )
         selected, _ = self._select([columns] if isinstance(columns, str) else columns)
         name = "corr" if corr else "cov"
@@ -517,6 +553,7 @@ class DPFrameAccessor(_Base):
             ddof=ddof,
             psd=psd,
             corr=corr,
+            frame=self._obj,
         )
 
     def describe(
@@ -534,6 +571,8 @@ class DPFrameAccessor(_Base):
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
     ) -> pd.DataFrame:
         """A private ``df.describe()``: count, mean and std of numeric columns,
         proportions of categorical ones, with ``epsilon`` split equally.
@@ -561,6 +600,7 @@ class DPFrameAccessor(_Base):
             random_state,
             budget,
             len(self._obj),
+            self._contributions(privacy_unit, max_rows_per_unit, schema),
         )
         frame = self._obj
         attached = (
@@ -609,8 +649,56 @@ class DPFrameAccessor(_Base):
             categorical, categories=categories, schema=schema, attached=attached, known=known
         )
         return release_describe(
-            numeric, num_decls, categorical, cat_decls, settings, undeclared=undeclared
+            numeric,
+            num_decls,
+            categorical,
+            cat_decls,
+            settings,
+            undeclared=undeclared,
+            frame=self._obj,
         )
+
+    # -------------------------------------------------------------- group-by
+    def groupby(
+        self,
+        by: Hashable | Sequence[Hashable],
+        keys: Any = None,
+        *,
+        other: Hashable | None = None,
+        delta: float = 0.0,
+    ) -> DPGroupBy:
+        """Group by public keys, like ``df.groupby(by)``; see :class:`DPGroupBy`.
+
+        Parameters
+        ----------
+        by : label or list of labels
+            The grouping columns.
+        keys : list, Index, DataFrame, dict, "private" or None
+            The declared keys: a list (one column), an Index or MultiIndex, a
+            DataFrame of key tuples, a dict ``column -> list`` (their product), or
+            ``"private"`` to select keys from the data by partition selection
+            (needs ``delta``). ``None``: from the schema (``isin``, a declared
+            categorical dtype) or the two values of a boolean column.
+        other : label, optional
+            A group for rows whose key is not declared; by default they are dropped.
+        delta : float, default 0.0
+            With ``keys="private"``: the probability a key held by one unit is
+            released.
+
+        Returns
+        -------
+        DPGroupBy
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> df = pd.DataFrame({"region": ["N", "S"] * 100, "income": [30.0, 50.0] * 100})
+        >>> s = df.dp.groupby("region", keys=["N", "S", "E"]).sum(
+        ...     "income", epsilon=1.0, bounds=(0, 100), random_state=0)
+        >>> list(s.index)
+        ['E', 'N', 'S']
+        """
+        return DPGroupBy(self._obj, by, keys, other=other, delta=delta)
 
     # -------------------------------------------------------------- categorical
     def value_counts(
@@ -634,10 +722,24 @@ class DPFrameAccessor(_Base):
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
     ) -> pd.Series:
-        """Noisy counts of one column's declared categories, like ``df[column].value_counts()``.
+        """Noisy counts of declared categories, like ``df[column].value_counts()``.
 
+        With a list of columns, the contingency table over the product of their
+        declared domains, like ``df.value_counts(subset)``: a Series indexed by
+        every combination (``categories`` may then be a dict ``column -> list``).
         See :meth:`DPSeriesAccessor.value_counts`.
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> df = pd.DataFrame({"sex": ["f", "m"] * 50, "smoker": [True, False] * 50})
+        >>> t = df.dp.value_counts(["sex", "smoker"], epsilon=1.0,
+        ...                        categories={"sex": ["f", "m"]}, sort=False, random_state=0)
+        >>> t.index.tolist()
+        [('f', False), ('f', True), ('m', False), ('m', True)]
         """
         settings = st.Settings(
             epsilon,
@@ -649,7 +751,13 @@ class DPFrameAccessor(_Base):
             random_state,
             budget,
             len(self._obj),
+            self._contributions(privacy_unit, max_rows_per_unit, schema),
         )
+        if isinstance(column, list | pd.Index):
+            grouping = resolve_grouping(self._obj, list(column), keys=categories, schema=schema)
+            return release_contingency(
+                settings, grouping, self._obj, normalize=normalize, sort=sort, ascending=ascending
+            )
         series = self._select(column)[0][column]
         return self._histogram(
             series,
@@ -685,6 +793,8 @@ class DPFrameAccessor(_Base):
         out_of_bounds: str = "clip",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
     ) -> pd.Series:
         """Noisy proportions of one column's declared categories, summing to one.
 
@@ -709,6 +819,7 @@ class DPFrameAccessor(_Base):
             random_state,
             budget,
             len(self._obj),
+            self._contributions(privacy_unit, max_rows_per_unit, schema),
         )
         series = self._select(column)[0][column]
         return self._histogram(
@@ -738,6 +849,8 @@ class DPFrameAccessor(_Base):
         neighbouring: str = "add_remove",
         random_state: int | np.random.Generator | None = None,
         budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
     ) -> pd.Series:
         """A workload of counting queries, released together.
 
@@ -777,13 +890,14 @@ class DPFrameAccessor(_Base):
             random_state,
             budget,
             len(self._obj),
+            self._contributions(privacy_unit, max_rows_per_unit, None),
         )
         queries = dict(queries)
         for name, q in queries.items():  # every check first, on no rows of the data
             self._mask(name, q, self._obj.iloc[:0] if isinstance(q, str) else self._obj)
         names = list(queries)
         lazy = partial(self._masks, queries)  # string queries are evaluated after the charge
-        return hist.release_counts(lazy, names, settings, normalize=normalize)
+        return hist.release_counts(lazy, names, settings, normalize=normalize, frame=self._obj)
 
     def _masks(self, queries: dict[Hashable, Any]) -> list[pd.Series]:
         out = []

@@ -8,28 +8,40 @@ step that depends on public bounds only, and added as integers, so a result does
 not depend on the order of the rows, on chunking or on partitioning.
 
 :mod:`pandas_dp.engines.pandas` works on in-memory pandas objects with numpy.
+Every kernel takes an optional :class:`Groups` (one code per row); without it all
+rows form one group and each result has a leading axis of length 1.
 """
 
 from pandas_dp.engines.pandas import (
     STEP_BITS,
     CategoryCounts,
+    Groups,
     MomentSums,
     ProductSums,
     accumulation_step,
     category_counts,
+    group_codes,
     mask_counts,
     moments,
+    observed_codes,
+    present_counts,
     products,
+    row_counts,
 )
 
 __all__ = [
     "STEP_BITS",
     "CategoryCounts",
+    "Groups",
     "MomentSums",
     "ProductSums",
     "accumulation_step",
     "category_counts",
+    "group_codes",
     "mask_counts",
     "moments",
+    "observed_codes",
+    "present_counts",
     "products",
+    "row_counts",
 ]

@@ -5,11 +5,29 @@ dtypes are converted to ``float64`` once). A value ``x`` becomes
 ``y = clamp(x - m, -h, h)`` (``m`` the midpoint, ``h`` the half-width of the
 declared bounds), then ``round(y / q)``, an integer, with ``q`` a power of two
 fixed by the bounds alone (:func:`accumulation_step`); squares and products are
-rounded likewise on their own steps. Within a chunk of ``2**14`` values every such
-integer is at most ``2**38`` in size, so the chunk's float sum is exact in any
-order; chunks are added as Python integers. The sums are therefore exact, and the
-same for any row order or chunking (REFERENCE.md §13). The rounding moves a
-row's contribution by at most one step, which the plan adds to the sensitivity.
+rounded likewise on their own steps. The rounding moves a row's contribution by at
+most one step, which the plan adds to the sensitivity.
+
+Exactness (REFERENCE.md §13). Every rounded integer is at most ``2**STEP_BITS``
+(``2**38``) in size, and a chunk holds ``CHUNK`` (``2**14``) rows, so *any* partial
+sum over one chunk, whatever its order, and whatever subset of the chunk's rows it
+covers, is an integer of size at most ``2**52 < 2**53``: a float64 holds it
+exactly. Hence the float ``sum`` of a chunk, and equally ``np.bincount(codes,
+weights=...)`` over a chunk (a group's partial sums are sums over a subset of the
+chunk), are exact. The chunk results are converted to ``int64`` and added into
+``int64`` accumulators, one per group; after ``2**10`` chunks (``2**24`` rows) an
+accumulator is at most ``2**62`` in size and is flushed into a Python integer, so
+nothing overflows whatever the number of rows. The sums are therefore exact and the
+same for any row order, chunking or partition of the rows (the optional numba
+kernels of :mod:`pandas_dp.engines._numba` follow the same bounds and give the
+identical integers).
+
+Grouping. Every kernel takes an optional :class:`Groups`: one code per row in
+``0 .. size - 1`` (``-1``: the row belongs to no released group and is skipped).
+Without groups, all rows form one group, and every result has a leading axis of
+length 1; there is one code path. :func:`group_codes` maps rows onto a *public*
+product of declared keys; :func:`observed_codes` factorizes a column whose keys
+are private (its uniques must be thresholded before release).
 
 Missing values (``NaN``, ``None``, ``pd.NA``) are counted apart and contribute
 nothing; ``±inf`` are clamped to the bounds like any out-of-range value.
@@ -19,13 +37,18 @@ Examples
 >>> import pandas as pd
 >>> m = moments(pd.Series([1.0, 5.0, None, 50.0]), 0.0, 10.0, squares=True)
 >>> m.count, m.total_value, m.squares_value
-(3, 1.0, 41.0)
+(array([3]), array([1.]), array([41.]))
+>>> g = group_codes([pd.Series(["a", "b", "a", "z"])], [["a", "b"]])
+>>> g.codes, g.size
+(array([ 0,  1,  0, -1]), 2)
+>>> moments(pd.Series([1.0, 5.0, None, 50.0]), 0.0, 10.0, squares=False, groups=g).count
+array([1, 1])
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Final
@@ -38,29 +61,71 @@ __all__ = [
     "CHUNK",
     "STEP_BITS",
     "CategoryCounts",
+    "Groups",
     "MomentSums",
     "ProductSums",
     "accumulation_step",
     "category_counts",
     "column_values",
+    "group_codes",
     "mask_counts",
     "moments",
+    "observed_codes",
     "products",
+    "row_counts",
 ]
 
 #: Rows per chunk: 16 Ki doubles = 128 KiB, small enough to stay in L2.
 CHUNK: Final = 1 << 14
 #: A rounded value is at most ``2**STEP_BITS`` steps; ``CHUNK`` of them sum below 2**53.
 STEP_BITS: Final = 38
+#: Chunks added into an int64 accumulator before it is flushed (``2**24`` rows: < 2**62).
+_FLUSH_CHUNKS: Final = 1 << 10
+#: Use the compiled kernels (numba, optional) when installed ...
+USE_NUMBA: bool = True
+#: ... for columns of at least this many rows (below, compiling would not pay).
+FAST_MIN_ROWS: int = 1 << 16
 #: Up to this many categories, count codes by comparison rather than ``bincount``.
 _FEW_CATEGORIES: Final = 32
+
+
+@dataclass(frozen=True)
+class Groups:
+    """Which released group each row belongs to.
+
+    Parameters
+    ----------
+    codes : ndarray of intp
+        One code per row, in ``0 .. size - 1``; ``-1`` marks a row that belongs to no
+        released group (it is skipped by every kernel).
+    size : int
+        The number of groups (public: the number of declared keys, or of keys kept
+        by a threshold).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Groups(np.array([0, 1, -1, 0]), 2).size
+    2
+    """
+
+    codes: NDArray[np.intp]
+    size: int
 
 
 def accumulation_step(magnitude: float) -> float:
     """The power-of-two step ``q`` with ``magnitude <= 2**STEP_BITS * q``.
 
-    ``magnitude`` is the largest absolute value a rounded quantity can take (a
-    half-width, a squared half-width, a product of half-widths): public.
+    Parameters
+    ----------
+    magnitude : float
+        The largest absolute value a rounded quantity can take (a half-width, a
+        squared half-width, a product of half-widths): public.
+
+    Returns
+    -------
+    float
+        The step, a power of two.
 
     Examples
     --------
@@ -85,9 +150,22 @@ def accumulation_step(magnitude: float) -> float:
 def column_values(series: pd.Series) -> NDArray[Any]:
     """The column as a numpy array, without a copy when its dtype allows.
 
-    numpy-backed numeric and boolean columns are returned as they are; extension
-    dtypes (nullable ``Int64``/``Float64``/``boolean``, Arrow) become ``float64``
-    with ``NaN`` for missing values.
+    Parameters
+    ----------
+    series : pandas.Series
+        A numeric or boolean column.
+
+    Returns
+    -------
+    ndarray
+        numpy-backed numeric and boolean columns as they are; extension dtypes
+        (nullable ``Int64``/``Float64``/``boolean``, Arrow) as ``float64`` with
+        ``NaN`` for missing values.
+
+    Examples
+    --------
+    >>> column_values(pd.Series([1, None], dtype="Int64"))
+    array([ 1., nan])
     """
     dtype = series.dtype
     if isinstance(dtype, np.dtype) and dtype.kind in "fiub":
@@ -95,56 +173,157 @@ def column_values(series: pd.Series) -> NDArray[Any]:
     return series.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
-def _exact_sum(values: NDArray[np.float64]) -> int:
-    """The sum of integer-valued floats below ``2**STEP_BITS`` (exact: see the module)."""
-    return int(values.sum())
+def _check_groups(groups: Groups | None, rows: int) -> None:
+    """Shapes only (public): the codes have one entry per row."""
+    if groups is not None and groups.codes.shape != (rows,):
+        raise ValueError(
+            f"the group codes have shape {groups.codes.shape}; the data has {rows} rows"
+        )
+
+
+def row_counts(groups: Groups | None, rows: int) -> NDArray[np.int64]:
+    """Rows per group (private).
+
+    Parameters
+    ----------
+    groups : Groups or None
+        The grouping; ``None``: all rows form one group.
+    rows : int
+        The number of rows (used when ``groups`` is ``None``).
+
+    Returns
+    -------
+    ndarray of int64, shape (size,)
+        Rows in each group; rows with code ``-1`` are in none.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> row_counts(Groups(np.array([0, 1, -1, 0]), 3), 4)
+    array([2, 1, 0])
+    >>> row_counts(None, 4)
+    array([4])
+    """
+    if groups is None:
+        return np.array([rows], dtype=np.int64)
+    return _bincount(groups.codes, groups.size)
+
+
+def present_counts(series: pd.Series, groups: Groups | None) -> NDArray[np.int64]:
+    """Non-missing values per group, of a column of any dtype (private).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> present_counts(pd.Series(["a", None, "b", "c"]), Groups(np.array([0, 0, 1, -1]), 2))
+    array([1, 1])
+    """
+    present = series.notna().to_numpy(dtype=bool)
+    if groups is None:
+        return np.array([int(np.count_nonzero(present))], dtype=np.int64)
+    _check_groups(groups, present.shape[0])
+    return _bincount(np.where(present, groups.codes, -1), groups.size)
+
+
+def _bincount(codes: NDArray[Any], size: int, weights: NDArray[Any] | None = None) -> NDArray[Any]:
+    """``bincount`` over codes in ``-1 .. size - 1``, the ``-1`` bin dropped."""
+    tally = np.bincount(codes + 1, weights=weights, minlength=size + 1)
+    return tally[1:] if weights is not None else tally[1:].astype(np.int64, copy=False)
+
+
+class _Accumulator:
+    """Exact per-group integer sums from exact float chunk sums (see the module)."""
+
+    def __init__(self, size: int) -> None:
+        self.wide = [0] * size
+        self.narrow = np.zeros(size, dtype=np.int64)
+        self.pending = 0
+
+    def add(self, chunk_sums: NDArray[np.float64]) -> None:
+        self.narrow += chunk_sums.astype(np.int64)
+        self.pending += 1
+        if self.pending == _FLUSH_CHUNKS:
+            self.flush()
+
+    def add_one(self, chunk_sum: float) -> None:
+        self.narrow[0] += int(chunk_sum)
+        self.pending += 1
+        if self.pending == _FLUSH_CHUNKS:
+            self.flush()
+
+    def flush(self) -> None:
+        self.wide = [w + int(v) for w, v in zip(self.wide, self.narrow, strict=True)]
+        self.narrow[:] = 0
+        self.pending = 0
+
+    def result(self) -> list[int]:
+        self.flush()
+        return self.wide
 
 
 @dataclass(frozen=True)
 class MomentSums:
-    """Exact sums over the non-missing values of one column (all private).
+    """Exact per-group sums over the non-missing values of one column (all private).
 
     Attributes
     ----------
-    count : int
-        Non-missing values.
-    total : int
-        ``Σ round(y / step)``, ``y`` the clamped, centred value.
-    squares : int
-        ``Σ round(y² / square_step)`` (0 when not asked for).
+    count : ndarray of int64, shape (size,)
+        Non-missing values per group (size 1 without groups).
+    total : list of int
+        Per group, ``Σ round(y / step)``, ``y`` the clamped, centred value.
+    squares : list of int
+        Per group, ``Σ round(y² / square_step)`` (zeros when not asked for).
     step, square_step : float
         The public rounding steps.
     """
 
-    count: int
-    total: int
-    squares: int
+    count: NDArray[np.int64]
+    total: list[int]
+    squares: list[int]
     step: float
     square_step: float
 
     @property
-    def total_exact(self) -> Fraction:
-        """``Σ y`` exactly (an integer times the power-of-two step)."""
-        return self.total * Fraction(self.step)
+    def total_exact(self) -> list[Fraction]:
+        """Per group, ``Σ y`` exactly (an integer times the power-of-two step)."""
+        q = Fraction(self.step)
+        return [t * q for t in self.total]
 
     @property
-    def squares_exact(self) -> Fraction:
-        """``Σ y²`` exactly."""
-        return self.squares * Fraction(self.square_step)
+    def squares_exact(self) -> list[Fraction]:
+        """Per group, ``Σ y²`` exactly."""
+        q = Fraction(self.square_step)
+        return [s * q for s in self.squares]
 
     @property
-    def total_value(self) -> float:
-        """``Σ y`` (the centred sum) as a float."""
-        return float(self.total) * self.step
+    def total_value(self) -> NDArray[np.float64]:
+        """Per group, ``Σ y`` (the centred sum) as a float."""
+        return np.array([float(t) * self.step for t in self.total], dtype=np.float64)
 
     @property
-    def squares_value(self) -> float:
-        """``Σ y²`` (the centred squares) as a float."""
-        return float(self.squares) * self.square_step
+    def squares_value(self) -> NDArray[np.float64]:
+        """Per group, ``Σ y²`` (the centred squares) as a float."""
+        return np.array([float(s) * self.square_step for s in self.squares], dtype=np.float64)
 
 
-def moments(series: pd.Series, lower: float, upper: float, *, squares: bool) -> MomentSums:
-    """One pass over a numeric column: count, centred sum and centred squares.
+def _scaler(step: float) -> Callable[[NDArray[np.float64]], object]:
+    """In place ``b / step``: a multiplication by ``1 / step`` when that is finite
+    (both are the correctly rounded value of the same exact quotient), else a division."""
+    inverse = 1.0 / step
+    if math.isfinite(inverse) and inverse * step == 1.0:
+        return lambda b: np.multiply(b, inverse, out=b)
+    return lambda b: np.divide(b, step, out=b)
+
+
+def moments(
+    series: pd.Series,
+    lower: float,
+    upper: float,
+    *,
+    squares: bool,
+    groups: Groups | None = None,
+) -> MomentSums:
+    """One pass over a numeric column: per group count, centred sum, centred squares.
 
     Parameters
     ----------
@@ -154,36 +333,94 @@ def moments(series: pd.Series, lower: float, upper: float, *, squares: bool) -> 
         Declared bounds (finite, ``lower < upper``, finite width).
     squares : bool
         Whether to accumulate the squares (a variance needs them, a mean not).
+    groups : Groups, optional
+        The group of each row; ``None``: one group of all rows.
+
+    Returns
+    -------
+    MomentSums
+        Exact sums, one entry per group.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = pd.Series([1.0, 2.0, np.nan, 9.0])
+    >>> m = moments(s, 0.0, 4.0, squares=True, groups=Groups(np.array([0, 0, 1, -1]), 2))
+    >>> m.count, m.total_value, m.squares_value
+    (array([2, 0]), array([-1.,  0.]), array([1., 0.]))
     """
     x = column_values(series)
     n = x.shape[0]
+    _check_groups(groups, n)
     half = 0.5 * (upper - lower)
     mid = lower + half
     step = accumulation_step(half)
     sq_step = accumulation_step(half * half) if squares else 1.0
+    scale, sq_scale = _exact_inverse(step), _exact_inverse(sq_step)
+    if (
+        n >= FAST_MIN_ROWS
+        and (x.dtype == np.float64 or x.dtype.kind in "iub")
+        and scale is not None
+        and sq_scale is not None
+        and (fast := _fast_kernels()) is not None
+    ):
+        from pandas_dp.engines import _numba
+
+        codes = None if groups is None else groups.codes
+        size = 1 if groups is None else groups.size
+        count, total, sq = _numba.moments(fast, x, codes, size, mid, half, scale, sq_scale, squares)
+        return MomentSums(count, total, sq, step, sq_step)
+    return _moments_numpy(x, mid, half, step, sq_step, squares, groups)
+
+
+def _moments_numpy(
+    x: NDArray[Any],
+    mid: float,
+    half: float,
+    step: float,
+    sq_step: float,
+    squares: bool,
+    groups: Groups | None,
+) -> MomentSums:
+    """The numpy kernel of :func:`moments` (chunked; see the module for exactness)."""
+    n = x.shape[0]
+    size = 1 if groups is None else groups.size
+    scale, sq_scale = _scaler(step), _scaler(sq_step)
     buf = np.empty(min(CHUNK, max(n, 1)), dtype=np.float64)
     b2 = np.empty_like(buf)
-    total = sq = missing = 0
+    total, sq = _Accumulator(size), _Accumulator(size)
+    missing = np.zeros(size, dtype=np.int64)
     for start in range(0, n, CHUNK):
         chunk = x[start : start + CHUNK]
         m = chunk.shape[0]
+        codes = None if groups is None else groups.codes[start : start + m]
         b = buf[:m]
         np.subtract(chunk, mid, out=b, casting="unsafe")
         np.clip(b, -half, half, out=b)
         if math.isnan(float(b.sum())):  # missing values in this chunk: count, then zero
             holes = np.isnan(b)
-            missing += int(np.count_nonzero(holes))
+            if codes is None:
+                missing[0] += int(np.count_nonzero(holes))
+            else:
+                missing += _bincount(codes[holes], size)
             b[holes] = 0.0
         if squares:
             c = b2[:m]
             np.multiply(b, b, out=c)
-            np.divide(c, sq_step, out=c)  # not times 1/step: that overflows for tiny steps
+            sq_scale(c)
             np.rint(c, out=c)
-            sq += _exact_sum(c)
-        np.divide(b, step, out=b)
+            if codes is None:
+                sq.add_one(float(c.sum()))
+            else:
+                sq.add(_bincount(codes, size, c))
+        scale(b)
         np.rint(b, out=b)
-        total += _exact_sum(b)
-    return MomentSums(n - missing, total, sq, step, sq_step)
+        if codes is None:
+            total.add_one(float(b.sum()))
+        else:
+            total.add(_bincount(codes, size, b))
+    count = row_counts(groups, n) - missing
+    return MomentSums(count, total.result(), sq.result(), step, sq_step)
 
 
 @dataclass(frozen=True)
@@ -192,8 +429,9 @@ class ProductSums:
 
     Attributes
     ----------
-    count : int
-        Rows where no selected column is missing.
+    count : ndarray of int64, shape (1,)
+        Rows where no selected column is missing (one group: the grouping
+        convention of :class:`MomentSums`).
     totals : list of int
         Per column, ``Σ round(y_i / steps[i])``.
     products : dict
@@ -202,7 +440,7 @@ class ProductSums:
     product_steps : dict
     """
 
-    count: int
+    count: NDArray[np.int64]
     totals: list[int]
     products: dict[tuple[int, int], int]
     steps: list[float]
@@ -231,6 +469,25 @@ def products(
 
     A row with a missing value in any of the columns is left out of every sum
     (listwise deletion), so one count serves the whole matrix.
+
+    Parameters
+    ----------
+    columns : sequence of pandas.Series
+        Numeric columns of equal length.
+    lowers, uppers : sequence of float
+        Declared bounds per column.
+
+    Returns
+    -------
+    ProductSums
+        Exact sums (one group).
+
+    Examples
+    --------
+    >>> p = products([pd.Series([0.0, 2.0]), pd.Series([1.0, None])], [0, 0], [2, 2])
+    >>> p.count, p.matrices()[1]
+    (array([1]), array([[1., 0.],
+           [0., 0.]]))
     """
     arrays = [column_values(c) for c in columns]
     p = len(arrays)
@@ -240,10 +497,12 @@ def products(
     steps = [accumulation_step(h) for h in half]
     pairs = [(i, j) for i in range(p) for j in range(i, p)]
     psteps = {(i, j): accumulation_step(half[i] * half[j]) for i, j in pairs}
+    scalers = [_scaler(q) for q in steps]
+    pscalers = {ij: _scaler(q) for ij, q in psteps.items()}
     block = np.empty((p, min(CHUNK, max(n, 1))))
     tmp = np.empty(block.shape[1])
-    totals = [0] * p
-    prods = dict.fromkeys(pairs, 0)
+    totals = [_Accumulator(1) for _ in range(p)]
+    prods = {ij: _Accumulator(1) for ij in pairs}
     missing = 0
     for start in range(0, n, CHUNK):
         m = min(CHUNK, n - start)
@@ -256,36 +515,43 @@ def products(
             missing += int(np.count_nonzero(holes))
             b[:, holes] = 0.0
         t = tmp[:m]
-        for i, j in pairs:
-            np.multiply(b[i], b[j], out=t)
-            np.divide(t, psteps[(i, j)], out=t)
+        for ij in pairs:
+            np.multiply(b[ij[0]], b[ij[1]], out=t)
+            pscalers[ij](t)
             np.rint(t, out=t)
-            prods[(i, j)] += _exact_sum(t)
+            prods[ij].add_one(float(t.sum()))
         for i in range(p):
-            np.divide(b[i], steps[i], out=t)
+            np.copyto(t, b[i])
+            scalers[i](t)
             np.rint(t, out=t)
-            totals[i] += _exact_sum(t)
-    return ProductSums(n - missing, totals, prods, steps, psteps)
+            totals[i].add_one(float(t.sum()))
+    return ProductSums(
+        np.array([n - missing], dtype=np.int64),
+        [a.result()[0] for a in totals],
+        {ij: a.result()[0] for ij, a in prods.items()},
+        steps,
+        psteps,
+    )
 
 
 @dataclass(frozen=True)
 class CategoryCounts:
-    """Counts of a column over its declared categories (all private).
+    """Per-group counts of a column over its declared categories (all private).
 
     Attributes
     ----------
-    counts : ndarray of int64
-        One count per declared category, in declaration order.
-    missing : int
-        Missing values.
-    other : int
+    counts : ndarray of int64, shape (size, K)
+        Per group, one count per declared category, in declaration order.
+    missing : ndarray of int64, shape (size,)
+        Missing values per group.
+    other : ndarray of int64, shape (size,)
         Values that are not missing and not among the declared categories
-        (unhashable and incomparable values included).
+        (unhashable and incomparable values included), per group.
     """
 
     counts: NDArray[np.int64]
-    missing: int
-    other: int
+    missing: NDArray[np.int64]
+    other: NDArray[np.int64]
 
 
 def _is_missing(value: Any) -> bool:
@@ -295,44 +561,134 @@ def _is_missing(value: Any) -> bool:
         return False
 
 
-def category_counts(series: pd.Series, categories: Sequence[object]) -> CategoryCounts:
-    """One pass (the codes of a categorical, or a hash table) over a column.
+def _first_positions(keys: Sequence[object]) -> dict[Any, int]:
+    """Declared value -> its first position (unhashable declared values are skipped)."""
+    index: dict[Any, int] = {}
+    for i, c in enumerate(keys):
+        try:
+            index.setdefault(c, i)
+        except TypeError:
+            continue
+    return index
+
+
+def _integer_table(index: dict[Any, int], k: int) -> tuple[int, NDArray[np.intp]] | None:
+    """For declared keys that are all integers in a small span: ``(lowest, table)``
+    with ``table[v - lowest]`` the position of ``v`` and ``k`` past the last entry."""
+    ints = [c for c in index if isinstance(c, int | np.integer) and not isinstance(c, bool)]
+    if not ints or len(ints) != len(index):
+        return None
+    lo, hi = int(min(ints)), int(max(ints))
+    span = hi - lo + 1
+    if span > max(1 << 16, 8 * len(ints)) or lo < -(2**62) or hi > 2**62:
+        return None
+    table = np.full(span + 1, k, dtype=np.intp)
+    for c, pos in index.items():
+        table[int(c) - lo] = pos
+    return lo, table
+
+
+def _slots(series: pd.Series, keys: Sequence[object]) -> NDArray[np.intp]:
+    """Per row: the position of its value among ``keys``, ``K`` for any other
+    value, ``K + 1`` for a missing one (``K = len(keys)``). Never raises on a value."""
+    k = len(keys)
+    index = _first_positions(keys)
+
+    def slot(value: Any) -> int:
+        try:
+            found = index.get(value)
+        except Exception:
+            found = None
+        if found is not None:
+            return found
+        return k + 1 if _is_missing(value) else k
+
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        lookup = np.array([slot(v) for v in dtype.categories] + [k + 1], dtype=np.intp)
+        return lookup[series.cat.codes.to_numpy()]  # code -1 (missing) -> last entry
+    if isinstance(dtype, np.dtype) and (
+        dtype.kind == "i" or (dtype.kind == "u" and dtype.itemsize < 8)
+    ):  # (int64 wrap-around cannot make a match: both sides are in the int64 range)
+        table = _integer_table(index, k)
+        if table is not None:  # a small lookup table over the declared integers' span
+            lo, lookup = table
+            shifted = np.subtract(series.to_numpy(copy=False), lo, dtype=np.int64)
+            span = np.uint64(lookup.shape[0] - 1)
+            found: NDArray[np.intp] = lookup[np.minimum(shifted.view(np.uint64), span)]
+            return found
+    if isinstance(dtype, np.dtype) and dtype.kind in "iufb":
+        try:
+            declared = pd.Index(list(index))
+            pos = declared.get_indexer(series.to_numpy(copy=False))
+            found = np.array(list(index.values()), dtype=np.intp)
+            out = np.where(pos >= 0, found[pos], k)
+            if dtype.kind == "f":
+                out[(pos < 0) & np.isnan(series.to_numpy(copy=False))] = k + 1
+            return out.astype(np.intp, copy=False)
+        except Exception:  # mixed declared types: the generic path below
+            pass
+    try:
+        codes, uniques = pd.factorize(series, use_na_sentinel=True)
+        lookup = np.array([slot(v) for v in uniques] + [k + 1], dtype=np.intp)
+        return lookup[codes]
+    except Exception:  # unhashable values: one by one
+        return np.array([slot(v) for v in series.tolist()], dtype=np.intp).reshape(-1)
+
+
+def category_counts(
+    series: pd.Series, categories: Sequence[object], *, groups: Groups | None = None
+) -> CategoryCounts:
+    """Per group counts of the declared categories, of missing and of other values.
 
     The data's own distinct values never leave this function: only the counts of
     the declared categories, of missing values and of everything else do. No value
-    makes it raise: what cannot be hashed or compared is "other".
+    makes it raise: what cannot be hashed or compared is "other". With ``groups``
+    the codes of another column, this is a contingency table.
+
+    Parameters
+    ----------
+    series : pandas.Series
+        Any column (a categorical is read through its integer codes).
+    categories : sequence
+        The declared categories (public).
+    groups : Groups, optional
+        The group of each row; ``None``: one group of all rows.
+
+    Returns
+    -------
+    CategoryCounts
+        ``counts`` of shape ``(size, K)``, ``missing`` and ``other`` of shape ``(size,)``.
+
+    Examples
+    --------
+    >>> c = category_counts(pd.Series(["a", "b", None, "a", "q"]), ["a", "b"])
+    >>> c.counts, c.missing, c.other
+    (array([[2, 1]]), array([1]), array([1]))
     """
+    _check_groups(groups, len(series))
+    k = len(categories)
     dtype = series.dtype
-    if isinstance(dtype, pd.CategoricalDtype):
+    if groups is None and isinstance(dtype, pd.CategoricalDtype):
         return _categorical_counts(series, dtype, categories)
-    index: dict[Any, int] = {}
-    for i, c in enumerate(categories):
-        index.setdefault(c, i)
-    try:
-        observed = series.value_counts(dropna=False, sort=False).to_dict()
-        pairs = list(observed.items())
-    except Exception:  # unhashable values: classify one by one
-        pairs = [(v, 1) for v in series.tolist()]
-    found = np.zeros(len(categories), dtype=np.int64)
-    missing = other = 0
-    for value, count in pairs:
-        try:
-            slot = index.get(value)
-        except Exception:
-            slot = None
-        if slot is not None:
-            found[slot] += int(count)
-        elif _is_missing(value):
-            missing += int(count)
-        else:
-            other += int(count)
-    return CategoryCounts(counts=found, missing=missing, other=other)
+    slots = _slots(series, categories)
+    if groups is None:
+        table = np.bincount(slots, minlength=k + 2).astype(np.int64).reshape(1, k + 2)
+    else:
+        size = groups.size
+        cells = np.where(groups.codes >= 0, groups.codes * (k + 2) + slots, -1)
+        table = _bincount(cells, size * (k + 2)).reshape(size, k + 2)
+    return CategoryCounts(
+        counts=np.ascontiguousarray(table[:, :k]),
+        missing=np.ascontiguousarray(table[:, k + 1]),
+        other=np.ascontiguousarray(table[:, k]),
+    )
 
 
 def _categorical_counts(
     series: pd.Series, dtype: pd.CategoricalDtype, categories: Sequence[object]
 ) -> CategoryCounts:
-    """A categorical column: counts of its integer codes (``-1`` = missing)."""
+    """A categorical column, one group: counts of its integer codes (``-1`` = missing)."""
     codes = series.cat.codes.to_numpy()
     k = len(dtype.categories)
     if k <= _FEW_CATEGORIES:  # a few passes over the narrow codes beat widening them
@@ -341,21 +697,180 @@ def _categorical_counts(
     else:
         tally = np.bincount(codes.astype(np.intp) + 1, minlength=k + 1)
         per_code, missing = tally[1:], int(tally[0])
-    code_of = {value: code for code, value in enumerate(dtype.categories)}
+    code_of = _first_positions(list(dtype.categories))
     found = np.array(
-        [per_code[code_of[c]] if c in code_of else 0 for c in categories], dtype=np.int64
+        [per_code[code_of[c]] if _has(code_of, c) else 0 for c in categories], dtype=np.int64
     )
     other = int(per_code.sum()) - int(found.sum())
-    return CategoryCounts(counts=found, missing=missing, other=other)
+    return CategoryCounts(
+        counts=found.reshape(1, -1),
+        missing=np.array([missing], dtype=np.int64),
+        other=np.array([other], dtype=np.int64),
+    )
 
 
-def mask_counts(masks: Sequence[pd.Series]) -> NDArray[np.int64]:
-    """Number of rows where each boolean mask is true (missing counts as false)."""
-    out = np.empty(len(masks), dtype=np.int64)
+def _has(index: dict[Any, int], key: object) -> bool:
+    try:
+        return key in index
+    except TypeError:
+        return False
+
+
+def mask_counts(masks: Sequence[pd.Series], groups: Groups | None = None) -> NDArray[np.int64]:
+    """Per group, the number of rows where each boolean mask is true.
+
+    Parameters
+    ----------
+    masks : sequence of pandas.Series
+        Boolean columns (missing counts as false).
+    groups : Groups, optional
+        The group of each row; ``None``: one group of all rows.
+
+    Returns
+    -------
+    ndarray of int64, shape (size, len(masks))
+
+    Examples
+    --------
+    >>> mask_counts([pd.Series([True, False, True])])
+    array([[2]])
+    """
+    size = 1 if groups is None else groups.size
+    out = np.empty((size, len(masks)), dtype=np.int64)
     for i, mask in enumerate(masks):
         if isinstance(mask.dtype, np.dtype) and mask.dtype.kind == "b":
             values = mask.to_numpy()
         else:
             values = mask.to_numpy(dtype=bool, na_value=False)
-        out[i] = int(np.count_nonzero(values))
+        if groups is None:
+            out[0, i] = int(np.count_nonzero(values))
+        else:
+            _check_groups(groups, values.shape[0])
+            out[:, i] = _bincount(groups.codes[values], size)
     return out
+
+
+def group_codes(
+    columns: Sequence[pd.Series], keys: Sequence[Sequence[object]], *, other: bool = False
+) -> Groups:
+    """Map each row's key tuple onto the public product of declared keys.
+
+    The code of a row is the mixed-radix number of its keys' positions
+    (``Σ pos_i · Π_{j>i} len(keys_j)``: the first column varies slowest, as in
+    ``itertools.product`` and a sorted MultiIndex of sorted keys). A row whose key
+    is missing in any column gets ``-1`` (skipped, as pandas' ``groupby`` drops
+    missing keys) unless the missing value is itself declared. A row with an
+    undeclared key gets ``-1``, or with ``other=True`` the extra last code
+    ``Π len(keys_i)``. Nothing about undeclared values is returned, and no value
+    makes it raise (NaN, None, unhashable and incomparable values are undeclared).
+
+    Parameters
+    ----------
+    columns : sequence of pandas.Series
+        The key columns, of equal length.
+    keys : sequence of sequences
+        Per column, the declared keys (public). A repeated key maps to its first
+        position.
+    other : bool, default False
+        Whether undeclared keys form one more group (the last).
+
+    Returns
+    -------
+    Groups
+        ``size = Π len(keys_i)`` (``+ 1`` with ``other``).
+
+    Examples
+    --------
+    >>> a = pd.Series(["x", "y", "y", None])
+    >>> b = pd.Series([1, 2, 3, 1])
+    >>> g = group_codes([a, b], [["x", "y"], [1, 2]], other=True)
+    >>> g.codes, g.size
+    (array([ 0,  3,  4, -1]), 5)
+    """
+    if len(columns) != len(keys) or not columns:
+        raise ValueError(
+            f"group_codes needs one list of keys per column; got {len(columns)} columns "
+            f"and {len(keys)} lists"
+        )
+    radix = [len(k) for k in keys]
+    product = math.prod(radix)
+    if product + 1 > np.iinfo(np.intp).max // 2:
+        raise ValueError(f"the product of the declared keys has {product} groups: too many")
+    rows = len(columns[0])
+    code = np.zeros(rows, dtype=np.intp)
+    undeclared = np.zeros(rows, dtype=bool)
+    missing = np.zeros(rows, dtype=bool)
+    for column, declared, r in zip(columns, keys, radix, strict=True):
+        if len(column) != rows:
+            raise ValueError("the key columns differ in length")
+        slots = _slots(column, declared)
+        code *= r
+        np.add(code, slots, out=code, where=slots < r)
+        undeclared |= slots == r
+        missing |= slots == r + 1
+    if other:
+        code[undeclared] = product
+        code[missing] = -1
+        return Groups(code, product + 1)
+    code[undeclared | missing] = -1
+    return Groups(code, product)
+
+
+def observed_codes(column: pd.Series) -> tuple[Groups, pd.Index]:
+    """Factorize a column whose keys are private.
+
+    The uniques are PRIVATE: they are the data's own values. The caller must not
+    release any of them, nor their number, except through a differentially private
+    selection (e.g. thresholding a noisy count of distinct units, REFERENCE.md §10).
+
+    Parameters
+    ----------
+    column : pandas.Series
+        The key column.
+
+    Returns
+    -------
+    groups : Groups
+        Codes ``0 .. len(uniques) - 1``; ``-1`` for a missing key (and for an
+        unhashable one).
+    uniques : pandas.Index
+        The distinct keys, sorted when they are comparable (then codes follow the
+        sorted key order), else in order of first appearance. Private.
+
+    Examples
+    --------
+    >>> g, u = observed_codes(pd.Series(["b", "a", None, "b"]))
+    >>> g.codes, list(u)
+    (array([ 1,  0, -1,  1]), ['a', 'b'])
+    """
+    try:
+        try:
+            codes, uniques = pd.factorize(column, sort=True, use_na_sentinel=True)
+        except TypeError:  # incomparable keys: first-appearance order
+            codes, uniques = pd.factorize(column, sort=False, use_na_sentinel=True)
+        return Groups(codes.astype(np.intp, copy=False), len(uniques)), pd.Index(uniques)
+    except Exception:  # unhashable keys: those rows are in no group
+        index: dict[Any, int] = {}
+        out = np.full(len(column), -1, dtype=np.intp)
+        for i, value in enumerate(column.tolist()):
+            try:
+                if not _is_missing(value):
+                    out[i] = index.setdefault(value, len(index))
+            except TypeError:
+                continue
+        return Groups(out, len(index)), pd.Index(list(index), dtype=object)
+
+
+def _fast_kernels() -> Any | None:
+    """The compiled kernels of :mod:`pandas_dp.engines._numba`, or ``None``."""
+    if not USE_NUMBA:
+        return None
+    from pandas_dp.engines import _numba
+
+    return _numba.kernels()
+
+
+def _exact_inverse(step: float) -> float | None:
+    """``1 / step`` when it is a finite power of two (then ``y * (1/step) == y / step``)."""
+    inverse = 1.0 / step
+    return inverse if math.isfinite(inverse) and inverse * step == 1.0 else None

@@ -1,0 +1,568 @@
+"""``df.dp.groupby(by, keys=...)``: differentially private group-by releases.
+
+Every method releases one value per *declared* key (sorted, a key absent from the
+data included) or, with ``keys="private"``, per key kept by partition selection;
+the shapes are pandas' own: a Series indexed by key for one column, a DataFrame
+for several columns or for :meth:`DPGroupBy.agg`, a (key, category) MultiIndex for
+:meth:`DPGroupBy.value_counts`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pandas_dp import grouped
+from pandas_dp import statistics as st
+from pandas_dp.accessor._base import Columns, _check_numeric
+from pandas_dp.accessor._docs import stamp_docs
+from pandas_dp.budget import PrivacyBudget
+from pandas_dp.declarations import (
+    attached_schema,
+    resolve_bounds,
+    resolve_categories,
+    resolve_unit,
+)
+from pandas_dp.grouping import Grouping, resolve_grouping
+from pandas_dp.plan import Contributions
+
+__all__ = ["DPGroupBy", "contributions"]
+
+#: The statistics :meth:`DPGroupBy.agg` knows.
+AGGREGATIONS: tuple[str, ...] = ("count", "sum", "mean", "var", "std")
+
+
+def contributions(
+    frame: pd.DataFrame,
+    privacy_unit: Hashable | None,
+    max_rows_per_unit: int | None,
+    max_groups_per_unit: int | None = None,
+    max_rows_per_group: int | None = None,
+    *,
+    schema: Any = None,
+) -> Contributions:
+    """The privacy unit and contribution bounds of a release (public; before any charge).
+
+    Explicit arguments win over a schema's ``metadata={"pandas_dp": {...}}``
+    (:func:`~pandas_dp.declarations.resolve_unit`). Without a unit every row is its
+    own unit (all bounds 1); with one, the group bounds default to (and are capped
+    by) ``max_rows_per_unit``.
+    """
+    unit = resolve_unit(
+        privacy_unit,
+        max_rows_per_unit,
+        schema,
+        list(frame.columns),
+        max_groups_per_unit=max_groups_per_unit,
+        max_rows_per_group=max_rows_per_group,
+        attached=attached_schema(frame) if schema is None else None,
+    )
+    if unit is None:
+        return Contributions()
+    k = unit.max_rows_per_unit
+    g = min(unit.max_groups_per_unit or k, k)
+    c = min(unit.max_rows_per_group or k, k)
+    return Contributions(unit.column, k, g, c)
+
+
+@stamp_docs
+class DPGroupBy:
+    """Grouped DP releases of a DataFrame: ``df.dp.groupby(by, keys=...)``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    by : label or list of labels
+        The grouping columns.
+    keys : list, Index, DataFrame, dict, "private" or None
+        The public keys (see :func:`pandas_dp.grouping.resolve_grouping`);
+        ``None``: from the schema (``isin``, a declared categorical dtype) or the
+        two values of a boolean column.
+    other : label, optional
+        A group for rows whose key is not declared (default: such rows are dropped).
+    delta : float, default 0.0
+        With ``keys="private"``: the delta of partition selection.
+
+    Examples
+    --------
+    >>> import pandas as pd, pandas_dp
+    >>> df = pd.DataFrame({"sex": ["f", "m", "f", "m"] * 50,
+    ...                    "age": [23.0, 35.0, 51.0, 64.0] * 50})
+    >>> g = df.dp.groupby("sex", keys=["f", "m", "x"])
+    >>> m = g.mean("age", epsilon=1.0, bounds=(0, 100), random_state=0)
+    >>> list(m.index), m.name
+    (['f', 'm', 'x'], 'age')
+    >>> list(m.attrs["dp"].interval(0.05).columns)
+    ['lower', 'upper']
+    """
+
+    _bindable = True
+
+    def __init__(
+        self,
+        frame: pd.DataFrame,
+        by: Any,
+        keys: Any = None,
+        *,
+        other: Hashable | None = None,
+        delta: float = 0.0,
+    ) -> None:
+        self._frame = frame
+        self._by = by
+        self._keys = keys
+        self._other = other
+        self._delta = delta
+
+    def __repr__(self) -> str:
+        kind = "private" if isinstance(self._keys, str) and self._keys == "private" else "declared"
+        return f"<DPGroupBy by={self._by!r} keys={kind}>"
+
+    # -------------------------------------------------------------- helpers
+    def _grouping(self, schema: Any) -> Grouping:
+        return resolve_grouping(
+            self._frame,
+            self._by,
+            keys=self._keys,
+            schema=schema,
+            other=self._other,
+            delta=self._delta,
+        )
+
+    def _settings(self, kw: dict[str, Any], schema: Any) -> st.Settings:
+        frame = self._frame
+        return st.Settings(
+            kw["epsilon"],
+            kw.get("delta", 0.0),
+            kw.get("mechanism", "laplace"),
+            kw.get("bounding", "bit"),
+            kw.get("neighbouring", "add_remove"),
+            kw.get("out_of_bounds", "clip"),
+            kw.get("random_state"),
+            kw.get("budget"),
+            len(frame),
+            contributions(
+                frame,
+                kw.get("privacy_unit"),
+                kw.get("max_rows_per_unit"),
+                kw.get("max_groups_per_unit"),
+                kw.get("max_rows_per_group"),
+                schema=schema,
+            ),
+        )
+
+    def _columns(
+        self, columns: Columns, grouping: Grouping
+    ) -> tuple[dict[Hashable, pd.Series], bool]:
+        frame = self._frame
+        labels: list[Hashable]
+        if columns is None:
+            labels = [
+                c
+                for c in frame.columns
+                if c not in grouping.by and pd.api.types.is_numeric_dtype(frame[c])
+            ]
+            scalar = False
+        elif isinstance(columns, str) or not isinstance(columns, Sequence | pd.Index):
+            labels, scalar = [columns], True
+        else:
+            labels, scalar = list(columns), False
+        if not labels:
+            raise ValueError("no columns to release; name at least one column")
+        absent = [c for c in labels if c not in frame.columns]
+        if absent:
+            raise KeyError(f"column(s) {absent} not in the frame; it has {list(frame.columns)}")
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"columns {labels} name a column twice")
+        return {c: frame[c] for c in labels}, scalar
+
+    def _moments(
+        self, requests: dict[Hashable, tuple[str, ...]], kw: dict[str, Any], scalar: bool
+    ) -> Any:
+        schema = kw.get("schema")
+        grouping = self._grouping(schema)
+        settings = self._settings(kw, schema)
+        cols = {c: self._frame[c] for c in requests}
+        wanted = {s for sts in requests.values() for s in sts}
+        needs_bounds = wanted - {"count"}
+        if needs_bounds:
+            _check_numeric("/".join(sorted(needs_bounds)), {c: cols[c] for c in cols})
+        bounds = kw.get("bounds")
+        attached = attached_schema(self._frame) if bounds is None and schema is None else None
+        decls = (
+            resolve_bounds(
+                cols,
+                bounds=bounds,
+                schema=schema,
+                attached=attached,
+                known=list(self._frame.columns),
+            )
+            if needs_bounds
+            else {}
+        )
+        from pandas_dp.declarations import NumericDeclaration
+
+        for c in cols:  # count alone reads no bounds
+            decls.setdefault(c, NumericDeclaration(c, 0.0, 1.0))
+        if len(wanted) == 1 and all(len(v) == 1 for v in requests.values()):
+            statistic = next(iter(wanted))
+            return st.release_moments(
+                statistic,
+                cols,
+                decls,
+                settings,
+                scalar=scalar,
+                ddof=kw.get("ddof", 1),
+                grouping=grouping,
+                frame=self._frame,
+            )
+        return st.release_agg(
+            requests,
+            cols,
+            decls,
+            settings,
+            ddof=kw.get("ddof", 1),
+            grouping=grouping,
+            frame=self._frame,
+        )
+
+    # -------------------------------------------------------------- releases
+    def len(
+        self,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        schema: Any = None,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "add_remove",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
+        max_groups_per_unit: int | None = None,
+        max_rows_per_group: int | None = None,
+    ) -> pd.Series:
+        """Noisy number of rows per group, like ``df.groupby(by).size()``.
+
+        With private keys and one row per unit it is the count partition
+        selection measured (no extra budget).
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> df = pd.DataFrame({"smoker": [True, False, True] * 100})
+        >>> n = df.dp.groupby("smoker").len(epsilon=1.0, random_state=0)
+        >>> list(n.index), str(n.dtype)
+        ([False, True], 'int64')
+        """
+        kw = dict(locals())
+        del kw["self"]
+        grouping = self._grouping(schema)
+        return grouped.release_group_sizes(self._settings(kw, schema), grouping, self._frame)
+
+    size = len
+
+    def count(
+        self,
+        columns: Columns = None,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        schema: Any = None,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "add_remove",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
+        max_groups_per_unit: int | None = None,
+        max_rows_per_group: int | None = None,
+    ) -> pd.Series | pd.DataFrame:
+        """Noisy number of non-missing values per group, like ``groupby(by)[columns].count()``."""
+        kw = dict(locals())
+        del kw["self"], kw["columns"]
+        cols, scalar = self._columns(columns, self._grouping(schema))
+        out: pd.Series | pd.DataFrame = self._moments({c: ("count",) for c in cols}, kw, scalar)
+        return out
+
+    def sum(
+        self,
+        columns: Columns = None,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        bounds: Any = None,
+        schema: Any = None,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "add_remove",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
+        max_groups_per_unit: int | None = None,
+        max_rows_per_group: int | None = None,
+    ) -> pd.Series | pd.DataFrame:
+        """Noisy sum per group of bounded columns, like ``df.groupby(by)[columns].sum()``."""
+        kw = dict(locals())
+        del kw["self"], kw["columns"]
+        cols, scalar = self._columns(columns, self._grouping(schema))
+        out: pd.Series | pd.DataFrame = self._moments({c: ("sum",) for c in cols}, kw, scalar)
+        return out
+
+    def mean(
+        self,
+        columns: Columns = None,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        bounds: Any = None,
+        schema: Any = None,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "add_remove",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
+        max_groups_per_unit: int | None = None,
+        max_rows_per_group: int | None = None,
+    ) -> pd.Series | pd.DataFrame:
+        """Noisy mean per group, like ``df.groupby(by)[columns].mean()``.
+
+        Each group's mean is its midpoint plus noisy centred sum over noisy count.
+        """
+        kw = dict(locals())
+        del kw["self"], kw["columns"]
+        cols, scalar = self._columns(columns, self._grouping(schema))
+        out: pd.Series | pd.DataFrame = self._moments({c: ("mean",) for c in cols}, kw, scalar)
+        return out
+
+    def var(
+        self,
+        columns: Columns = None,
+        *,
+        epsilon: float,
+        ddof: int = 1,
+        delta: float = 0.0,
+        bounds: Any = None,
+        schema: Any = None,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "add_remove",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
+        max_groups_per_unit: int | None = None,
+        max_rows_per_group: int | None = None,
+    ) -> pd.Series | pd.DataFrame:
+        """Noisy variance per group, like ``df.groupby(by)[columns].var(ddof)``."""
+        kw = dict(locals())
+        del kw["self"], kw["columns"]
+        cols, scalar = self._columns(columns, self._grouping(schema))
+        out: pd.Series | pd.DataFrame = self._moments({c: ("var",) for c in cols}, kw, scalar)
+        return out
+
+    def std(
+        self,
+        columns: Columns = None,
+        *,
+        epsilon: float,
+        ddof: int = 1,
+        delta: float = 0.0,
+        bounds: Any = None,
+        schema: Any = None,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "add_remove",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
+        max_groups_per_unit: int | None = None,
+        max_rows_per_group: int | None = None,
+    ) -> pd.Series | pd.DataFrame:
+        """Noisy standard deviation per group, like ``df.groupby(by)[columns].std(ddof)``."""
+        kw = dict(locals())
+        del kw["self"], kw["columns"]
+        cols, scalar = self._columns(columns, self._grouping(schema))
+        out: pd.Series | pd.DataFrame = self._moments({c: ("std",) for c in cols}, kw, scalar)
+        return out
+
+    def agg(
+        self,
+        func: Mapping[Hashable, str | Sequence[str]],
+        *,
+        epsilon: float,
+        ddof: int = 1,
+        delta: float = 0.0,
+        bounds: Any = None,
+        schema: Any = None,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "add_remove",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
+        max_groups_per_unit: int | None = None,
+        max_rows_per_group: int | None = None,
+    ) -> pd.DataFrame:
+        """Several statistics per group in one release, like ``df.groupby(by).agg(func)``.
+
+        Statistics of one column share their measurements: ``{"age": ["mean",
+        "std"]}`` measures one count, centred sum and centred squares per group.
+
+        Parameters
+        ----------
+        func : dict
+            ``column -> statistic`` or ``column -> [statistics]``, each one of
+            ``"count"``, ``"sum"``, ``"mean"``, ``"var"``, ``"std"``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per key; columns ``column`` (all statistics given as strings)
+            or ``(column, statistic)`` (any given as a list), as pandas does.
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> df = pd.DataFrame({"sex": ["f", "m"] * 100, "age": [30.0, 50.0] * 100})
+        >>> t = df.dp.groupby("sex", keys=["f", "m"]).agg(
+        ...     {"age": ["mean", "std"]}, epsilon=1.0, bounds=(0, 100), random_state=0)
+        >>> list(t.columns)
+        [('age', 'mean'), ('age', 'std')]
+        """
+        kw = dict(locals())
+        del kw["self"], kw["func"]
+        if not isinstance(func, Mapping) or not func:
+            raise TypeError(
+                "agg takes a non-empty dict column -> statistic or list of statistics, "
+                "e.g. {'age': ['mean', 'std']}"
+            )
+        requests: dict[Hashable, tuple[str, ...]] = {}
+        for column, stats in func.items():
+            listed = (stats,) if isinstance(stats, str) else tuple(stats)
+            unknown = [s for s in listed if s not in AGGREGATIONS]
+            if unknown or not listed:
+                raise ValueError(
+                    f"agg: unknown statistic(s) {unknown} for {column!r}; use any of "
+                    f"{list(AGGREGATIONS)}"
+                )
+            requests[column] = listed
+        self._columns(list(requests), self._grouping(schema))
+        table: pd.DataFrame = self._moments(requests, kw, scalar=False)
+        if all(isinstance(v, str) for v in func.values()):
+            table.columns = table.columns.get_level_values(0)
+        return table
+
+    def value_counts(
+        self,
+        column: Hashable,
+        normalize: bool = False,
+        dropna: bool = True,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        categories: Any = None,
+        schema: Any = None,
+        other: Any = None,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "add_remove",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
+        max_groups_per_unit: int | None = None,
+        max_rows_per_group: int | None = None,
+    ) -> pd.Series:
+        """Noisy counts of a column's declared categories per group.
+
+        Like ``df.groupby(by)[column].value_counts()``: a Series indexed by
+        (key, category), every declared key and category present. With
+        ``normalize=True``, shares within each group (summing to one per group).
+        """
+        kw = dict(locals())
+        del kw["self"]
+        return self._histogram(kw, normalize=normalize)
+
+    def proportions(
+        self,
+        column: Hashable,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        categories: Any = None,
+        schema: Any = None,
+        dropna: bool = True,
+        other: Any = None,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "add_remove",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
+        max_groups_per_unit: int | None = None,
+        max_rows_per_group: int | None = None,
+    ) -> pd.Series:
+        """Conditional distribution of a column within each group, summing to one per group.
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> df = pd.DataFrame({"sex": ["f", "m"] * 100, "smoker": [True, False, True, True] * 50})
+        >>> p = df.dp.groupby("sex", keys=["f", "m"]).proportions(
+        ...     "smoker", epsilon=1.0, random_state=0)
+        >>> p.groupby(level="sex").sum().round(12).tolist()
+        [1.0, 1.0]
+        """
+        kw = dict(locals())
+        del kw["self"]
+        return self._histogram(kw, normalize=True)
+
+    def _histogram(self, kw: dict[str, Any], *, normalize: bool) -> pd.Series:
+        schema = kw.get("schema")
+        grouping = self._grouping(schema)
+        column = kw["column"]
+        if column not in self._frame.columns:
+            raise KeyError(
+                f"column {column!r} not in the frame; it has {list(self._frame.columns)}"
+            )
+        if column in grouping.by:
+            raise ValueError(f"{column!r} is a group-by column; count another column")
+        series = self._frame[column]
+        categories = kw.get("categories")
+        attached = attached_schema(self._frame) if categories is None and schema is None else None
+        decl = resolve_categories(
+            {column: series},
+            categories=categories,
+            schema=schema,
+            attached=attached,
+            known=list(self._frame.columns),
+        )[column]
+        settings = self._settings(kw, schema)
+        return grouped.release_group_counts(
+            series,
+            decl,
+            settings,
+            grouping,
+            self._frame,
+            normalize=normalize,
+            dropna=kw.get("dropna", True),
+            other=kw.get("other"),
+        )

@@ -1,0 +1,220 @@
+"""Grouped releases that are not moments: group sizes, value counts and proportions per group.
+
+Moments per group (count, sum, mean, var, std, agg) go through
+:func:`pandas_dp.statistics.release_table` with a grouping; this module adds the
+releases whose sufficient statistic is a count per group (``len``) or per
+(group, category) cell (``value_counts``, ``proportions``). All of them are one
+:class:`~pandas_dp.plan.Plan` with a :class:`~pandas_dp.grouping.Grouping`: every
+declared key is released (a key absent from the data gets its noise like any
+other), or, with private keys, the keys that partition selection kept.
+
+Proportions within a group are its noisy counts over their noisy total, projected
+onto the simplex (post-processing), so they sum to one within each group.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Hashable
+from functools import partial
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pandas_dp import constraints
+from pandas_dp.declarations import CategoricalDeclaration
+from pandas_dp.grouping import Grouping
+from pandas_dp.histograms import (
+    _buckets,
+    _direct_bounds,
+    _exact_buckets,
+    _reordered,
+    _share_bounds,
+)
+from pandas_dp.plan import Plan, Settings, engine_input
+from pandas_dp.statistics import build_metadata, validate
+
+__all__ = ["release_contingency", "release_group_counts", "release_group_sizes"]
+
+
+def release_group_sizes(settings: Settings, grouping: Grouping, frame: pd.DataFrame) -> pd.Series:
+    """Noisy number of rows per group, like ``df.groupby(by).size()``."""
+    plan = Plan(settings, grouping)
+    key = plan.rows()
+    plan.calibrate()
+    noisy = plan.run(engine_input({}, {}, settings, grouping, frame), "len", grouping.by)
+    values = noisy[key]
+    noise = plan.measurements[key].calibrated
+    index = plan.released_index
+    assert index is not None
+    meta = build_metadata(
+        "len",
+        list(grouping.by),
+        plan,
+        values,
+        input_bounds={},
+        output_bounds=(float(noise.lower[0]), float(noise.upper[0])),
+        interval=partial(_direct_bounds, values, noise),
+        index=list(index),
+        details=plan.group_details(),
+    )
+    out = pd.Series(values.astype(np.int64), index=index, dtype="int64")
+    out.attrs["dp"] = meta
+    return out
+
+
+def release_contingency(
+    settings: Settings,
+    grouping: Grouping,
+    frame: pd.DataFrame,
+    *,
+    normalize: bool,
+    sort: bool,
+    ascending: bool,
+) -> pd.Series:
+    """The contingency table of several columns, like ``df.value_counts(subset)``.
+
+    The noisy number of rows of every combination of declared values (a group-by
+    of the columns, counting rows); shares of the noisy total with ``normalize``.
+    """
+    sizes = release_group_sizes(settings, grouping, frame)
+    meta = sizes.attrs["dp"]
+    counts = sizes.to_numpy(dtype=np.float64)
+    if normalize:
+        clipped = np.clip(counts, 0.0, None)
+        values = constraints.project_simplex(clipped / max(float(clipped.sum()), 1.0))
+        noise = meta._interval.args[1]
+        meta = dataclasses.replace(
+            meta,
+            value=values,
+            _interval=partial(_share_bounds, noise, counts),
+            output_bounds=(0.0, 1.0),
+            statistic="proportions",
+        )
+        out = pd.Series(values, index=sizes.index, name="proportion", dtype="float64")
+    else:
+        meta = dataclasses.replace(meta, statistic="value_counts")
+        out = pd.Series(sizes.to_numpy(), index=sizes.index, name="count", dtype="int64")
+    if sort:
+        order = np.argsort(out.to_numpy() if ascending else -out.to_numpy(), kind="stable")
+        out = out.iloc[order]
+        assert meta._interval is not None
+        meta = dataclasses.replace(
+            meta,
+            _interval=partial(_reordered, meta._interval, order),
+            _index=list(out.index),
+        )
+    out.attrs["dp"] = meta
+    return out
+
+
+def release_group_counts(
+    series: pd.Series,
+    decl: CategoricalDeclaration,
+    settings: Settings,
+    grouping: Grouping,
+    frame: pd.DataFrame,
+    *,
+    normalize: bool,
+    dropna: bool = True,
+    other: Any = None,
+) -> pd.Series:
+    """Noisy counts (or shares within each group) of a column's declared categories.
+
+    Like ``df.groupby(by)[column].value_counts(normalize=...)``: a Series indexed
+    by (key, category), sorted by key then in declaration order of the categories.
+    """
+    labels, _ = _buckets(series, decl, dropna=dropna, other=other)
+    plan = Plan(settings, grouping)
+    key = plan.categories(decl.column, len(labels))
+    plan.calibrate()
+    data = engine_input({decl.column: series}, {}, settings, grouping, frame)
+
+    def with_buckets() -> dict[Any, Any]:
+        made = data()
+        made[("categories", decl.column)] = partial(
+            _exact_buckets, series, decl, dropna=dropna, other=other
+        )
+        return made
+
+    check = (
+        partial(validate, {decl.column: series}, {decl.column: decl})
+        if settings.out_of_bounds == "raise"
+        else None
+    )
+    statistic = "proportions" if normalize else "value_counts"
+    noisy = plan.run(with_buckets, statistic, (*grouping.by, decl.column), check=check)
+    keys = plan.released_index
+    assert keys is not None
+    k = len(labels)
+    counts = noisy[key].reshape(len(keys), k)
+    noise = plan.measurements[key].calibrated
+    if normalize:
+        clipped = np.clip(counts, 0.0, None)
+        totals = np.maximum(clipped.sum(axis=1, keepdims=True), 1.0)
+        values = np.vstack([constraints.project_simplex(row) for row in clipped / totals])
+        if values.size == 0:
+            values = np.zeros((0, k))
+        interval: Any = partial(_group_shares, noise, counts)
+        out_bounds: tuple[float, float] = (0.0, 1.0)
+    else:
+        values = counts
+        interval = partial(_direct_bounds, counts.reshape(-1), noise)
+        out_bounds = (float(noise.lower[0]), float(noise.upper[0]))
+    index = _cells(keys, labels, grouping, decl.column)
+    meta = build_metadata(
+        statistic,
+        [decl.column],
+        plan,
+        values.reshape(-1),
+        input_bounds={},
+        output_bounds=out_bounds,
+        interval=interval,
+        index=list(index),
+        details={
+            **plan.group_details(),
+            "categories": list(decl.categories),
+            "missing values": "dropped" if dropna else "counted",
+            **({"denominator": "each group's noisy total"} if normalize else {}),
+        },
+    )
+    flat = values.reshape(-1)
+    out = pd.Series(
+        flat if normalize else flat.astype(np.int64),
+        index=index,
+        name="proportion" if normalize else "count",
+        dtype="float64" if normalize else "int64",
+    )
+    out.attrs["dp"] = meta
+    return out
+
+
+def _cells(keys: pd.Index, labels: list[Any], grouping: Grouping, column: Hashable) -> pd.Index:
+    """(key..., category) for every cell, key after key."""
+    tuples = [
+        (*(key if isinstance(key, tuple) else (key,)), label) for key in keys for label in labels
+    ]
+    names = [*grouping.by, column]
+    if not tuples:
+        return pd.MultiIndex.from_arrays([[] for _ in names], names=names)
+    return pd.MultiIndex.from_tuples(tuples, names=names)
+
+
+def _group_shares(noise: Any, counts: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per group, the shares' interval from its noisy counts (union bound within a group)."""
+    if counts.shape[0] == 0:
+        return np.zeros(0), np.zeros(0)
+    pairs = [_share_bounds(_row_plan(noise, counts.shape[1]), row, alpha) for row in counts]
+    return np.concatenate([p[0] for p in pairs]), np.concatenate([p[1] for p in pairs])
+
+
+def _row_plan(noise: Any, k: int) -> Any:
+    """The noise plan of one group's ``k`` cells (every group's plan is the same)."""
+    return dataclasses.replace(
+        noise,
+        scale=noise.scale[:k],
+        granularity=noise.granularity[:k],
+        lower=noise.lower[:k],
+        upper=noise.upper[:k],
+    )

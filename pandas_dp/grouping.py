@@ -1,0 +1,275 @@
+"""Group-by keys: the public facts of ``df.dp.groupby(by, keys=...)`` (REFERENCE.md §10).
+
+A grouped release lists every *declared* key, in sorted order, whether or not
+the data hold it; rows whose key is not declared are dropped, or counted in an
+``other`` group on request. Keys come from the caller or a schema, never from the
+data:
+
+* ``keys=`` -- a list (one column), an :class:`~pandas.Index` or
+  :class:`~pandas.MultiIndex`, a DataFrame of key tuples, or a dict
+  ``column -> list`` (the product of the per-column domains);
+* a schema's ``isin`` check or declared :class:`~pandas.CategoricalDtype`, the two
+  values of a boolean column -- per column, several columns giving the product;
+* ``keys="private"``: the keys are chosen from the data by partition selection
+  (``delta > 0``, add/remove only).
+
+Examples
+--------
+>>> import pandas as pd
+>>> df = pd.DataFrame({"sex": ["f", "m", "f"], "smoker": [True, False, True]})
+>>> g = resolve_grouping(df, ["sex", "smoker"], keys={"sex": ["m", "f"]}, schema=None)
+>>> list(g.keys)
+[('f', False), ('f', True), ('m', False), ('m', True)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from pandas_dp.declarations import attached_schema, resolve_categories
+
+__all__ = ["PRIVATE", "Grouping", "resolve_grouping"]
+
+#: ``keys="private"``: keys chosen from the data by partition selection.
+PRIVATE = "private"
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """The public facts of a group-by.
+
+    Attributes
+    ----------
+    by : tuple of labels
+        The grouping columns.
+    keys : pandas.Index or None
+        The declared keys in output order (sorted; a MultiIndex for several
+        columns); ``None`` for private keys, chosen by partition selection.
+    levels : tuple of tuples
+        Per grouping column, its declared values (the product of the levels holds
+        every key).
+    positions : ndarray or None
+        For each point of the product of ``levels`` (mixed radix, first column
+        slowest), the position of that key in ``keys``, or ``-1`` when the key is
+        not declared. ``None`` when ``keys`` is the product itself in that order.
+    other : label or None
+        The label of a group for rows with an undeclared key; ``None`` drops them.
+    delta : float
+        Private keys: the delta partition selection spends (a key held by one
+        unit is released with probability at most ``delta``).
+    """
+
+    by: tuple[Hashable, ...]
+    keys: pd.Index | None
+    levels: tuple[tuple[Any, ...], ...] = ()
+    positions: NDArray[np.intp] | None = None
+    other: Hashable | None = None
+    delta: float = 0.0
+
+    @property
+    def private(self) -> bool:
+        """Whether the keys are chosen from the data (partition selection)."""
+        return self.keys is None
+
+    @property
+    def size(self) -> int:
+        """Number of released groups (1 per entry for private keys, before selection)."""
+        if self.keys is None:
+            return 1
+        return len(self.keys) + (self.other is not None)
+
+    @property
+    def labels(self) -> pd.Index:
+        """The result's index: the declared keys, then ``other`` if asked for."""
+        assert self.keys is not None
+        if self.other is None:
+            return self.keys
+        if len(self.by) == 1:
+            return self.keys.append(pd.Index([self.other], name=self.by[0]))
+        return self.keys.append(_tuples([tuple(self.other for _ in self.by)], self.by))
+
+
+def _tuples(values: Sequence[tuple[Any, ...]], names: Sequence[Hashable] | None = None) -> pd.Index:
+    return pd.MultiIndex.from_tuples(list(values), names=None if names is None else list(names))
+
+
+def _sorted(values: Sequence[Any]) -> list[Any]:
+    """Sorted like pandas sorts group keys; declaration order where values do not compare."""
+    try:
+        return sorted(values)
+    except TypeError:
+        return list(values)
+
+
+def _check_by(frame: pd.DataFrame, by: Any) -> tuple[Hashable, ...]:
+    labels = [by] if isinstance(by, str) or not isinstance(by, Sequence | pd.Index) else list(by)
+    if not labels:
+        raise ValueError("by is empty; name at least one column to group by")
+    absent = [c for c in labels if c not in frame.columns]
+    if absent:
+        raise KeyError(
+            f"group-by column(s) {absent} not in the frame; it has {list(frame.columns)}"
+        )
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"by={labels} names a column twice")
+    return tuple(labels)
+
+
+def _level_values(column: Hashable, values: Any) -> tuple[Any, ...]:
+    listed = list(values)
+    if not listed:
+        raise ValueError(f"the declared keys of {column!r} are empty; declare at least one")
+    if len(set(listed)) != len(listed):
+        raise ValueError(f"the declared keys of {column!r} repeat a value: {listed}")
+    return tuple(_sorted(listed))
+
+
+def _explicit(by: tuple[Hashable, ...], keys: Any) -> tuple[tuple[Any, ...], ...] | None:
+    """Key tuples given as an Index, a MultiIndex, a DataFrame or a list (or None)."""
+    if isinstance(keys, pd.DataFrame):
+        missing = [c for c in by if c not in keys.columns]
+        if missing:
+            raise ValueError(
+                f"the keys DataFrame has no column(s) {missing}; give one column per "
+                f"group-by column {list(by)}"
+            )
+        return tuple(tuple(row) for row in keys[list(by)].itertuples(index=False, name=None))
+    if isinstance(keys, Mapping):
+        return None
+    if isinstance(keys, str) or not isinstance(keys, Sequence | pd.Index | np.ndarray):
+        raise TypeError(
+            f"keys must be a list, an Index, a DataFrame of key tuples, a dict column -> "
+            f"list or 'private'; got {type(keys).__name__}"
+        )
+    listed = list(keys)
+    if len(by) == 1:
+        return tuple((k,) for k in listed)
+    bad = [k for k in listed if not (isinstance(k, tuple) and len(k) == len(by))]
+    if bad:
+        raise ValueError(
+            f"with {len(by)} group-by columns every key is a tuple of {len(by)} values; "
+            f"got {bad[:3]}"
+        )
+    return tuple(listed)
+
+
+def resolve_grouping(
+    frame: pd.DataFrame,
+    by: Any,
+    *,
+    keys: Any,
+    schema: Any,
+    other: Hashable | None = None,
+    delta: float = 0.0,
+) -> Grouping:
+    """Turn ``by`` and the declared keys into a :class:`Grouping` (before any charge).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Only its column labels and dtypes are read.
+    by : label or list of labels
+        The grouping columns.
+    keys : list, Index, DataFrame, dict, "private" or None
+        The declared keys (see the module); ``None``: from ``schema`` (or the schema
+        attached to the frame) and boolean dtypes.
+    schema : pandera schema-like or None
+    other : label, optional
+        A group for rows whose key is not declared.
+    delta : float, default 0.0
+        Private keys only: the delta of partition selection, in ``(0, 1)``.
+
+    Raises
+    ------
+    KeyError
+        A ``by`` column is not in the frame.
+    MissingBoundsError
+        No keys are declared for a grouping column.
+    ValueError
+        Empty or repeated keys, malformed tuples, ``other`` equal to a declared key.
+    """
+    labels = _check_by(frame, by)
+    if isinstance(keys, str) and keys == PRIVATE:
+        if other is not None:
+            raise ValueError("other= needs declared keys; private keys have no 'other' group")
+        if len(labels) != 1:
+            raise ValueError(
+                "private keys are selected for one group-by column; declare the keys of "
+                "the others, or group by one column"
+            )
+        if isinstance(delta, bool) or not isinstance(delta, int | float) or not 0 < delta < 1:
+            raise ValueError(
+                f"keys='private' selects keys from the data, which needs 0 < delta < 1 "
+                f"(e.g. groupby(..., keys='private', delta=1e-6)); got delta={delta!r}. "
+                f"Or declare the keys (keys=[...] or a schema's isin)"
+            )
+        return Grouping(labels, None, delta=float(delta))
+    if delta:
+        raise ValueError(
+            f"delta={delta!r} is for partition selection (keys='private'); declared keys "
+            f"need no delta"
+        )
+    explicit = None if keys is None else _explicit(labels, keys)
+    if explicit is not None:
+        if not explicit:
+            raise ValueError("keys is empty; declare at least one key")
+        if len(set(explicit)) != len(explicit):
+            raise ValueError("keys repeat a key; declare each key once")
+        levels = tuple(
+            _level_values(c, dict.fromkeys(t[i] for t in explicit)) for i, c in enumerate(labels)
+        )
+        ordered = _sorted(list(explicit))
+    else:
+        per_column = dict(keys) if isinstance(keys, Mapping) else None
+        unknown = sorted(str(k) for k in (per_column or {}) if k not in labels)
+        if unknown:
+            raise ValueError(
+                f"keys names column(s) {unknown} that are not group-by columns {list(labels)}"
+            )
+        given = {c: v for c, v in (per_column or {}).items()}
+        rest = [c for c in labels if c not in given]
+        found = {}
+        if rest:
+            attached = attached_schema(frame) if schema is None else None
+            decls = resolve_categories(
+                {c: frame[c] for c in rest},
+                categories=None,
+                schema=schema,
+                attached=attached,
+            )
+            found = {c: d.categories for c, d in decls.items()}
+        levels = tuple(_level_values(c, given[c] if c in given else found[c]) for c in labels)
+        ordered = None
+    radix = [len(v) for v in levels]
+    if ordered is None:
+        keys_index = (
+            pd.Index(list(levels[0]), name=labels[0])
+            if len(labels) == 1
+            else pd.MultiIndex.from_product([list(v) for v in levels], names=list(labels))
+        )
+        positions = None
+    else:
+        keys_index = (
+            pd.Index([t[0] for t in ordered], name=labels[0])
+            if len(labels) == 1
+            else _tuples(ordered, labels)
+        )
+        positions = np.full(int(np.prod(radix)), -1, dtype=np.intp)
+        where = [{v: i for i, v in enumerate(level)} for level in levels]
+        for pos, key in enumerate(ordered):
+            code = 0
+            for i, value in enumerate(key):
+                code = code * radix[i] + where[i][value]
+            positions[code] = pos
+        if np.array_equal(positions, np.arange(len(positions))):
+            positions = None  # the keys are the whole product, in its order
+    grouping = Grouping(labels, keys_index, levels, positions, other)
+    if other is not None and other in set(keys_index.tolist()):
+        raise ValueError(f"other={other!r} is also a declared key; pick a label that is not")
+    return grouping

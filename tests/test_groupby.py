@@ -1,0 +1,273 @@
+"""``df.dp.groupby``: pandas' shapes, every declared key, private group sizes, one charge."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pandera.pandas as pa
+import pytest
+
+import pandas_dp
+from pandas_dp import PrivacyBudget
+from pandas_dp.errors import MissingBoundsError
+
+
+def _frame(n: int = 4000, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "sex": rng.choice(["f", "m"], n),
+            "region": rng.choice(["N", "S", "E"], n),
+            "smoker": rng.random(n) < 0.3,
+            "age": rng.uniform(18, 90, n),
+            "income": rng.uniform(0, 100, n),
+        }
+    )
+
+
+DF = _frame()
+BIG = dict(epsilon=50.0, random_state=0)
+
+
+def test_mean_is_a_series_indexed_by_every_declared_key() -> None:
+    out = DF.dp.groupby("region", keys=["S", "N", "E", "W"]).mean("age", bounds=(0, 100), **BIG)
+    assert isinstance(out, pd.Series)
+    assert list(out.index) == ["E", "N", "S", "W"]  # sorted, 'W' absent from the data
+    assert out.index.name == "region" and out.name == "age"
+    exact = DF.groupby("region")["age"].mean()
+    for key in ("E", "N", "S"):
+        assert abs(out[key] - exact[key]) < 1.0
+    assert 0.0 <= out["W"] <= 100.0  # noise only, inside the bounds
+
+
+def test_several_columns_give_a_frame() -> None:
+    out = DF.dp.groupby("sex", keys=["f", "m"]).mean(
+        ["age", "income"], bounds={"age": (0, 100), "income": (0, 100)}, **BIG
+    )
+    assert isinstance(out, pd.DataFrame)
+    assert list(out.columns) == ["age", "income"] and list(out.index) == ["f", "m"]
+    exact = DF.groupby("sex")[["age", "income"]].mean()
+    assert np.all(np.abs(out.to_numpy() - exact.to_numpy()) < 1.0)
+
+
+@pytest.mark.parametrize("statistic", ["sum", "var", "std", "count"])
+def test_other_statistics_track_pandas(statistic: str) -> None:
+    g = DF.dp.groupby("region", keys=["E", "N", "S"])
+    kwargs = {} if statistic == "count" else {"bounds": (0, 100)}
+    out = getattr(g, statistic)("income", **kwargs, **BIG)
+    exact = getattr(DF.groupby("region")["income"], statistic)()
+    rel = np.abs(out.to_numpy() - exact.to_numpy()) / np.abs(exact.to_numpy())
+    assert np.all(rel < 0.05), (out, exact)
+    if statistic == "count":
+        assert str(out.dtype) == "int64"
+
+
+def test_len_and_boolean_keys() -> None:
+    out = DF.dp.groupby("smoker").len(**BIG)
+    assert list(out.index) == [False, True] and str(out.dtype) == "int64"
+    exact = DF.groupby("smoker").size()
+    assert np.all(np.abs(out.to_numpy() - exact.to_numpy()) < 5)
+
+
+def test_two_columns_give_a_multiindex_over_the_product() -> None:
+    out = DF.dp.groupby(["sex", "smoker"], keys={"sex": ["f", "m"]}).mean(
+        "age", bounds=(0, 100), **BIG
+    )
+    assert isinstance(out.index, pd.MultiIndex)
+    assert list(out.index) == [("f", False), ("f", True), ("m", False), ("m", True)]
+
+
+def test_keys_from_a_schema() -> None:
+    schema = pa.DataFrameSchema(
+        {
+            "region": pa.Column(str, pa.Check.isin(["N", "S", "E"])),
+            "age": pa.Column(float, pa.Check.in_range(0, 100)),
+        }
+    )
+    out = DF.dp.groupby("region").mean("age", schema=schema, **BIG)
+    assert list(out.index) == ["E", "N", "S"]
+
+
+def test_undeclared_keys_are_dropped_or_counted_in_other() -> None:
+    g = DF.dp.groupby("region", keys=["N"], other="rest")
+    out = g.len(**BIG)
+    assert list(out.index) == ["N", "rest"]
+    exact_rest = int((DF.region != "N").sum())
+    assert abs(int(out["rest"]) - exact_rest) < 5
+    dropped = DF.dp.groupby("region", keys=["N"]).len(**BIG)
+    assert list(dropped.index) == ["N"]
+
+
+def test_agg_shares_measurements_and_has_pandas_columns() -> None:
+    g = DF.dp.groupby("sex", keys=["f", "m"])
+    out = g.agg({"age": ["mean", "std"], "income": "mean"}, bounds=(0, 100), **BIG)
+    assert list(out.columns) == [("age", "mean"), ("age", "std"), ("income", "mean")]
+    split = out.attrs["dp"].details["budget_split"]
+    # one count, centred sum and centred squares for age; one count and sum for income
+    assert sorted(split) == sorted(
+        [
+            "age: count",
+            "age: centred_sum",
+            "age: centred_squares",
+            "income: count",
+            "income: centred_sum",
+        ]
+    )
+    flat = g.agg({"age": "mean", "income": "std"}, bounds=(0, 100), **BIG)
+    assert list(flat.columns) == ["age", "income"]
+
+
+def test_value_counts_and_proportions_per_group() -> None:
+    g = DF.dp.groupby("sex", keys=["f", "m"])
+    counts = g.value_counts("region", categories=["N", "S", "E", "W"], **BIG)
+    assert list(counts.index.names) == ["sex", "region"]
+    assert len(counts) == 8 and counts.name == "count"
+    shares = g.proportions("region", categories=["N", "S", "E", "W"], **BIG)
+    sums = shares.groupby(level="sex").sum()
+    assert np.allclose(sums.to_numpy(), 1.0, atol=1e-12)
+    exact = DF.groupby("sex")["region"].value_counts(normalize=True)
+    assert abs(shares[("f", "N")] - exact[("f", "N")]) < 0.02
+
+
+def test_contingency_table_over_declared_domains() -> None:
+    out = DF.dp.value_counts(
+        ["sex", "region"],
+        categories={"sex": ["f", "m"], "region": ["N", "S", "E", "W"]},
+        sort=False,
+        **BIG,
+    )
+    assert len(out) == 8 and out.name == "count"
+    exact = DF.value_counts(["sex", "region"])
+    assert abs(int(out[("f", "N")]) - int(exact[("f", "N")])) < 5
+
+
+def test_interval_is_a_frame_indexed_by_key() -> None:
+    out = DF.dp.groupby("region", keys=["E", "N", "S"]).mean("age", bounds=(0, 100), **BIG)
+    iv = out.attrs["dp"].interval(0.05)
+    assert list(iv.index) == ["E", "N", "S"] and list(iv.columns) == ["lower", "upper"]
+    assert np.all(iv["lower"] <= out) and np.all(out <= iv["upper"])
+
+
+def test_groups_compose_in_parallel_with_one_row_per_unit() -> None:
+    """Each group gets the whole epsilon: its scale equals the ungrouped one."""
+    grouped = DF.dp.groupby("region", keys=["E", "N", "S"]).sum(
+        "income", epsilon=1.0, bounds=(0, 100), random_state=0
+    )
+    whole = DF.dp.sum("income", epsilon=1.0, bounds=(0, 100), random_state=0)
+    assert math.isclose(
+        float(grouped.attrs["dp"].scale.max()), float(whole.attrs["dp"].scale.max())
+    )
+
+
+def test_one_charge_for_the_whole_grouped_release() -> None:
+    budget = PrivacyBudget(epsilon=1.0)
+    DF.dp.groupby("region", keys=["E", "N", "S"]).mean(
+        "age", epsilon=0.6, bounds=(0, 100), budget=budget, random_state=0
+    )
+    assert budget.spent[0] == pytest.approx(0.6)
+    assert len(budget.ledger) == 1
+
+
+def test_errors_come_before_the_charge() -> None:
+    budget = PrivacyBudget(epsilon=1.0)
+    g = DF.dp.groupby("sex")  # no keys declared for a string column
+    with pytest.raises(MissingBoundsError):
+        g.mean("age", epsilon=0.5, bounds=(0, 100), budget=budget)
+    with pytest.raises(KeyError):
+        DF.dp.groupby("nope", keys=["a"]).len(epsilon=0.5, budget=budget)
+    with pytest.raises(ValueError, match="group-by column"):
+        DF.dp.groupby("sex", keys=["f", "m"]).value_counts(
+            "sex", epsilon=0.5, categories=["f", "m"], budget=budget
+        )
+    assert budget.spent[0] == 0.0
+
+
+def test_metadata_never_holds_group_sizes() -> None:
+    """Frames whose group sizes differ give the same metadata (add/remove)."""
+    small = pd.DataFrame({"k": ["a"] * 10 + ["b"] * 5, "x": np.linspace(0, 1, 15)})
+    large = pd.DataFrame({"k": ["a"] * 11 + ["b"] * 5, "x": np.linspace(0, 1, 16)})
+    metas = []
+    for frame in (small, large):
+        out = frame.dp.groupby("k", keys=["a", "b"]).mean(
+            "x", epsilon=1.0, bounds=(0, 1), random_state=0
+        )
+        record = out.attrs["dp"].to_dict()
+        record.pop("details")["budget_split"]
+        metas.append(record)
+    assert metas[0] == metas[1]
+
+
+def test_bound_accessor_passes_defaults_to_the_groupby() -> None:
+    dp = DF.dp(bounds=(0, 100), random_state=0)
+    out = dp.groupby("region", keys=["E", "N", "S"]).mean("age", epsilon=5.0)
+    assert list(out.index) == ["E", "N", "S"]
+
+
+def test_junk_in_the_key_column_never_raises_after_the_charge() -> None:
+    frame = pd.DataFrame(
+        {"k": ["a", None, float("nan"), [1], "b", 3], "x": [1.0, 2.0, None, np.inf, 5.0, 6.0]}
+    )
+    out = frame.dp.groupby("k", keys=["a", "b"]).mean(
+        "x", epsilon=1.0, bounds=(0, 10), random_state=0
+    )
+    assert list(out.index) == ["a", "b"]
+
+
+def test_private_keys_release_frequent_keys_only() -> None:
+    rng = np.random.default_rng(1)
+    keys = np.concatenate([np.repeat(["big1", "big2"], 500), [f"solo{i}" for i in range(50)]])
+    frame = pd.DataFrame({"k": keys, "x": rng.uniform(0, 1, len(keys))})
+    out = frame.dp.groupby("k", keys="private", delta=1e-6).len(epsilon=1.0, random_state=0)
+    assert list(out.index) == ["big1", "big2"] and out.index.name == "k"
+    assert np.all(np.abs(out.to_numpy() - 500) < 30)
+    details = out.attrs["dp"].details
+    assert details["keys"] == "private: partition selection"
+    means = frame.dp.groupby("k", keys="private", delta=1e-6).mean(
+        "x", epsilon=1.0, bounds=(0, 1), random_state=0
+    )
+    assert set(means.index) <= {"big1", "big2"}
+
+
+def test_private_keys_need_add_remove() -> None:
+    with pytest.raises(ValueError, match="add_remove"):
+        DF.dp.groupby("sex", keys="private", delta=1e-6).len(epsilon=1.0, neighbouring="substitute")
+
+
+def test_privacy_unit_truncates_and_scales_sensitivity() -> None:
+    """One person with 200 rows counts at most k times, and the noise covers k rows."""
+    frame = pd.DataFrame(
+        {
+            "pid": ["heavy"] * 200 + [f"p{i}" for i in range(100)],
+            "x": np.ones(300),
+        }
+    )
+    n = frame.dp.len(epsilon=100.0, privacy_unit="pid", max_rows_per_unit=2, random_state=0)
+    assert abs(int(n) - 102) <= 3
+    plain = frame.dp.len(epsilon=1.0, random_state=0)
+    unit = frame.dp.len(epsilon=1.0, privacy_unit="pid", max_rows_per_unit=2, random_state=0)
+    assert float(unit.attrs["dp"].scale.max()) == pytest.approx(
+        2 * float(plain.attrs["dp"].scale.max()), rel=1e-6
+    )
+
+
+def test_privacy_unit_needs_a_bound_and_a_column() -> None:
+    with pytest.raises(ValueError, match="max_rows_per_unit"):
+        DF.dp.len(epsilon=1.0, privacy_unit="sex")
+    with pytest.raises(ValueError, match="privacy_unit"):
+        DF.dp.len(epsilon=1.0, privacy_unit="nope", max_rows_per_unit=2)
+    with pytest.raises(ValueError, match="without privacy_unit"):
+        DF.dp.len(epsilon=1.0, max_rows_per_unit=2)
+
+
+def test_privacy_unit_declared_in_schema_metadata() -> None:
+    frame = pd.DataFrame({"pid": ["a", "a", "a", "b"], "x": [1.0, 2.0, 3.0, 4.0]})
+    schema = pa.DataFrameSchema(
+        {"x": pa.Column(float, pa.Check.in_range(0, 10))},
+        metadata={"pandas_dp": {"privacy_unit": "pid", "max_rows_per_unit": 2}},
+    )
+    out = frame.dp.mean("x", epsilon=1.0, schema=schema, random_state=0)
+    plain = frame.dp.mean("x", epsilon=1.0, bounds=(0, 10), random_state=0)
+    assert out.attrs["dp"].sensitivity.max() > 1.9 * plain.attrs["dp"].sensitivity.max()
+    assert pandas_dp is not None

@@ -1,0 +1,106 @@
+"""Group-by keys are public facts: resolved from the caller or a schema, never the data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pandera.pandas as pa
+import pytest
+
+from pandas_dp.errors import MissingBoundsError
+from pandas_dp.grouping import resolve_grouping
+
+FRAME = pd.DataFrame(
+    {
+        "sex": ["f", "m", "f", "x"],
+        "smoker": [True, False, True, False],
+        "region": pd.Categorical(["N", "S", "N", "N"], categories=["S", "N", "E"]),
+        "age": [20.0, 30.0, 40.0, 50.0],
+    }
+)
+
+
+def test_list_keys_are_sorted_and_absent_keys_kept() -> None:
+    g = resolve_grouping(FRAME, "sex", keys=["m", "f", "z"], schema=None)
+    assert g.keys is not None
+    assert list(g.keys) == ["f", "m", "z"]  # 'z' is not in the data: released all the same
+    assert g.keys.name == "sex"
+    assert g.size == 3 and g.positions is None
+
+
+def test_keys_never_come_from_the_data() -> None:
+    with pytest.raises(MissingBoundsError):
+        resolve_grouping(FRAME, "sex", keys=None, schema=None)
+    # a data column's own categorical dtype is not a declaration either
+    with pytest.raises(MissingBoundsError):
+        resolve_grouping(FRAME, "region", keys=None, schema=None)
+
+
+def test_boolean_column_declares_its_two_values() -> None:
+    g = resolve_grouping(FRAME, "smoker", keys=None, schema=None)
+    assert g.keys is not None and list(g.keys) == [False, True]
+
+
+def test_schema_isin_declares_keys() -> None:
+    schema = pa.DataFrameSchema({"sex": pa.Column(str, pa.Check.isin(["m", "f"]))})
+    g = resolve_grouping(FRAME, "sex", keys=None, schema=schema)
+    assert g.keys is not None and list(g.keys) == ["f", "m"]
+
+
+def test_several_columns_give_the_product_of_domains() -> None:
+    g = resolve_grouping(FRAME, ["sex", "smoker"], keys={"sex": ["m", "f"]}, schema=None)
+    assert g.keys is not None
+    assert isinstance(g.keys, pd.MultiIndex)
+    assert list(g.keys.names) == ["sex", "smoker"]
+    assert list(g.keys) == [("f", False), ("f", True), ("m", False), ("m", True)]
+
+
+def test_explicit_tuples_map_to_positions() -> None:
+    keys = pd.DataFrame({"sex": ["m", "f"], "smoker": [True, False]})
+    g = resolve_grouping(FRAME, ["sex", "smoker"], keys=keys, schema=None)
+    assert g.keys is not None and list(g.keys) == [("f", False), ("m", True)]
+    assert g.positions is not None
+    # product order: (f, False), (f, True), (m, False), (m, True)
+    assert g.positions.tolist() == [0, -1, -1, 1]
+
+
+def test_other_group_is_last_and_must_not_clash() -> None:
+    g = resolve_grouping(FRAME, "sex", keys=["f", "m"], schema=None, other="rest")
+    assert list(g.labels) == ["f", "m", "rest"] and g.size == 3
+    with pytest.raises(ValueError, match="also a declared key"):
+        resolve_grouping(FRAME, "sex", keys=["f", "m"], schema=None, other="f")
+
+
+@pytest.mark.parametrize(
+    ("by", "keys", "error", "match"),
+    [
+        ("nope", ["a"], KeyError, "not in the frame"),
+        ([], ["a"], ValueError, "by is empty"),
+        (["sex", "sex"], None, ValueError, "twice"),
+        ("sex", [], ValueError, "empty"),
+        ("sex", ["f", "f"], ValueError, "repeat"),
+        ("sex", "f", TypeError, "keys must be"),
+        (["sex", "smoker"], [("f",)], ValueError, "tuple of 2"),
+        ("sex", {"age": [1]}, ValueError, "not group-by columns"),
+        ("sex", "private", ValueError, "delta"),
+        (["sex", "smoker"], "private", ValueError, "one group-by column"),
+    ],
+)
+def test_bad_declarations_raise_precisely(
+    by: object, keys: object, error: type, match: str
+) -> None:
+    with pytest.raises(error, match=match):
+        resolve_grouping(FRAME, by, keys=keys, schema=None)
+
+
+def test_private_keys_need_delta_and_declared_keys_refuse_it() -> None:
+    g = resolve_grouping(FRAME, "sex", keys="private", schema=None, delta=1e-6)
+    assert g.private and g.keys is None and g.delta == 1e-6
+    with pytest.raises(ValueError, match="partition selection"):
+        resolve_grouping(FRAME, "sex", keys=["f"], schema=None, delta=1e-6)
+
+
+def test_unsortable_keys_keep_declaration_order() -> None:
+    frame = pd.DataFrame({"k": [1, "a"]})
+    g = resolve_grouping(frame, "k", keys=["a", 1, np.int64(2)], schema=None)
+    assert g.keys is not None and list(g.keys) == ["a", 1, 2]
