@@ -23,6 +23,53 @@ that serve independent analyses in concurrent threads or tasks (one budget per
 request or per user) should open their blocks with :meth:`PrivacyBudget.context_only`,
 which caps the current context only, and pass ``budget=`` to work they hand to threads.
 
+Accounting
+----------
+Each budget composes its releases by one rule, fixed when it is created
+(``accounting=``), and admits a release only if the total stays within its cap. A
+budget is a *privacy filter* (Rogers, Roth, Ullman & Vadhan 2016): the analyst may
+choose every release -- statistic, columns, epsilon, mechanism -- after seeing the
+earlier results, and the budget's (epsilon, delta) still holds for everything it
+admitted. That is why the rule is fixed in advance: a budget that admitted a release
+whenever *one of several* accountings fitted (the best for the sequence so far) is not
+known to be a valid filter.
+
+``"basic"`` (the default)
+    Every release is charged its calibrated (epsilon, delta), and the sums must stay
+    within the budget's. Basic composition is a valid filter: it holds with adaptively
+    chosen parameters (Rogers, Roth, Ullman & Vadhan 2016, "Privacy Odometers and
+    Filters: Pay-as-you-Go Composition", NeurIPS, arXiv:1605.08294).
+
+``"zcdp"`` (needs ``delta > 0``)
+    Every release is charged a zero-concentrated DP parameter rho: a Gaussian release
+    its ``Delta_2^2 / (2 sigma^2)`` from the noise it adds (summed over its noisy
+    vectors, :meth:`pandas_dp.plan.Plan.rho`), a pure epsilon-DP release
+    ``epsilon^2 / 2`` (Bun & Steinke 2016, Prop. 1.4). The budget admits a release
+    while the total rho stays within ``rho_budget = rho_for(epsilon, delta)``, the
+    largest rho whose tight conversion (Canonne, Kamath & Steinke 2020, Prop. 12) is
+    within the budget's (epsilon, delta). A Gaussian release's own delta is *not*
+    added up here: its rho describes it completely, and the budget's delta is spent
+    once, by the final conversion. ``k`` Gaussian releases then cost about ``sqrt(k)``
+    times, not ``k`` times, the epsilon of one. A release that is only approximately
+    DP -- a delta without a rho, such as partition selection with private keys -- has
+    no rho and is refused by a ``"zcdp"`` budget (use a ``"basic"`` one for it).
+
+    Validity under adaptive choices: rho-zCDP is Renyi DP of order ``alpha`` with
+    parameter ``alpha rho`` for every ``alpha > 1``. Feldman & Zrnic ("Individual
+    Privacy Accounting via a Renyi Filter", NeurIPS 2021, arXiv:2008.11193) prove that
+    Renyi DP of a fixed order composes with adaptively chosen privacy parameters: a
+    filter that keeps the sum of the releases' order-``alpha`` parameters within a
+    fixed budget ``B`` makes the whole interaction (``alpha``, ``B``)-RDP. The
+    condition ``sum rho_i <= rho_budget`` is that condition at every order at once
+    (``B = alpha rho_budget``), so everything the budget admits is
+    ``rho_budget``-zCDP, hence (epsilon, delta)-DP by the conversion, which holds
+    order by order. Whitehouse, Ramdas, Rogers & Wu ("Fully-Adaptive Composition in
+    Differential Privacy", ICML 2023, arXiv:2203.05481) also construct a privacy
+    filter for (approximate) zCDP with adaptively chosen parameters.
+
+Nested and active budgets may use different rules: each checks its own, and a
+release is admitted only if all of them accept it.
+
 Charging is atomic: the budgets' locks are taken in one global order (so two threads
 never deadlock), every budget is checked, and only if all of them accept is the
 release recorded in every ledger. A release that would overspend any of them raises
@@ -61,13 +108,63 @@ from typing import Any
 
 import pandas as pd
 
+from pandas_dp.accounting import epsilon_for, rho_for, rho_of_pure
 from pandas_dp.errors import BudgetExceededError
 
-__all__ = ["PrivacyBudget", "active_budget", "active_budgets", "charge_all", "set_default_budget"]
+__all__ = [
+    "Amount",
+    "PrivacyBudget",
+    "active_budget",
+    "active_budgets",
+    "charge_all",
+    "set_default_budget",
+]
 
 #: Spending may exceed the total by this relative amount, so that ten charges of
 #: 0.1 fit in a budget of 1.0 despite floating-point rounding.
-RELATIVE_TOLERANCE = 1e-9
+RELATIVE_TOLERANCE = 1e-9  # (in "zcdp" accounting: of the total rho)
+
+#: The accounting rules a budget may use.
+ACCOUNTINGS = ("basic", "zcdp")
+
+
+class Amount(tuple[float, float]):
+    """An ``(epsilon, delta)`` pair with the ``rho`` of its zCDP part as an attribute.
+
+    A plain tuple of two for comparison, unpacking and printing, so
+    ``eps, delta = budget.spent`` works as before.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+    rho : float, default 0.0
+        For :attr:`PrivacyBudget.spent`: the total rho of the Gaussian releases; for
+        :attr:`PrivacyBudget.remaining`: the rho a further Gaussian release may still
+        spend with all the remaining delta.
+
+    Examples
+    --------
+    >>> a = Amount(1.0, 1e-6, rho=0.01)
+    >>> a, a.epsilon, a.delta, a.rho
+    ((1.0, 1e-06), 1.0, 1e-06, 0.01)
+    """
+
+    rho: float
+
+    def __new__(cls, epsilon: float, delta: float, rho: float = 0.0) -> Amount:
+        amount = super().__new__(cls, (epsilon, delta))
+        amount.rho = rho
+        return amount
+
+    @property
+    def epsilon(self) -> float:
+        """The epsilon (first entry)."""
+        return self[0]
+
+    @property
+    def delta(self) -> float:
+        """The delta (second entry)."""
+        return self[1]
 
 
 @dataclass(eq=False)
@@ -77,6 +174,27 @@ class _Frame:
     budget: PrivacyBudget
     process_wide: bool
     thread: str = field(default_factory=lambda: threading.current_thread().name)
+
+
+@dataclass(frozen=True)
+class _Spent:
+    """What a budget has spent (public amounts only)."""
+
+    epsilon: float = 0.0  # sum of the releases' epsilons
+    delta: float = 0.0  # sum of the releases' deltas
+    gauss_rho: float = 0.0  # sum of the rho of the releases charged with one
+    rho: float = 0.0  # "zcdp" accounting: the total rho charged
+    spent_epsilon: float = 0.0  # what `spent.epsilon` reports
+
+
+@dataclass(frozen=True)
+class _Step:
+    """A budget's state after a release it is asked to admit."""
+
+    state: _Spent
+    rho: float  # the release's rho for the ledger (NaN: none)
+    over: bool  # the budget refuses the release
+    approximate: bool  # refused: a delta without a rho in "zcdp" accounting
 
 
 #: The open blocks of the current context, outermost first.
@@ -187,6 +305,7 @@ def charge_all(
     epsilon: float,
     delta: float = 0.0,
     *,
+    rho: float | None = None,
     budget: PrivacyBudget | None = None,
     **entry: Any,
 ) -> tuple[PrivacyBudget, ...]:
@@ -202,6 +321,13 @@ def charge_all(
         Epsilon of the release (positive, finite).
     delta : float, default 0.0
         Delta of the release (finite, >= 0).
+    rho : float, optional
+        For a Gaussian release: its zCDP parameter (the sum over its noisy vectors of
+        ``Delta_2^2 / (2 sigma^2)``), which ``"zcdp"`` budgets charge instead of its
+        (epsilon, delta). ``None`` (default): a pure release (``delta=0``), which
+        ``"zcdp"`` budgets charge ``epsilon^2 / 2``, or an approximately DP one
+        (``delta > 0``), which they refuse. ``"basic"`` budgets charge
+        (epsilon, delta) either way.
     budget : PrivacyBudget, optional
         A budget given explicitly to the call; charged together with the active ones.
     **entry : Any
@@ -220,36 +346,47 @@ def charge_all(
         If the release would overspend any of the budgets; the message names each
         budget that refused. Nothing is then spent from any of them.
     ValueError
-        If ``epsilon`` or ``delta`` is not a valid amount.
+        If ``epsilon``, ``delta`` or ``rho`` is not a valid amount.
     """
     pairs = _active_with_roles()
     if budget is not None:
         pairs = _unique([(budget, "the budget passed as budget="), *pairs])
-    return _charge_together(pairs, epsilon, delta, entry)
+    return _charge_together(pairs, epsilon, delta, entry, rho)
 
 
 def _charge_together(
-    pairs: list[tuple[PrivacyBudget, str]], epsilon: float, delta: float, entry: dict[str, Any]
+    pairs: list[tuple[PrivacyBudget, str]],
+    epsilon: float,
+    delta: float,
+    entry: dict[str, Any],
+    rho: float | None = None,
 ) -> tuple[PrivacyBudget, ...]:
     eps = _check_amount("epsilon", epsilon, allow_zero=False)
     dlt = _check_amount("delta", delta, allow_zero=True)
+    zcdp = None if rho is None else _check_amount("rho", rho, allow_zero=False)
     with contextlib.ExitStack() as locks:
         for budget in sorted((b for b, _ in pairs), key=lambda b: b._serial):
             locks.enter_context(budget._lock)
+        steps = [budget._after(eps, dlt, zcdp) for budget, _ in pairs]
         refusals = [
-            budget._refusal(eps, dlt, role) for budget, role in pairs if budget._refuses(eps, dlt)
+            budget._refusal(eps, dlt, step, role)
+            for (budget, role), step in zip(pairs, steps, strict=True)
+            if step.over
         ]
         if refusals:
             what = entry.get("statistic") or "this statistic"
             spared = " on any budget" if len(pairs) > 1 else ""
+            needs = f"epsilon={eps:g}, delta={dlt:g}"
+            if zcdp is not None:
+                needs += f" (rho={zcdp:g})"
             raise BudgetExceededError(
-                f"releasing {what} needs epsilon={eps:g}, delta={dlt:g}, but "
+                f"releasing {what} needs {needs}, but "
                 + "; and ".join(refusals)
                 + f". Nothing was spent{spared}; lower epsilon or start a new budget"
             )
         now = time.time()
-        for budget, _ in pairs:
-            budget._record(eps, dlt, now, entry)
+        for (budget, _), step in zip(pairs, steps, strict=True):
+            budget._record(eps, dlt, step, now, entry)
     return tuple(budget for budget, _ in pairs)
 
 
@@ -275,11 +412,42 @@ class PrivacyBudget:
     Parameters
     ----------
     epsilon : float
-        Total epsilon the releases may spend together (sequential composition).
+        Total epsilon of everything the budget admits (positive, finite).
     delta : float, default 0.0
-        Total delta (only Gaussian releases spend delta).
+        Total delta (``0 <= delta < 1``). With ``accounting="basic"`` the releases'
+        deltas add up to at most this (only Gaussian releases spend delta); with
+        ``"zcdp"`` it is the delta of the final conversion of rho.
+    accounting : {"basic", "zcdp"}, default "basic"
+        How releases compose, fixed for the budget's life (see the module's notes):
+        ``"basic"`` adds up every release's (epsilon, delta); ``"zcdp"`` adds up
+        every release's rho (a Gaussian release's from its noise, a pure one's
+        ``epsilon^2 / 2``) within ``rho_for(epsilon, delta)``.
     name : str, optional
         A label for error messages and the repr (e.g. ``"project"``, ``"session"``).
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` or ``delta`` is not a valid amount, ``accounting`` is not one
+        of the two rules, or ``accounting="zcdp"`` is asked with ``delta=0`` (the
+        conversion of rho to (epsilon, delta) needs a positive delta).
+
+    Notes
+    -----
+    **Reports.** :attr:`spent` and :attr:`remaining` are ``(epsilon, delta)`` pairs
+    with the rho on the side (``.rho``). In ``"basic"`` accounting they are the sums
+    and what is left of them; ``spent.rho`` is the total rho of the Gaussian releases,
+    for information only. In ``"zcdp"`` accounting ``spent`` is
+    ``(epsilon_for(rho_spent, delta), delta)`` and ``remaining`` is
+    ``(epsilon_for(rho_left, delta), delta)``: the guarantee is always the budget's
+    own (epsilon, delta), and the conversion is concave in rho, so the two epsilons
+    add up to *more* than the budget's epsilon. :attr:`rho_budget` is the rho cap.
+
+    **Ledger.** Each row keeps the release's own epsilon, delta and rho (in
+    ``"zcdp"`` accounting the rho charged, ``epsilon^2 / 2`` for a pure release; in
+    ``"basic"`` accounting a Gaussian release's rho, NaN for others) and in
+    ``charged_epsilon`` by how much the release raised ``spent.epsilon`` (the column
+    sums to it).
 
     Examples
     --------
@@ -292,20 +460,56 @@ class PrivacyBudget:
     (0.5, 0.0)
     >>> list(budget.ledger.columns[:4])
     ['time', 'statistic', 'columns', 'epsilon']
+    >>> z = pandas_dp.PrivacyBudget(epsilon=1.0, delta=1e-6, accounting="zcdp")
+    >>> round(z.rho_budget, 4)
+    0.0244
+    >>> z.charge(0.1, statistic="count")  # a pure release: rho = 0.1**2 / 2
+    >>> round(z.spent.rho, 6), round(z.remaining.rho, 4)
+    (0.005, 0.0194)
+    >>> round(z.spent.epsilon, 2), z.spent.delta  # epsilon_for(0.005, 1e-6)
+    (0.43, 1e-06)
     """
 
-    def __init__(self, epsilon: float, delta: float = 0.0, *, name: str | None = None) -> None:
+    def __init__(
+        self,
+        epsilon: float,
+        delta: float = 0.0,
+        *,
+        accounting: str = "basic",
+        name: str | None = None,
+    ) -> None:
         self.epsilon = _check_amount("epsilon", epsilon, allow_zero=False)
         self.delta = _check_amount("delta", delta, allow_zero=True)
         if self.delta >= 1:
             raise ValueError(f"delta must be below 1; got {delta}")
+        if accounting not in ACCOUNTINGS:
+            raise ValueError(
+                f"accounting must be 'basic' (epsilon and delta add up) or 'zcdp' (rho adds "
+                f"up, converted to (epsilon, delta) at the end); got {accounting!r}"
+            )
+        if accounting == "zcdp" and self.delta == 0:
+            raise ValueError(
+                "accounting='zcdp' converts the total rho to (epsilon, delta) and needs a "
+                "positive delta, e.g. PrivacyBudget(epsilon=1.0, delta=1e-6, "
+                "accounting='zcdp'); with delta=0 use accounting='basic'"
+            )
+        self.accounting = accounting
+        #: The rho cap of ``"zcdp"`` accounting (``rho_for(epsilon, delta)``); None
+        #: in ``"basic"`` accounting.
+        self.rho_budget: float | None = None
+        if accounting == "zcdp":
+            self.rho_budget = rho_for(self.epsilon, self.delta)
+            if not self.rho_budget > 0:
+                raise ValueError(
+                    f"epsilon={self.epsilon:g}, delta={self.delta:g} allow no rho at all; "
+                    f"use a larger epsilon or delta"
+                )
         self.name = name
         self._lock = threading.Lock()
         with _SERIAL_LOCK:
             self._serial = next(_SERIAL)  # the global order in which locks are taken
         self._entries: list[dict[str, Any]] = []
-        self._spent_eps = 0.0
-        self._spent_delta = 0.0
+        self._state = _Spent()
 
     # ------------------------------------------------------------------ context
     def __enter__(self) -> PrivacyBudget:
@@ -368,12 +572,13 @@ class PrivacyBudget:
         epsilon: float,
         delta: float = 0.0,
         *,
+        rho: float | None = None,
         statistic: str = "",
         columns: tuple[Any, ...] = (),
         mechanism: str = "",
         **details: Any,
     ) -> None:
-        """Spend ``epsilon`` and ``delta`` from this budget only, or raise and spend nothing.
+        """Charge a release to this budget only (by its accounting), or raise and spend nothing.
 
         Releases go through :func:`charge_all`, which also charges the active budgets.
 
@@ -383,6 +588,9 @@ class PrivacyBudget:
             Epsilon to spend (positive, finite).
         delta : float, default 0.0
             Delta to spend (finite, >= 0).
+        rho : float, optional
+            The zCDP parameter of a Gaussian release (see :func:`charge_all`);
+            ``None`` for a release without one.
         statistic : str, optional
             Name of the release, for the ledger.
         columns : tuple, optional
@@ -397,36 +605,72 @@ class PrivacyBudget:
         BudgetExceededError
             If the charge would take the total over the budget.
         ValueError
-            If ``epsilon`` or ``delta`` is not a valid amount.
+            If ``epsilon``, ``delta`` or ``rho`` is not a valid amount.
         """
         entry = {"statistic": statistic, "columns": columns, "mechanism": mechanism, **details}
-        _charge_together([(self, "the budget")], epsilon, delta, entry)
+        _charge_together([(self, "the budget")], epsilon, delta, entry, rho)
 
-    def _refuses(self, eps: float, dlt: float) -> bool:
-        """Whether spending would overspend (caller holds the lock)."""
-        over_eps = self._spent_eps + eps > self.epsilon * (1.0 + RELATIVE_TOLERANCE)
-        over_delta = self._spent_delta + dlt > self.delta * (1.0 + RELATIVE_TOLERANCE)
-        return over_eps or over_delta
+    def _after(self, eps: float, dlt: float, rho: float | None) -> _Step:
+        """What this budget would hold after a release (caller holds the lock)."""
+        old = self._state
+        gauss_rho = old.gauss_rho + (rho if rho is not None else 0.0)
+        eps_sum, delta_sum = old.epsilon + eps, old.delta + dlt
+        if self.accounting == "basic":
+            over = eps_sum > self.epsilon * (1.0 + RELATIVE_TOLERANCE) or (
+                delta_sum > self.delta * (1.0 + RELATIVE_TOLERANCE)
+            )
+            state = _Spent(eps_sum, delta_sum, gauss_rho, old.rho, eps_sum)
+            return _Step(state, math.nan if rho is None else rho, over, approximate=False)
+        assert self.rho_budget is not None
+        if rho is None and dlt > 0:  # (epsilon, delta)-DP only: no rho to charge
+            return _Step(old, math.nan, True, approximate=True)
+        charged = rho if rho is not None else rho_of_pure(eps)
+        total = old.rho + charged
+        over = total > self.rho_budget * (1.0 + RELATIVE_TOLERANCE)
+        spent = max(old.spent_epsilon, epsilon_for(total, self.delta))
+        state = _Spent(eps_sum, delta_sum, gauss_rho, total, spent)
+        return _Step(state, charged, over, approximate=False)
 
-    def _refusal(self, eps: float, dlt: float, role: str) -> str:
-        """Why this budget refuses (caller holds the lock)."""
+    def _refusal(self, eps: float, dlt: float, step: _Step, role: str) -> str:
+        """Why this budget refuses ``step`` (caller holds the lock)."""
         label = f"{role} {self.name!r}" if self.name else role
+        old = self._state
+        if self.accounting == "basic":
+            return (
+                f"only epsilon={max(self.epsilon - old.epsilon, 0):g}, "
+                f"delta={max(self.delta - old.delta, 0):g} remain of {label} "
+                f"(epsilon={self.epsilon:g}, delta={self.delta:g})"
+            )
+        assert self.rho_budget is not None
+        if step.approximate:
+            return (
+                f"{label} accounts in zCDP (accounting='zcdp') and cannot admit a release "
+                f"with delta={dlt:g} but no rho (approximate DP only, such as partition "
+                f"selection with private keys); make it under a budget with "
+                f"accounting='basic'"
+            )
+        left = max(self.rho_budget - old.rho, 0.0)
         return (
-            f"only epsilon={max(self.epsilon - self._spent_eps, 0):g}, "
-            f"delta={max(self.delta - self._spent_delta, 0):g} remain of {label} "
-            f"(epsilon={self.epsilon:g}, delta={self.delta:g})"
+            f"only rho={left:g} (epsilon={epsilon_for(left, self.delta):g} at "
+            f"delta={self.delta:g}) remains of {label} (epsilon={self.epsilon:g}, "
+            f"delta={self.delta:g}, accounting='zcdp': rho={self.rho_budget:g} in all), "
+            f"and the release needs rho={step.rho:g}"
         )
 
-    def _record(self, eps: float, dlt: float, now: float, entry: dict[str, Any]) -> None:
+    def _record(
+        self, eps: float, dlt: float, step: _Step, now: float, entry: dict[str, Any]
+    ) -> None:
         """Spend and add a ledger row (caller holds the lock and has checked)."""
-        self._spent_eps += eps
-        self._spent_delta += dlt
+        charged = step.state.spent_epsilon - self._state.spent_epsilon
+        self._state = step.state
         row = {
             "time": now,
             "statistic": entry.get("statistic", ""),
             "columns": tuple(entry.get("columns", ())),
             "epsilon": eps,
             "delta": dlt,
+            "rho": step.rho,
+            "charged_epsilon": charged,
             "mechanism": entry.get("mechanism", ""),
         }
         row.update((k, v) for k, v in entry.items() if k not in row)
@@ -434,26 +678,62 @@ class PrivacyBudget:
 
     # ------------------------------------------------------------------ reports
     @property
-    def spent(self) -> tuple[float, float]:
-        """``(epsilon, delta)`` spent so far."""
+    def spent(self) -> Amount:
+        """``(epsilon, delta)`` spent so far, with ``.rho``.
+
+        ``"basic"`` accounting: the sums of the releases' epsilons and deltas;
+        ``.rho`` is the total rho of the Gaussian releases (for information).
+        ``"zcdp"`` accounting: ``(epsilon_for(rho, delta), delta)`` for the total
+        ``rho`` charged (``(0.0, 0.0)`` before any release).
+        """
         with self._lock:
-            return (self._spent_eps, self._spent_delta)
+            state = self._state
+        if self.accounting == "basic":
+            return Amount(state.epsilon, state.delta, state.gauss_rho)
+        return Amount(state.spent_epsilon, self.delta if state.rho > 0 else 0.0, state.rho)
 
     @property
-    def remaining(self) -> tuple[float, float]:
-        """``(epsilon, delta)`` still available (never negative)."""
+    def remaining(self) -> Amount:
+        """``(epsilon, delta)`` still available (never negative), with ``.rho``.
+
+        ``"basic"`` accounting: what is left of the budget's epsilon and delta
+        (``.rho`` is 0.0: rho is not budgeted). ``"zcdp"`` accounting: ``.rho`` is
+        the rho left of :attr:`rho_budget`, a further release may charge up to it,
+        and the pair is ``(epsilon_for(rho_left, delta), delta)``.
+        """
         with self._lock:
-            return (
-                max(self.epsilon - self._spent_eps, 0.0),
-                max(self.delta - self._spent_delta, 0.0),
-            )
+            state = self._state
+        if self.accounting == "basic":
+            left_eps = max(self.epsilon - state.epsilon, 0.0)
+            return Amount(left_eps, max(self.delta - state.delta, 0.0), 0.0)
+        assert self.rho_budget is not None
+        left = max(self.rho_budget - state.rho, 0.0)
+        return Amount(epsilon_for(left, self.delta), self.delta if left > 0 else 0.0, left)
 
     @property
     def ledger(self) -> pd.DataFrame:
-        """One row per release charged to this budget, oldest first."""
+        """One row per release charged to this budget, oldest first.
+
+        Columns: ``time`` (UTC), ``statistic``, ``columns``, the release's own
+        ``epsilon`` and ``delta``, its ``rho`` (``"zcdp"`` accounting: the rho charged,
+        ``epsilon^2 / 2`` for a pure release; ``"basic"``: a Gaussian release's rho,
+        NaN for others), ``charged_epsilon`` (how much the release raised
+        ``spent.epsilon``; the column sums to it), ``mechanism``, then any details of
+        the release
+        (``bounding``, ``neighbouring``, ``split`` ...).
+        """
         with self._lock:
             rows = list(self._entries)
-        columns = ["time", "statistic", "columns", "epsilon", "delta", "mechanism"]
+        columns = [
+            "time",
+            "statistic",
+            "columns",
+            "epsilon",
+            "delta",
+            "rho",
+            "charged_epsilon",
+            "mechanism",
+        ]
         frame = pd.DataFrame(rows)
         if frame.empty:
             return pd.DataFrame(columns=columns)
@@ -462,9 +742,12 @@ class PrivacyBudget:
         return frame[columns + extra]
 
     def __repr__(self) -> str:
-        eps, dlt = self.spent
+        spent = self.spent
         name = f"{self.name!r}, " if self.name else ""
+        rho = f", rho={spent.rho:g}" if spent.rho > 0 else ""
+        mode = ", accounting='zcdp'" if self.accounting == "zcdp" else ""
         return (
-            f"PrivacyBudget({name}epsilon={self.epsilon:g}, delta={self.delta:g}; "
-            f"spent epsilon={eps:g}, delta={dlt:g}; {len(self._entries)} releases)"
+            f"PrivacyBudget({name}epsilon={self.epsilon:g}, delta={self.delta:g}{mode}; "
+            f"spent epsilon={spent.epsilon:g}, delta={spent.delta:g}{rho}; "
+            f"{len(self._entries)} releases)"
         )

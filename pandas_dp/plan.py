@@ -45,6 +45,7 @@ from numpy.typing import NDArray
 
 from pandas_dp import engines
 from pandas_dp import sensitivity as sensitivity_table
+from pandas_dp.accounting import rho_of_noise
 from pandas_dp.bounding import NoisePlan, apply_noise, apply_noise_exact, check_mode, plan_noise
 from pandas_dp.budget import PrivacyBudget, charge_all
 from pandas_dp.declarations import NumericDeclaration, check_out_of_bounds
@@ -662,17 +663,28 @@ class Plan:
         statistic: str,
         columns: tuple[Hashable, ...],
         split: dict[str, float] | None = None,
+        rho: float | None = None,
     ) -> None:
         """Charge the explicit and every active budget for the whole plan, atomically.
 
         Runs before any data is read; a refused charge spends nothing anywhere.
-        ``split`` is the ledger's budget split (default: the plan's own).
+        ``split`` is the ledger's budget split (default: the plan's own). A Gaussian
+        plan passes its zCDP ``rho`` too (:meth:`rho`), which ``accounting="zcdp"``
+        budgets charge instead of its (epsilon, delta); ``rho`` overrides it, for
+        releases calibrated outside the plan. A plan with partition selection
+        (private keys) spends a delta of its own that no rho accounts for: it is
+        charged without a rho (``"zcdp"`` budgets refuse it).
         """
         s = self.settings
         selection = self.grouping.delta if self.grouping is not None else 0.0
+        if selection > 0:
+            rho = None  # partition selection spends a delta outside zCDP: no rho
+        elif rho is None:
+            rho = self.rho()
         charge_all(
             s.epsilon,
             s.delta + selection,
+            rho=rho,
             budget=s.budget,
             statistic=statistic,
             columns=columns,
@@ -681,6 +693,25 @@ class Plan:
             neighbouring=s.neighbouring,
             split=split if split is not None else (self.split() if self.measurements else {}),
         )
+
+    def rho(self) -> float | None:
+        """The zCDP ``rho`` of a calibrated Gaussian plan: the sum over its measurements.
+
+        Each measurement is a vector with per-entry sensitivity and joint L2 bound
+        (default ``sqrt(size)``), noised with its calibrated scale
+        (:func:`~pandas_dp.accounting.rho_of_noise`). None for a Laplace plan, a plan
+        without measurements or one not calibrated yet.
+        """
+        ms = list(self.measurements.values())
+        if self.settings.mechanism != "gaussian" or not ms or any(m.noise is None for m in ms):
+            return None
+        total = 0.0
+        for m in ms:
+            rho = rho_of_noise(m.calibrated, m.sensitivity, m.joint_l2)
+            if rho is None:
+                return None
+            total += rho
+        return total
 
     def run(
         self,

@@ -19,6 +19,7 @@ import pytest
 
 import pandas_dp
 from pandas_dp import BudgetExceededError, PrivacyBudget, active_budgets, charge_all
+from pandas_dp.accounting import epsilon_for, rho_for
 
 B = (0.0, 1.0)
 
@@ -633,3 +634,240 @@ def test_e2e_describe_charges_nested_budgets(df: pd.DataFrame) -> None:
         df.dp.describe(["x"], epsilon=1.0, bounds={"x": B})
     assert inner.spent[0] == 1.0 and outer.spent[0] == 1.0
     assert outer.ledger["statistic"].iloc[0] == "describe"
+
+
+# --------------------------------------------------------------------------- accounting modes
+# "basic": epsilon and delta add up; "zcdp": rho adds up within rho_for(epsilon, delta).
+
+GAUSS = {"mechanism": "gaussian", "bounds": B}
+
+
+def _count_rho(result: object) -> float:
+    """rho of a Gaussian count, from its metadata: sensitivity 1, integer sigma."""
+    meta = result.attrs["dp"]  # type: ignore[attr-defined]
+    (scale,) = meta.scale.to_numpy()
+    return float(1.0 / (2.0 * scale * scale))
+
+
+def test_accounting_is_checked_at_construction() -> None:
+    with pytest.raises(ValueError, match=r"'basic'.*'zcdp'.*'rdp'"):
+        PrivacyBudget(1.0, 1e-6, accounting="rdp")
+    with pytest.raises(ValueError, match=r"positive delta.*accounting='basic'"):
+        PrivacyBudget(1.0, accounting="zcdp")
+    assert PrivacyBudget(1.0).accounting == "basic" and PrivacyBudget(1.0).rho_budget is None
+    z = PrivacyBudget(1.0, 1e-6, accounting="zcdp", name="z")
+    assert z.rho_budget == rho_for(1.0, 1e-6)
+    assert epsilon_for(z.rho_budget, 1e-6) <= 1.0
+    assert "accounting='zcdp'" in repr(z) and "accounting" not in repr(PrivacyBudget(1.0))
+
+
+def test_zcdp_k_gaussian_means_cost_the_conversion_of_k_rho(df: pd.DataFrame) -> None:
+    k, eps, dlt = 100, 0.5, 1e-8
+    budget = PrivacyBudget(epsilon=5.0, delta=1e-5, accounting="zcdp")
+    for _ in range(k):
+        m = df.dp.mean("x", epsilon=eps, delta=dlt, budget=budget, **GAUSS)
+    ledger = budget.ledger
+    rho = ledger["rho"].iloc[0]
+    assert (ledger["rho"] == rho).all() and (ledger["epsilon"] == eps).all()
+    assert (ledger["delta"] == dlt).all()
+    # the ledger's rho is that of the noise actually added: sum of (sens / sigma)^2 / 2,
+    # the sum's sensitivity plus its grid step (about 1e-9 of it)
+    meta = m.attrs["dp"]
+    from_meta = float(((meta.sensitivity / meta.scale) ** 2 / 2).sum())
+    assert rho == pytest.approx(from_meta, rel=1e-6) and rho >= from_meta
+    spent = budget.spent
+    assert spent.rho == pytest.approx(k * rho, rel=1e-12)
+    # the releases' own deltas are not added: the budget's delta converts the total rho
+    assert spent.delta == 1e-5
+    assert spent.epsilon == pytest.approx(epsilon_for(k * rho, 1e-5), rel=1e-12)
+    assert spent.epsilon < 5.0 <= 0.1 * k * eps  # basic composition would need 50
+    assert ledger["charged_epsilon"].sum() == pytest.approx(spent.epsilon, rel=1e-12)
+    assert (ledger["charged_epsilon"] > 0).all()
+    left = budget.remaining
+    assert left.rho == pytest.approx(budget.rho_budget - k * rho, rel=1e-9)
+    assert left == (pytest.approx(epsilon_for(left.rho, 1e-5)), 1e-5)
+
+
+def test_basic_k_gaussian_means_cost_the_sum(df: pd.DataFrame) -> None:
+    k, eps, dlt = 100, 0.5, 1e-8
+    budget = PrivacyBudget(epsilon=50.0, delta=1e-5)
+    for _ in range(k):
+        df.dp.mean("x", epsilon=eps, delta=dlt, budget=budget, **GAUSS)
+    spent = budget.spent
+    assert (spent.epsilon, spent.delta) == (pytest.approx(50.0), pytest.approx(1e-6))
+    assert spent.rho == pytest.approx(budget.ledger["rho"].sum())  # informative only
+    assert budget.remaining.rho == 0.0
+    assert budget.ledger["charged_epsilon"].eq(eps).all()
+    with pytest.raises(BudgetExceededError, match=r"only epsilon=\S+, delta=9e-06 remain"):
+        df.dp.mean("x", epsilon=eps, delta=dlt, budget=budget, **GAUSS)
+    assert len(budget.ledger) == k
+
+
+def test_zcdp_laplace_release_costs_epsilon_squared_over_two(df: pd.DataFrame) -> None:
+    budget = PrivacyBudget(epsilon=5.0, delta=1e-6, accounting="zcdp")
+    df.dp.mean("x", epsilon=0.5, bounds=B, budget=budget)
+    df.dp.count(epsilon=0.25, budget=budget)
+    ledger = budget.ledger
+    assert list(ledger["rho"]) == [pytest.approx(0.125, rel=1e-12), pytest.approx(0.03125)]
+    assert budget.spent.rho == pytest.approx(0.15625, rel=1e-12)
+    assert budget.spent.epsilon == pytest.approx(epsilon_for(0.15625, 1e-6), rel=1e-12)
+    # in basic accounting the same releases have no rho and cost their epsilons
+    basic = PrivacyBudget(epsilon=5.0)
+    df.dp.mean("x", epsilon=0.5, bounds=B, budget=basic)
+    assert np.isnan(basic.ledger["rho"].iloc[0]) and basic.spent == (0.5, 0.0)
+
+
+def test_zcdp_is_fixed_a_release_is_never_admitted_by_another_accounting(
+    df: pd.DataFrame,
+) -> None:
+    """A Laplace release whose epsilon fits is refused when its rho does not.
+
+    (An accounting that took the best of basic and zCDP composition at each step
+    would admit it; that rule is not known to be valid for adaptive releases.)
+    """
+    budget = PrivacyBudget(epsilon=1.0, delta=1e-6, accounting="zcdp")
+    assert budget.rho_budget is not None and budget.rho_budget < 0.125
+    with pytest.raises(BudgetExceededError, match=r"rho=0\.125"):
+        df.dp.mean("x", epsilon=0.5, bounds=B, budget=budget)
+    # a Gaussian release calibrated to the whole (epsilon, delta) converts to more
+    with pytest.raises(BudgetExceededError, match="accounting='zcdp'"):
+        df["x"].dp.count(epsilon=1.0, delta=1e-6, mechanism="gaussian", budget=budget)
+    assert budget.spent == (0.0, 0.0) and budget.ledger.empty
+
+
+def test_zcdp_a_gaussian_release_is_charged_its_rho_not_its_delta(df: pd.DataFrame) -> None:
+    budget = PrivacyBudget(epsilon=1.0, delta=1e-9, accounting="zcdp")
+    c = df["x"].dp.count(epsilon=0.5, delta=1e-5, mechanism="gaussian", budget=budget)
+    assert budget.spent.rho == pytest.approx(_count_rho(c), rel=1e-9)
+    assert budget.spent.delta == 1e-9
+
+
+def test_nested_budgets_of_both_modes_refuse_atomically_before_reading(
+    df: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kw = {"epsilon": 1.0, "delta": 1e-7, "mechanism": "gaussian"}
+    rho = _count_rho(df["x"].dp.count(**kw))
+    # a zCDP cap that ten releases fit (their epsilons add to 10) and eleven do not
+    cap = epsilon_for(10.5 * rho, 1e-6)
+    assert rho_for(cap, 1e-6) < 11 * rho and cap < 10.0
+    outer = PrivacyBudget(epsilon=cap, delta=1e-6, accounting="zcdp", name="outer")
+    inner = PrivacyBudget(epsilon=100.0, delta=1e-3, name="inner")
+    with outer, inner:
+        for _ in range(10):
+            df["x"].dp.count(**kw)
+        assert inner.spent == (pytest.approx(10.0), pytest.approx(1e-6))
+        assert outer.spent.rho == pytest.approx(10 * rho, rel=1e-9)
+        before = (outer.spent, inner.spent, len(outer.ledger), len(inner.ledger))
+
+        def spy(*args: object, **kwargs: object) -> object:
+            raise AssertionError("data was read")
+
+        _no_reads(monkeypatch, spy)
+        with pytest.raises(BudgetExceededError, match=r"'outer'.*needs rho=") as info:
+            df["x"].dp.count(**kw)
+        assert "'inner'" not in str(info.value)
+        # now the basic inner budget refuses what the zCDP outer one would admit
+        small = PrivacyBudget(epsilon=0.5, name="small")
+        with small, pytest.raises(BudgetExceededError, match="'small'"):
+            df["x"].dp.count(epsilon=1.0, delta=1e-9, mechanism="gaussian")
+        assert small.ledger.empty
+    after = (outer.spent, inner.spent, len(outer.ledger), len(inner.ledger))
+    assert after == before
+
+
+def test_zcdp_refuses_a_delta_without_rho_and_charges_nothing() -> None:
+    zcdp = PrivacyBudget(epsilon=10.0, delta=1e-5, accounting="zcdp", name="z")
+    basic = PrivacyBudget(epsilon=10.0, delta=1e-5)
+    with basic, zcdp, pytest.raises(BudgetExceededError, match=r"no rho.*accounting='basic'"):
+        charge_all(0.1, 1e-7, statistic="selection")
+    assert basic.ledger.empty and zcdp.ledger.empty
+    basic.charge(0.1, 1e-7)  # basic composition accounts it
+    assert basic.spent == (0.1, 1e-7)
+
+
+def test_zcdp_remaining_rho_fits_and_a_little_more_does_not() -> None:
+    budget = PrivacyBudget(epsilon=2.0, delta=1e-5, accounting="zcdp")
+    budget.charge(0.1, statistic="laplace")
+    budget.charge(1.0, 1e-6, rho=0.01, statistic="gauss")
+    left = budget.remaining
+    assert left.rho == pytest.approx(budget.rho_budget - 0.015, rel=1e-12)
+    with pytest.raises(BudgetExceededError):
+        budget.charge(5.0, 1e-6, rho=left.rho * 1.001)
+    budget.charge(5.0, 1e-6, rho=left.rho)  # epsilon and delta of the release do not count
+    assert budget.spent.epsilon <= 2.0 * (1 + 1e-9)
+    assert budget.remaining.rho == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(BudgetExceededError, match="only rho=0 "):
+        budget.charge(1e-3)
+
+
+def test_ledger_columns_and_reports_in_both_modes() -> None:
+    for accounting in ("basic", "zcdp"):
+        budget = PrivacyBudget(epsilon=5.0, delta=1e-5, accounting=accounting, name="study")
+        budget.charge(0.5, statistic="a", mechanism="laplace")
+        budget.charge(1.0, 1e-6, rho=0.02, statistic="b", mechanism="gaussian")
+        ledger = budget.ledger
+        assert list(ledger.columns[:8]) == [
+            "time",
+            "statistic",
+            "columns",
+            "epsilon",
+            "delta",
+            "rho",
+            "charged_epsilon",
+            "mechanism",
+        ]
+        assert ledger["rho"].iloc[1] == 0.02
+        assert f"rho={budget.spent.rho:g}" in repr(budget)
+        eps, dlt = budget.spent  # still a pair
+        assert (eps, dlt) == budget.spent and budget.spent.epsilon == eps
+        assert ledger["charged_epsilon"].sum() == pytest.approx(eps, rel=1e-12)
+        if accounting == "basic":
+            assert np.isnan(ledger["rho"].iloc[0])
+            assert list(ledger["charged_epsilon"]) == [0.5, 1.0]
+            assert budget.spent == (1.5, 1e-6) and budget.spent.rho == 0.02
+            assert budget.remaining == (3.5, pytest.approx(9e-6))
+        else:
+            assert ledger["rho"].iloc[0] == pytest.approx(0.125, rel=1e-12)
+            first = epsilon_for(0.125, 1e-5)
+            assert ledger["charged_epsilon"].iloc[0] == pytest.approx(first, rel=1e-12)
+            assert budget.spent == (pytest.approx(epsilon_for(0.145, 1e-5)), 1e-5)
+            assert budget.spent.rho == pytest.approx(0.145, rel=1e-12)
+    assert list(PrivacyBudget(1.0).ledger.columns)[5] == "rho"
+    budget = PrivacyBudget(1.0, 1e-6, accounting="zcdp")
+    assert budget.spent == (0.0, 0.0) and budget.spent.rho == 0.0
+    with pytest.raises(ValueError, match="rho"):
+        budget.charge(0.1, 1e-7, rho=-1.0)
+    with pytest.raises(ValueError, match="rho"):
+        charge_all(0.1, 1e-7, rho=float("nan"), budget=budget)
+
+
+def test_deltas_adding_past_one_are_refused_not_an_error() -> None:
+    budget = PrivacyBudget(epsilon=1.0, delta=0.9)
+    budget.charge(0.1, 0.6, rho=0.01)
+    with pytest.raises(BudgetExceededError, match="delta"):
+        budget.charge(0.1, 0.6, rho=0.01)
+    assert len(budget.ledger) == 1
+
+
+def test_private_keys_spend_a_delta_a_zcdp_budget_refuses(
+    df: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Partition selection is approximate DP with no rho: basic budgets only."""
+    frame = pd.DataFrame({"k": ["a"] * 500 + ["b"] * 500, "x": np.linspace(0, 1, 1000)})
+    kw = {"epsilon": 1.0, "delta": 1e-7, "mechanism": "gaussian", "bounds": B}
+    basic = PrivacyBudget(epsilon=5.0, delta=1e-5)
+    frame.dp.groupby("k", keys="private", delta=1e-6).mean("x", budget=basic, **kw)
+    assert basic.spent == (1.0, pytest.approx(1.1e-6)) and np.isnan(basic.ledger["rho"][0])
+    zcdp = PrivacyBudget(epsilon=50.0, delta=1e-5, accounting="zcdp")
+
+    def spy(*args: object, **kwargs: object) -> object:
+        raise AssertionError("data was read")
+
+    with monkeypatch.context() as patch:
+        _no_reads(patch, spy)
+        with pytest.raises(BudgetExceededError, match="no rho"):
+            frame.dp.groupby("k", keys="private", delta=1e-6).mean("x", budget=zcdp, **kw)
+    assert zcdp.ledger.empty
+    # declared keys: a Gaussian grouped release has a rho, and a zCDP budget charges it
+    frame.dp.groupby("k", keys=["a", "b"]).mean("x", budget=zcdp, **kw)
+    assert zcdp.spent.rho > 0 and zcdp.ledger["rho"][0] == zcdp.spent.rho
