@@ -162,6 +162,10 @@ class DPMetadata:
         ``"bit"``, ``"truncated"`` or ``"none"``.
     secure : bool
         ``True`` when the noise came from the OS CSPRNG, ``False`` with ``random_state``.
+    rho : float or None
+        A Gaussian release's zCDP ``rho`` (``Δ₂² / (2 σ²)`` summed over what was
+        noised), which ``PrivacyBudget(accounting="zcdp")`` charges; ``None`` for
+        pure epsilon-DP releases.
     details : dict
         Anything else worth knowing (budget split, null handling, grid spacing).
     """
@@ -183,6 +187,7 @@ class DPMetadata:
     details: dict[str, Any] = field(default_factory=dict)
     _interval: IntervalFn | None = field(default=None, repr=False)
     _index: pd.Index | list[Any] | None = field(default=None, repr=False)
+    rho: float | None = None
 
     def __getattribute__(self, name: str) -> Any:
         value = object.__getattribute__(self, name)
@@ -238,6 +243,7 @@ class DPMetadata:
             "output_bounds": self.output_bounds,
             "bounding": self.bounding,
             "secure": self.secure,
+            "rho": self.rho,
             "details": self.details,
         }
         result: dict[str, Any] = _jsonable(out)
@@ -266,6 +272,7 @@ class DPMetadata:
             ("output bounds", fmt(self.output_bounds)),
             ("bounding", self.bounding),
             ("secure", str(self.secure)),
+            *([("rho (zCDP)", f"{self.rho:.6g}")] if self.rho is not None else []),
         ]
         if self._interval is not None and self._index is None:
             lo, hi = self.interval(0.05)

@@ -283,6 +283,7 @@ def build_metadata(
         secure=s.source.secure,
         value=value,
         details=info,
+        rho=plan.rho(),
         _interval=interval,
         _index=index,
     )
