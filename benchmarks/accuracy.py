@@ -5,11 +5,14 @@ Usage::
     python benchmarks/accuracy.py                 # full grid, 500 repetitions per cell
     python benchmarks/accuracy.py --quick         # 100 repetitions, n in {50, 1000}
     python benchmarks/accuracy.py --reps 200 --jobs 2 --out /tmp/acc
+    python benchmarks/accuracy.py --only splits   # the budget splits alone (~20 min, 2 cores)
+    python benchmarks/accuracy.py --only splits --quick   # 100 repetitions (~4 min)
 
-Two studies, both through the public accessors only (``s.dp.proportions``,
-``df.dp.var``, ``df.dp.cov``), with ``random_state = SEED + r`` in repetition
-``r``: results are reproducible, and every method of a setting sees the same
-seeds (common random numbers), so methods are compared pairwise.
+Three studies, all through the public accessors (``s.dp.proportions``,
+``df.dp.var``, ``df.dp.cov``, ``s.dp.mean``, ``df.dp.describe``), with
+``random_state = SEED + r`` in repetition ``r``: results are reproducible, and
+every method of a setting sees the same seeds (common random numbers), so
+methods are compared pairwise.
 
 1. **Proportions** (after Liu 2019, simulation 2). Four categories with true
    proportions ``TRUE_PROPORTIONS`` = (0.05, 0.15, 0.30, 0.50): exactly
@@ -25,6 +28,13 @@ seeds (common random numbers), so methods are compared pairwise.
    data clipped into the bounds, or piled at -1), for ``method`` in
    ("direct", "moments", "auto") and both neighbouring relations.
 
+3. **Budget splits** of the moments under add/remove (``--only splits``): which
+   share of epsilon the count, the centred sum and the centred squares get, for
+   a mean, a variance and ``describe``; chosen by minimax regret, then the
+   accuracy targets of issue 8 at n = 1000, epsilon = 1. See the section
+   "splits" below for what is measured and why the defaults are what they are
+   (``pandas_dp.statistics.MOMENT_WEIGHTS``).
+
 The errors are against the exact statistic of the (fixed) data set: the study
 measures the privacy noise, not the sampling error.
 
@@ -34,8 +44,10 @@ squared errors is within two Monte-Carlo standard errors.
 
 Outputs (in ``--out``, default ``benchmarks/results/``): ``accuracy.md`` (the
 printed tables), ``accuracy_proportions.csv``, ``accuracy_var.csv``,
-``accuracy_cov.csv`` (one row per cell) and ``accuracy.json`` (all of it, plus
-the machine, the versions and the run time).
+``accuracy_cov.csv``, ``accuracy_splits.csv`` (one row per cell) and
+``accuracy.json`` (all of it, plus the machine, the versions and the run time).
+With ``--only``, the sections of ``accuracy.md`` and the keys of
+``accuracy.json`` of the studies not run are kept.
 """
 
 from __future__ import annotations
@@ -51,8 +63,9 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -62,6 +75,7 @@ import numpy as np
 import pandas as pd
 
 import pandas_dp
+import pandas_dp.statistics
 from pandas_dp.histograms import DEFAULT_METHOD, METHODS
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -755,6 +769,617 @@ def opendp_reference(outcomes: list[Outcome]) -> list[str]:
     ]
 
 
+# ============================================================================ splits
+#
+# 3. **Budget splits** (``--only splits``). A release under add/remove measures
+#    noisy sufficient statistics -- the non-missing count ``C``, the centred sum
+#    ``S``, the centred squares ``Q`` -- and splits epsilon between them in public
+#    proportions, ``pandas_dp.statistics.MOMENT_WEIGHTS``. The best split depends
+#    on the data (a mean of data far from the midpoint of its bounds needs a
+#    precise count; a variance of data piled at one bound needs a precise sum),
+#    which is private, so the default is one constant. This study measures
+#    candidate weightings through the library's own release path (``s.dp.mean``,
+#    ``s.dp.var``, ``df.dp.describe``) with the weights overridden in the
+#    benchmark process (:func:`weights_override`), on bounds [0, 100], add/remove,
+#    n in {100, 1000, 10000}, epsilon in {0.1, 1, 10}, data uniform on the
+#    bounds, normal centred (mean 50, sd 15), piled near the lower bound
+#    (exponential of mean 10) and, for the variance, two-point (half at 0, half at
+#    100), bounding "bit" and "truncated" (describe: "bit"). Repetition ``r`` uses
+#    ``random_state = SEED + r``, so the candidates of a setting share seeds.
+#
+#    Criterion (mean and variance): *minimax regret*. In each setting every
+#    candidate's RMSE is divided by the lowest RMSE of that setting; the default
+#    is the candidate whose largest such ratio over all settings is smallest. A
+#    constant split cannot be best everywhere; this one is never far from the
+#    best, whatever the (private) shape of the data.
+#
+#    Criterion (describe: one (C, S, Q) per column gives count, mean and std):
+#    the old describe spent epsilon/3 on a count, epsilon/3 on a mean (with its
+#    own count) and epsilon/3 on a std (with a third count). It is emulated with
+#    three releases at epsilon/3 through today's API, the mean and the std with
+#    the splits chosen above. The default describe weighting minimises the
+#    largest RMSE ratio new/old over count, mean and std and every setting.
+
+SPLIT_BOUNDS = (0.0, 100.0)
+SPLIT_N: tuple[int, ...] = (100, 1000, 10000)
+SPLIT_EPSILONS: tuple[float, ...] = (0.1, 1.0, 10.0)
+SPLIT_BOUNDINGS: tuple[str, ...] = ("bit", "truncated")
+SPLIT_DATA: dict[str, tuple[str, ...]] = {
+    "mean": ("uniform", "normal", "piled"),
+    "var": ("uniform", "normal", "piled", "two-point"),
+    "describe": ("uniform", "normal", "piled", "two-point"),
+}
+#: Candidate weightings, in the order of the sufficient statistics measured.
+SPLIT_STATS: dict[str, tuple[str, ...]] = {
+    "mean": ("count", "centred_sum"),
+    "var": ("count", "centred_sum", "centred_squares"),
+    "describe": ("count", "centred_sum", "centred_squares"),
+}
+SPLIT_CANDIDATES: dict[str, tuple[tuple[float, ...], ...]] = {
+    "mean": ((1, 1), (1, 1.5), (1, 2), (1, 2.5), (1, 3), (1, 4), (1, 6), (1, 9)),
+    "var": (
+        (1, 1, 1),
+        (1, 1, 2),
+        (1, 1, 3),
+        (2, 1, 2),
+        (2, 1, 3),
+        (2, 1, 4),
+        (3, 2, 4),
+        (5, 4, 9),
+        (2, 2, 3),
+        (1, 2, 3),
+    ),
+    "describe": ((1, 1, 1), (4, 3, 3), (3, 2, 2), (4, 3, 2), (5, 4, 3), (3, 3, 2), (2, 2, 1)),
+}
+#: Liu's public-n mean and OpenDP's Polars mean at the reference point (n = 1000, ε = 1).
+OPENDP_MEAN_RMSE = 0.316
+#: The pre-v2 moments covariance (4 x 4 on [-1, 1], n = 1000, ε = 1, Frobenius RMSE).
+PREVIOUS_COV_RMSE = 0.0774
+#: The variance weights before this study, for the variance target.
+PREVIOUS_VAR_WEIGHTS: tuple[float, ...] = (1, 1, 2)
+TARGET_N = 1000
+TARGET_EPSILON = 1.0
+
+
+@dataclass(frozen=True)
+class SplitCell:
+    """One setting and one weighting of the splits study."""
+
+    study: str  # "mean", "var", "describe", "old describe"
+    n: int
+    epsilon: float
+    data: str
+    bounding: str
+    weights: tuple[float, ...]
+
+    def setting(self) -> tuple[Any, ...]:
+        """Everything but the weighting."""
+        return (self.study, self.data, self.bounding, self.n, self.epsilon)
+
+
+@dataclass
+class SplitOutcome:
+    """RMSE (and its Monte-Carlo standard error) per released statistic of a cell."""
+
+    cell: SplitCell
+    reps: int
+    rmse: dict[str, float]
+    rmse_se: dict[str, float]
+    failures: int = 0
+    first_error: str = ""
+
+    def row(self) -> dict[str, Any]:
+        """A flat record for the CSV."""
+        out: dict[str, Any] = asdict(self.cell)
+        out["weights"] = ":".join(f"{w:g}" for w in self.cell.weights)
+        out["reps"] = self.reps
+        for k in self.rmse:
+            out[f"rmse {k}"] = self.rmse[k]
+            out[f"se {k}"] = self.rmse_se[k]
+        out["failures"] = self.failures
+        return out
+
+
+@functools.cache
+def split_data(n: int, shape: str) -> pd.Series:
+    """``n`` values on [0, 100] of the given shape (fixed seed per n and shape)."""
+    rng = np.random.default_rng([DATA_SEED, n, 20 + SPLIT_DATA["var"].index(shape)])
+    lo, hi = SPLIT_BOUNDS
+    if shape == "uniform":
+        x = rng.uniform(lo, hi, n)
+    elif shape == "normal":
+        x = np.clip(rng.normal(50.0, 15.0, n), lo, hi)
+    elif shape == "piled":
+        x = np.clip(rng.exponential(10.0, n), lo, hi)
+    else:  # two-point: half at each bound
+        x = np.where(np.arange(n) % 2 == 0, lo, hi)
+    return pd.Series(x, name="x")
+
+
+@contextmanager
+def weights_override(weights: Mapping[str, Mapping[str, float]]) -> Iterator[None]:
+    """Replace entries of ``pandas_dp.statistics.MOMENT_WEIGHTS`` for the block.
+
+    Used by this benchmark only: the library reads the dictionary when it plans
+    a release, so the override changes the split and nothing else.
+    """
+    table = pandas_dp.statistics.MOMENT_WEIGHTS
+    saved = {k: table.get(k) for k in weights}
+    table.update({k: dict(v) for k, v in weights.items()})
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                table.pop(k, None)
+            else:
+                table[k] = v
+
+
+def study_weights(study: str, weights: Sequence[float]) -> dict[str, dict[str, float]]:
+    """The ``MOMENT_WEIGHTS`` entries that make ``study`` use ``weights``.
+
+    For describe, the one (C, S, Q) triple: a ``"describe"`` entry, and the same
+    weights under ``count``, ``mean`` and ``var`` (a plan keeps the largest weight
+    of a shared measurement, so a describe planned from those gets the triple too).
+    """
+    w = dict(zip(SPLIT_STATS[study], (float(x) for x in weights), strict=True))
+    if study == "mean":
+        return {"mean": w}
+    if study == "var":
+        return {"var": w}
+    return {
+        "describe": w,
+        "count": {"count": w["count"]},
+        "mean": {"count": w["count"], "centred_sum": w["centred_sum"]},
+        "var": w,
+    }
+
+
+#: Set in each worker before the describe cells run: the chosen mean and var splits.
+_CHOSEN: dict[str, tuple[float, ...]] = {}
+
+
+def split_release(cell: SplitCell, seed: int) -> dict[str, float]:
+    """One release of the cell's statistic(s) with the cell's weights."""
+    if cell.study == "var [-1, 1]":
+        w = cov_data(cell.n, cell.data)["w"]
+        with weights_override(study_weights("var", cell.weights)):
+            v = w.dp.var(
+                epsilon=cell.epsilon,
+                bounds=COV_BOUNDS,
+                bounding=cell.bounding,
+                neighbouring="add_remove",
+                random_state=seed,
+            )
+        return {"var": float(v)}
+    x = split_data(cell.n, cell.data)
+    common: dict[str, Any] = {
+        "bounds": SPLIT_BOUNDS,
+        "bounding": cell.bounding,
+        "neighbouring": "add_remove",
+    }
+    if cell.study == "mean":
+        with weights_override(study_weights("mean", cell.weights)):
+            return {"mean": float(x.dp.mean(epsilon=cell.epsilon, random_state=seed, **common))}
+    if cell.study == "var":
+        with weights_override(study_weights("var", cell.weights)):
+            return {"var": float(x.dp.var(epsilon=cell.epsilon, random_state=seed, **common))}
+    if cell.study == "liu mean":  # Liu's R/n mean: the frame's length declared public
+        direct = {**common, "neighbouring": "substitute"}
+        return {
+            "mean": float(
+                x.dp.mean(epsilon=cell.epsilon, method="direct", random_state=seed, **direct)
+            )
+        }
+    if cell.study == "describe":
+        dp: Any = x.to_frame().dp
+        with weights_override(study_weights("describe", cell.weights)):
+            d = dp.describe(
+                epsilon=cell.epsilon,
+                bounds={"x": SPLIT_BOUNDS},
+                bounding=cell.bounding,
+                neighbouring="add_remove",
+                random_state=seed,
+            )
+        return {k: float(d.loc[k, "x"]) for k in ("count", "mean", "std")}
+    # the old describe: three releases at epsilon / 3, the chosen mean and var splits
+    third = cell.epsilon / 3.0
+    overrides = study_weights("mean", _CHOSEN["mean"]) | study_weights("var", _CHOSEN["var"])
+    with weights_override(overrides):
+        count = x.dp.count(
+            epsilon=third, bounding=cell.bounding, neighbouring="add_remove", random_state=seed
+        )
+        mean = x.dp.mean(epsilon=third, random_state=seed + 1_000_000, **common)
+        std = x.dp.std(epsilon=third, random_state=seed + 2_000_000, **common)
+    return {"count": float(count), "mean": float(mean), "std": float(std)}
+
+
+def split_truth(cell: SplitCell) -> dict[str, float]:
+    """The exact statistics of the cell's data set."""
+    if cell.study == "var [-1, 1]":
+        return {"var": float(cov_data(cell.n, cell.data)["w"].var(ddof=1))}
+    x = split_data(cell.n, cell.data)
+    if cell.study in ("mean", "liu mean"):
+        return {"mean": float(x.mean())}
+    if cell.study == "var":
+        return {"var": float(x.var(ddof=1))}
+    return {"count": float(x.count()), "mean": float(x.mean()), "std": float(x.std(ddof=1))}
+
+
+def run_split_cell(
+    cell: SplitCell, reps: int, chosen: dict[str, tuple[float, ...]]
+) -> SplitOutcome:
+    """``reps`` releases (seeds ``SEED + r``): RMSE and its standard error per statistic."""
+    _CHOSEN.update(chosen)
+    exact = split_truth(cell)
+    errors: dict[str, list[float]] = {k: [] for k in exact}
+    failures: list[str] = []
+    for r in range(reps):
+        try:
+            got = split_release(cell, SEED + r)
+        except Exception as exc:  # a failure is a finding: count it, keep going
+            failures.append(f"{type(exc).__name__}: {exc}")
+            continue
+        for k in exact:
+            errors[k].append((got[k] - exact[k]) ** 2)
+    rmse, se = {}, {}
+    for k, sq in errors.items():
+        a = np.asarray(sq)
+        rmse[k] = math.sqrt(a.mean()) if a.size else math.nan
+        # delta method: se(sqrt(m)) = se(m) / (2 sqrt(m))
+        se[k] = float(a.std(ddof=1) / math.sqrt(a.size) / (2 * rmse[k])) if rmse[k] > 0 else 0.0
+    return SplitOutcome(
+        cell, reps - len(failures), rmse, se, len(failures), failures[0] if failures else ""
+    )
+
+
+def _run_split_packed(args: tuple[SplitCell, int, dict[str, tuple[float, ...]]]) -> SplitOutcome:
+    return run_split_cell(*args)
+
+
+def run_split_cells(
+    cells: Sequence[SplitCell],
+    reps: int,
+    jobs: int,
+    label: str,
+    chosen: dict[str, tuple[float, ...]] | None = None,
+) -> list[SplitOutcome]:
+    """Run every cell, in ``jobs`` processes; outcomes in the order of ``cells``."""
+    start = time.perf_counter()
+    tasks = [(cell, reps, dict(chosen or {})) for cell in cells]
+    outcomes: list[SplitOutcome] = []
+    step = max(1, len(cells) // 5)
+    with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for i, outcome in enumerate(pool.map(_run_split_packed, tasks, chunksize=1), 1):
+            outcomes.append(outcome)
+            if i % step == 0 or i == len(cells):
+                print(
+                    f"  {label}: {i}/{len(cells)} cells, {time.perf_counter() - start:.0f} s",
+                    file=sys.stderr,
+                )
+    return outcomes
+
+
+def split_cells(study: str, n_grid: Sequence[int], eps_grid: Sequence[float]) -> list[SplitCell]:
+    """Every candidate in every setting of ``study``."""
+    boundings = ("bit",) if study == "describe" else SPLIT_BOUNDINGS
+    return [
+        SplitCell(study, n, eps, shape, bounding, tuple(float(x) for x in w))
+        for shape in SPLIT_DATA[study]
+        for bounding in boundings
+        for n in n_grid
+        for eps in eps_grid
+        for w in SPLIT_CANDIDATES[study]
+    ]
+
+
+def wtext(weights: Sequence[float]) -> str:
+    """``1:3`` for the weights (1, 3)."""
+    return ":".join(f"{w:g}" for w in weights)
+
+
+def current_weights(study: str) -> tuple[float, ...]:
+    """The library's default weighting for ``study`` (``MOMENT_WEIGHTS``)."""
+    table = pandas_dp.statistics.MOMENT_WEIGHTS
+    entry = table.get(study)
+    if entry is None:  # describe without its own entry: the largest weight of count/mean/var
+        entry = {
+            s: max(table[k].get(s, 0.0) for k in ("count", "mean", "var"))
+            for s in SPLIT_STATS[study]
+        }
+    return tuple(float(entry[s]) for s in SPLIT_STATS[study])
+
+
+def regret_table(
+    study: str, outcomes: list[SplitOutcome]
+) -> tuple[list[str], tuple[float, ...], dict[str, Any]]:
+    """Per-setting RMSE / best, and the minimax-regret weighting of ``study``."""
+    stat = "mean" if study == "mean" else "var"
+    groups: dict[tuple[Any, ...], dict[tuple[float, ...], SplitOutcome]] = defaultdict(dict)
+    for o in outcomes:
+        groups[o.cell.setting()][o.cell.weights] = o
+    candidates = [tuple(float(x) for x in w) for w in SPLIT_CANDIDATES[study]]
+    ratios: dict[tuple[float, ...], list[tuple[float, tuple[Any, ...]]]] = defaultdict(list)
+    rows = []
+    for setting, by_w in groups.items():
+        best = min(by_w[w].rmse[stat] for w in candidates)
+        best_w = min(candidates, key=lambda w: by_w[w].rmse[stat])
+        row: list[Any] = [*setting[1:], fmt(best), wtext(best_w)]
+        for w in candidates:
+            r = by_w[w].rmse[stat] / best
+            ratios[w].append((r, setting))
+            row.append(fmt(r, 3))
+        rows.append(row)
+    worst = {w: max(ratios[w]) for w in candidates}
+    chosen = min(candidates, key=lambda w: worst[w][0])
+    default = current_weights(study)
+    names = SPLIT_STATS[study]
+    out = [
+        f"### {'Mean' if study == 'mean' else 'Variance'}: weights {' : '.join(names)}\n",
+        "RMSE of each weighting over the lowest RMSE of its setting (1 = best).\n",
+        table(["data", "bounding", "n", "ε", "best RMSE", "best", *map(wtext, candidates)], rows)
+        + "\n",
+    ]
+    summary_rows = []
+    for w in sorted(candidates, key=lambda w: worst[w][0]):
+        r, where = worst[w]
+        geo = float(np.exp(np.mean([math.log(x) for x, _ in ratios[w]])))
+        summary_rows.append(
+            [
+                f"**{wtext(w)}**" if w == chosen else wtext(w),
+                fmt(r, 3),
+                f"{where[1]}, {where[2]}, n={where[3]}, ε={where[4]:g}",
+                fmt(geo, 3),
+                sum(x <= 1.02 for x, _ in ratios[w]),
+            ]
+        )
+    out.append(
+        table(
+            ["weights", "worst RMSE/best", "where", "geo-mean RMSE/best", "within 2 % of best"],
+            summary_rows,
+        )
+        + "\n"
+    )
+    se = max(o.rmse_se[stat] / o.rmse[stat] for o in outcomes if o.rmse[stat] > 0)
+    out.append(
+        f"Minimax regret: **{wtext(chosen)}** (worst ratio {worst[chosen][0]:.3f}); the "
+        f"default in `MOMENT_WEIGHTS` when this ran is {wtext(default)}"
+        + (
+            f" (worst ratio {worst[default][0]:.3f})."
+            if default in worst
+            else " (not a candidate)."
+        )
+        + f" Largest Monte-Carlo standard error of an RMSE: {se:.1%} of it.\n"
+    )
+    summary = {
+        "chosen": list(chosen),
+        "worst_ratio": worst[chosen][0],
+        "default": list(default),
+        "default_worst_ratio": worst[default][0] if default in worst else None,
+        "max_relative_se": se,
+    }
+    return out, chosen, summary
+
+
+def describe_table(
+    outcomes: list[SplitOutcome], old: list[SplitOutcome]
+) -> tuple[list[str], tuple[float, ...], dict[str, Any]]:
+    """RMSE ratio new/old describe per statistic and setting; the minimax weighting."""
+    olds = {o.cell.setting()[1:]: o for o in old}
+    candidates = [tuple(float(x) for x in w) for w in SPLIT_CANDIDATES["describe"]]
+    stats = ("count", "mean", "std")
+    ratio: dict[tuple[float, ...], dict[str, list[tuple[float, tuple[Any, ...]]]]] = {
+        w: {s: [] for s in stats} for w in candidates
+    }
+    for o in outcomes:
+        ref = olds[o.cell.setting()[1:]]
+        for s in stats:
+            ratio[o.cell.weights][s].append((_ratio(o.rmse[s], ref.rmse[s]), o.cell.setting()))
+    worst = {w: max(max(v) for v in ratio[w].values()) for w in candidates}
+    chosen = min(candidates, key=lambda w: worst[w][0])
+    rows = []
+    for w in sorted(candidates, key=lambda w: worst[w][0]):
+        cells: list[Any] = [f"**{wtext(w)}**" if w == chosen else wtext(w)]
+        for s in stats:
+            rs = [r for r, _ in ratio[w][s]]
+            cells.append(f"{min(rs):.3f}-{max(rs):.3f}")
+        r, where = worst[w]
+        cells += [fmt(r, 3), f"{where[1]}, n={where[3]}, ε={where[4]:g}"]
+        rows.append(cells)
+    out = [
+        "### describe: weights count : centred_sum : centred_squares of the one triple\n",
+        "RMSE of the new describe over the old one (three releases at ε/3: a count, a "
+        f"mean {wtext(_CHOSEN_TEXT['mean'])}, a std {wtext(_CHOSEN_TEXT['var'])}) at equal "
+        "total ε; range over the settings, bounding = bit. Below 1: the new describe is "
+        "more accurate.\n",
+        table(["weights", "count new/old", "mean new/old", "std new/old", "worst", "where"], rows)
+        + "\n",
+    ]
+    rows = []
+    by_key = {(o.cell.setting(), o.cell.weights): o for o in outcomes}
+    for ref in old:
+        new = by_key[(("describe", *ref.cell.setting()[1:]), chosen)]
+        rows.append(
+            [ref.cell.data, ref.cell.n, f"{ref.cell.epsilon:g}"]
+            + [
+                f"{fmt(new.rmse[s])} / {fmt(ref.rmse[s])} = {_ratio(new.rmse[s], ref.rmse[s]):.3f}"
+                for s in stats
+            ]
+        )
+    out.append(f"Chosen weighting {wtext(chosen)}: RMSE new / old = ratio\n")
+    out.append(table(["data", "n", "ε", "count", "mean", "std"], rows) + "\n")
+    se = max(o.rmse_se[s] / o.rmse[s] for o in outcomes + old for s in stats if o.rmse[s] > 0)
+    default = current_weights("describe")
+    out.append(
+        f"Minimax (largest new/old ratio over count, mean, std and settings): "
+        f"**{wtext(chosen)}**, worst ratio {worst[chosen][0]:.3f}; the library's describe "
+        f"used {wtext(default)} when this ran"
+        + (f" (worst {worst[default][0]:.3f})." if default in worst else ".")
+        + f" Largest Monte-Carlo standard error of an RMSE: {se:.1%} of it.\n"
+    )
+    summary = {
+        "chosen": list(chosen),
+        "worst_ratio": worst[chosen][0],
+        "ratios": {
+            s: [min(r for r, _ in ratio[chosen][s]), max(r for r, _ in ratio[chosen][s])]
+            for s in stats
+        },
+        "default": list(default),
+        "max_relative_se": se,
+    }
+    return out, chosen, summary
+
+
+_CHOSEN_TEXT: dict[str, tuple[float, ...]] = {}
+
+
+def _ratio(a: float, b: float) -> float:
+    """``a / b``, 1 when both are 0 (e.g. a count whose noise was 0 in every repetition)."""
+    if b == 0:
+        return 1.0 if a == 0 else math.inf
+    return a / b
+
+
+def target_cells(chosen: dict[str, tuple[float, ...]]) -> list[SplitCell]:
+    """The reference points of the issue: n = 1000, ε = 1, bounding = bit."""
+    n, eps = TARGET_N, TARGET_EPSILON
+    cells = []
+    for shape in SPLIT_DATA["mean"]:
+        cells.append(SplitCell("mean", n, eps, shape, "bit", chosen["mean"]))
+        cells.append(SplitCell("liu mean", n, eps, shape, "bit", ()))
+    for w in (PREVIOUS_VAR_WEIGHTS, chosen["var"]):
+        cells.append(SplitCell("var [-1, 1]", n, eps, "correlated", "bit", tuple(map(float, w))))
+    return cells
+
+
+def report_targets(
+    outcomes: list[SplitOutcome],
+    cov: Outcome,
+    describe: dict[str, Any],
+    chosen: dict[str, tuple[float, ...]],
+) -> tuple[list[str], dict[str, Any]]:
+    """The issue's accuracy targets, each with its verdict."""
+    by = {(o.cell.study, o.cell.data, o.cell.weights): o for o in outcomes}
+    rows = []
+    record: dict[str, Any] = {}
+    for shape in SPLIT_DATA["mean"]:
+        ours = by[("mean", shape, chosen["mean"])]
+        liu = by[("liu mean", shape, ())]
+        r_liu = ours.rmse["mean"] / liu.rmse["mean"]
+        r_odp = ours.rmse["mean"] / OPENDP_MEAN_RMSE
+        ok = r_liu <= 1.1 and r_odp <= 0.5
+        rows.append(
+            [
+                shape,
+                f"{fmt(ours.rmse['mean'])} ± {fmt(ours.rmse_se['mean'], 2)}",
+                f"{fmt(liu.rmse['mean'])} ± {fmt(liu.rmse_se['mean'], 2)}",
+                f"{r_liu:.3f}",
+                f"{r_odp:.3f}",
+                "met" if ok else "NOT MET",
+            ]
+        )
+        record[f"mean {shape}"] = {
+            "rmse": ours.rmse["mean"],
+            "liu": liu.rmse["mean"],
+            "ratio_liu": r_liu,
+            "ratio_opendp": r_odp,
+        }
+    out = [
+        f"### Targets (n = {TARGET_N}, ε = {TARGET_EPSILON:g}, bounding = bit)\n",
+        f"**Mean** on [0, 100], add/remove, weights {wtext(chosen['mean'])}, against Liu's "
+        f"public-n mean (`method='direct'`, `neighbouring='substitute'`, same data and seeds) "
+        f"and OpenDP's Polars mean ({OPENDP_MEAN_RMSE}, measured on its own data). Target: "
+        f"≤ 1.1x Liu and ≤ 0.5x OpenDP.\n",
+        table(["data", "add/remove RMSE", "Liu direct RMSE", "/ Liu", "/ OpenDP", "target"], rows)
+        + "\n",
+    ]
+    old = by[("var [-1, 1]", "correlated", tuple(map(float, PREVIOUS_VAR_WEIGHTS)))]
+    new = by[("var [-1, 1]", "correlated", chosen["var"])]
+    out.append(
+        f"**Variance** of one column of the covariance data on [-1, 1], add/remove: RMSE "
+        f"{fmt(new.rmse['var'])} ± {fmt(new.rmse_se['var'], 2)} with {wtext(chosen['var'])}, "
+        f"{fmt(old.rmse['var'])} ± {fmt(old.rmse_se['var'], 2)} with the previous "
+        f"{wtext(PREVIOUS_VAR_WEIGHTS)} (ratio {new.rmse['var'] / old.rmse['var']:.3f}).\n"
+    )
+    out.append(
+        f"**Covariance** 4 x 4 on [-1, 1], add/remove, `df.dp.cov` (its own plan, equal "
+        f"weights): Frobenius RMSE {fmt(cov.rmse)} ± {fmt(cov.rmse_se, 2)}; target ≤ "
+        f"{PREVIOUS_COV_RMSE} (OpenDP {OPENDP_COV_RMSE}): "
+        f"{'met' if cov.rmse <= PREVIOUS_COV_RMSE else 'NOT MET'}.\n"
+    )
+    rs = describe["ratios"]
+    worst = describe["worst_ratio"]
+    out.append(
+        f"**describe** with {wtext(tuple(describe['chosen']))}: RMSE new/old over all "
+        f"settings count {rs['count'][0]:.3f}-{rs['count'][1]:.3f}, mean "
+        f"{rs['mean'][0]:.3f}-{rs['mean'][1]:.3f}, std {rs['std'][0]:.3f}-{rs['std'][1]:.3f}: "
+        f"{'met' if worst <= 1.0 else 'NOT MET'} (target: every ratio ≤ 1).\n"
+    )
+    record.update(
+        {
+            "var": {"rmse": new.rmse["var"], "previous": old.rmse["var"]},
+            "cov": {"rmse": cov.rmse, "se": cov.rmse_se},
+            "describe": describe["ratios"],
+        }
+    )
+    return out, record
+
+
+def run_splits(
+    reps: int, jobs: int, n_grid: Sequence[int], eps_grid: Sequence[float]
+) -> tuple[list[str], dict[str, Any], list[SplitOutcome]]:
+    """The whole splits study: mean, var, describe, then the targets.
+
+    What is measured and the criteria are described in the comment at the top
+    of this section. Result of the 500-repetition run (``accuracy.md``): the
+    minimax-regret weightings are mean 1:2 (count : centred sum; worst 1.48x the
+    best of a setting, against 1.90x for the former 1:3) and variance 5:4:9
+    (count : centred sum : centred squares; worst 1.40x, former 1:1:2 1.54x):
+    no constant split is best for both centred data (which wants epsilon on the
+    sum) and data piled at a bound (which wants it on the count). ``describe``
+    1:1:1: its count equals the old describe's (the same epsilon/3), its mean is
+    0.43-0.73x and its std 0.22-1.03x the old RMSE. These are the defaults in
+    ``pandas_dp.statistics.MOMENT_WEIGHTS``.
+    """
+    report = [
+        "## 3. Budget splits of the moments (add/remove)\n",
+        f"Bounds {SPLIT_BOUNDS}, n in {list(n_grid)}, ε in {[float(e) for e in eps_grid]}, "
+        f"{reps} repetitions per cell, seeds {SEED}..{SEED + reps - 1} shared by the "
+        "candidates of a setting. Data: uniform on the bounds; normal (50, 15) clipped; "
+        "piled near 0 (exponential of mean 10, clipped); two-point (half 0, half 100). "
+        "Weights are relative shares of ε, in the order named.\n",
+    ]
+    record: dict[str, Any] = {}
+    everything: list[SplitOutcome] = []
+    chosen: dict[str, tuple[float, ...]] = {}
+    for study in ("mean", "var"):
+        outcomes = run_split_cells(split_cells(study, n_grid, eps_grid), reps, jobs, study)
+        lines, chosen[study], record[study] = regret_table(study, outcomes)
+        report += lines
+        everything += outcomes
+    _CHOSEN_TEXT.update(chosen)
+    new = run_split_cells(split_cells("describe", n_grid, eps_grid), reps, jobs, "describe")
+    old_cells = [
+        SplitCell("old describe", n, eps, shape, "bit", ())
+        for shape in SPLIT_DATA["describe"]
+        for n in n_grid
+        for eps in eps_grid
+    ]
+    old = run_split_cells(old_cells, reps, jobs, "old describe", chosen)
+    lines, chosen["describe"], record["describe"] = describe_table(new, old)
+    report += lines
+    everything += new + old
+    targets = run_split_cells(target_cells(chosen), reps, jobs, "targets", chosen)
+    cov = run_cell(
+        Cell("cov", TARGET_N, TARGET_EPSILON, DEFAULT, "add_remove", data="correlated"), reps
+    )
+    lines, record["targets"] = report_targets(targets, cov, record["describe"], chosen)
+    report += lines
+    everything += targets
+    return report, record, everything
+
+
 # ============================================================================ output
 
 
@@ -813,6 +1438,18 @@ def write_csv(path: Path, outcomes: list[Outcome]) -> None:
         writer.writerows(rows)
 
 
+def write_split_csv(path: Path, outcomes: list[SplitOutcome]) -> None:
+    """One row per cell of the splits study (columns: the union of the cells' fields)."""
+    rows = [o.row() for o in outcomes]
+    fields: dict[str, None] = {}
+    for row in rows:
+        fields.update(dict.fromkeys(row))
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(fields))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
 def jsonable(obj: Any) -> Any:
     """Plain JSON values: numpy scalars unwrapped, NaN and infinities as ``None``."""
     if isinstance(obj, dict):
@@ -847,8 +1484,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--only",
-        choices=("proportions", "moments"),
-        help="run one study only",
+        choices=("proportions", "moments", "splits"),
+        help="run one study only; the other sections of accuracy.md and accuracy.json are kept",
     )
     return parser.parse_args(argv)
 
@@ -901,17 +1538,56 @@ def main(argv: Sequence[str] | None = None) -> int:
             write_csv(args.out / f"accuracy_{study}.csv", outcomes)
         record["seconds"]["var and cov"] = time.perf_counter() - t0
 
+    if args.only in (None, "splits"):
+        t0 = time.perf_counter()
+        lines, summary, split_outcomes = run_splits(reps, args.jobs, SPLIT_N, SPLIT_EPSILONS)
+        report += lines
+        record["summary"]["splits"] = summary
+        record["splits"] = [o.row() for o in split_outcomes]
+        write_split_csv(args.out / "accuracy_splits.csv", split_outcomes)
+        record["seconds"]["splits"] = time.perf_counter() - t0
+
     total = time.perf_counter() - start
     record["seconds"]["total"] = total
     record["environment"]["load_average_end"] = (
         os.getloadavg() if hasattr(os, "getloadavg") else None
     )
-    report.append(f"Run time: {total:.0f} s ({args.jobs} worker process(es)).")
+    report.insert(2, f"Run time: {total:.0f} s ({args.jobs} worker process(es)).\n")
     text = "\n".join(report) + "\n"
     print(text)
-    (args.out / "accuracy.md").write_text(text)
-    (args.out / "accuracy.json").write_text(json.dumps(jsonable(record), indent=1, allow_nan=False))
+    md, js = args.out / "accuracy.md", args.out / "accuracy.json"
+    if args.only is not None:  # keep the studies this run did not repeat
+        text = merge_sections(md.read_text() if md.exists() else "", text)
+        if js.exists():
+            previous = json.loads(js.read_text())
+            for key in ("seconds", "summary"):
+                record[key] = {**previous.get(key, {}), **record[key]}
+            record = {**previous, **record}
+    md.write_text(text)
+    js.write_text(json.dumps(jsonable(record), indent=1, allow_nan=False))
     return 0
+
+
+def merge_sections(old: str, new: str) -> str:
+    """``new``'s header, then each ``## `` section from ``new`` if it has it, else from ``old``.
+
+    Sections are ordered by their number (``## 1.``, ``## 2.`` ...).
+    """
+
+    def split(text: str) -> tuple[str, dict[str, str]]:
+        parts = text.split("\n## ")
+        sections = {}
+        for part in parts[1:]:
+            title = part.split("\n", 1)[0]
+            sections[title.split(" ", 1)[0]] = "## " + part.rstrip("\n") + "\n"
+        return parts[0].rstrip("\n") + "\n", sections
+
+    _, old_sections = split(old)
+    header, new_sections = split(new)
+    merged = {**old_sections, **new_sections}
+    note = "Sections not repeated by this run are kept from the previous one.\n"
+    body = [merged[k] for k in sorted(merged)]
+    return "\n".join([header, note, *body])
 
 
 if __name__ == "__main__":
