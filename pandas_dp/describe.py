@@ -44,7 +44,9 @@ def release_describe(
             "describe needs at least one declared column: declare bounds (numeric) or "
             "categories (categorical) with bounds=, categories= or a schema"
         )
-    plan, entries = st.plan_moments(_ROWS, numeric_decls, settings, "moments")
+    plan, entries = st.plan_moments(
+        _ROWS, numeric_decls, settings, "moments", weights=st.MOMENT_WEIGHTS["describe"]
+    )
     cat_keys = {c: plan.categories(c, len(d.categories)) for c, d in categorical_decls.items()}
     plan.calibrate()
     read = engine_input({**numeric, **categorical}, numeric_decls, settings, None, frame)

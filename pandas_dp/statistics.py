@@ -140,11 +140,18 @@ class _Entry:
     keys: dict[str, str]
 
 
-def _plan_entry(plan: Plan, statistic: str, decl: NumericDeclaration, method: str) -> _Entry:
+def _plan_entry(
+    plan: Plan,
+    statistic: str,
+    decl: NumericDeclaration,
+    method: str,
+    weights: Mapping[str, float] | None = None,
+) -> _Entry:
     base = "var" if statistic == "std" else statistic
     way = method if base in ("mean", "var") else "moments"
     needs = _NEEDS[(base, way)]
-    weights = MOMENT_WEIGHTS[f"{base}_direct" if way == "direct" else base]
+    if weights is None:
+        weights = MOMENT_WEIGHTS[f"{base}_direct" if way == "direct" else base]
     keys = plan.moments(decl, needs, weights)
     return _Entry(statistic, decl, way, keys)
 
@@ -327,11 +334,16 @@ def plan_moments(
     settings: Settings,
     method: str,
     plan: Plan | None = None,
+    weights: Mapping[str, float] | None = None,
 ) -> tuple[Plan, dict[tuple[Hashable, str], _Entry]]:
-    """Add every ``(column, statistic)`` to one plan (shared measurements)."""
+    """Add every ``(column, statistic)`` to one plan (shared measurements).
+
+    ``weights`` (sufficient statistic -> budget weight) overrides each statistic's
+    own entry of :data:`MOMENT_WEIGHTS` (``describe`` passes its own).
+    """
     plan = plan if plan is not None else Plan(settings)
     entries = {
-        (c, st): _plan_entry(plan, st, decl, method)
+        (c, st): _plan_entry(plan, st, decl, method, weights)
         for c, decl in decls.items()
         for st in statistics
     }
