@@ -178,13 +178,17 @@ def test_metadata_fields(df: pd.DataFrame) -> None:
     assert meta.statistic == "mean" and meta.columns == ("age",)
     assert meta.epsilon == 0.5 and meta.delta == 0.0 and meta.n is None
     # add/remove: a noisy count (sensitivity 1) and a noisy centred sum (R/2, plus
-    # one accumulation step), the budget split 1:3 between them
+    # one accumulation step), the budget split by MOMENT_WEIGHTS["mean"]
+    w = pandas_dp.statistics.MOMENT_WEIGHTS["mean"]
+    e_count = 0.5 * w["count"] / (w["count"] + w["centred_sum"])
+    e_sum = 0.5 * w["centred_sum"] / (w["count"] + w["centred_sum"])
     assert list(meta.sensitivity.index) == ["age: count", "age: centred_sum"]
     assert meta.sensitivity["age: count"] == 1.0
     assert meta.sensitivity["age: centred_sum"] == pytest.approx(50.0, rel=1e-9)
-    assert meta.details["budget_split"] == {"age: count": 0.125, "age: centred_sum": 0.375}
-    assert meta.scale["age: count"] == pytest.approx(1.0 / 0.125, rel=1e-9)
-    assert_sampler_scale(meta.scale["age: centred_sum"], 50.0 / 0.375)
+    split = meta.details["budget_split"]
+    assert split == pytest.approx({"age: count": e_count, "age: centred_sum": e_sum})
+    assert meta.scale["age: count"] == pytest.approx(1.0 / e_count, rel=1e-9)
+    assert_sampler_scale(meta.scale["age: centred_sum"], 50.0 / e_sum)
     assert meta.input_bounds == {"age": B} and meta.output_bounds == B
     assert meta.bounding == "bit" and meta.neighbouring == "add_remove"
     assert meta.secure is False  # random_state was given
@@ -244,9 +248,12 @@ def test_vector_metadata_per_entry(df: pd.DataFrame) -> None:
     keys = ["age: count", "age: centred_sum", "kids: count", "kids: centred_sum"]
     assert isinstance(meta.scale, pd.Series) and list(meta.scale.index) == keys
     assert meta.sensitivity["kids: centred_sum"] == pytest.approx(4 / 2, rel=1e-9)
-    # each column got half the budget, split 1:3 between its count and its sum
-    split = {"count": 0.5 * 0.25, "centred_sum": 0.5 * 0.75}
-    assert meta.details["budget_split"] == {k: split[k.split(": ")[1]] for k in keys}
+    # each column got half the budget, split by MOMENT_WEIGHTS["mean"]
+    w = pandas_dp.statistics.MOMENT_WEIGHTS["mean"]
+    total = w["count"] + w["centred_sum"]
+    split = {"count": 0.5 * w["count"] / total, "centred_sum": 0.5 * w["centred_sum"] / total}
+    expected = {k: split[k.split(": ")[1]] for k in keys}
+    assert meta.details["budget_split"] == pytest.approx(expected)
     assert sum(meta.details["budget_split"].values()) == pytest.approx(1.0)
     assert_sampler_scale(meta.scale["age: centred_sum"], 50.0 / split["centred_sum"])
     # Liu's direct means (substitute): one entry per column, half the budget each
