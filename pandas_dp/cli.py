@@ -103,6 +103,11 @@ class CLIError(Exception):
 # ----------------------------------------------------------------------------- schema
 
 
+def _one_line(text: str) -> str:
+    """``text`` with its line breaks and runs of spaces folded into single spaces."""
+    return " ".join(text.split())
+
+
 def load_schema(path: str | os.PathLike[str]) -> Any:
     """Read a pandera ``DataFrameSchema`` from a YAML file, or explain what is wrong.
 
@@ -144,7 +149,10 @@ def load_schema(path: str | os.PathLike[str]) -> Any:
     try:
         parsed = yaml.safe_load(text)
     except yaml.YAMLError as err:
-        raise CLIError(f"schema file {str(where)!r} is not valid YAML: {err}") from None
+        mark = getattr(err, "problem_mark", None)
+        problem = getattr(err, "problem", None) or _one_line(str(err))
+        at = "" if mark is None else f" at line {mark.line + 1}, column {mark.column + 1}"
+        raise CLIError(f"schema file {str(where)!r} is not valid YAML: {problem}{at}") from None
     if not isinstance(parsed, dict) or not isinstance(parsed.get("columns"), dict | list):
         raise CLIError(
             f"schema file {str(where)!r} is not a pandera DataFrameSchema: expected a "
@@ -154,7 +162,8 @@ def load_schema(path: str | os.PathLike[str]) -> Any:
         schema = pa.DataFrameSchema.from_yaml(text)
     except Exception as err:  # pandera raises many kinds; all mean a bad file
         raise CLIError(
-            f"schema file {str(where)!r} is not a valid pandera schema: {type(err).__name__}: {err}"
+            f"schema file {str(where)!r} is not a valid pandera schema: "
+            f"{type(err).__name__}: {_one_line(str(err))}"
         ) from None
     try:  # malformed pandas-dp metadata (privacy unit) is a schema error too
         contributions(pd.DataFrame(columns=list(schema.columns)), None, None, schema=schema)
@@ -430,7 +439,7 @@ def read_table(
     >>> data, schema = example_paths()
     >>> df = read_table(data, ["age", "smoker"], load_schema(schema))
     >>> df.dtypes.astype(str).tolist()
-    ['float64', 'bool']
+    ['float64', 'boolean']
     """
     where = Path(path)
     kind, compression = _kind(where)
@@ -965,7 +974,7 @@ def describe(
     columns: Sequence[str] | None = None,
     seed: int | None = None,
     progress: str = "auto",
-    reader: Callable[..., pd.DataFrame] = read_table,
+    reader: Callable[..., pd.DataFrame] | None = None,
 ) -> Report:
     """Run ``pandas-dp describe`` without printing: check, read, release.
 
@@ -989,8 +998,9 @@ def describe(
         Reproducible, insecure noise.
     progress : {"auto", "always", "never"}, default "auto"
         Progress on stderr while reading.
-    reader : callable, default :func:`read_table`
-        Reads the data (``reader(path, columns, schema, progress=...)``).
+    reader : callable, optional
+        Reads the data (``reader(path, columns, schema, progress=...)``);
+        :func:`read_table` by default.
 
     Returns
     -------
@@ -1013,7 +1023,7 @@ def describe(
     schema = load_schema(schema_path)
     by = list(by)
     plan = _plan(schema, read_header(data), columns, by)
-    frame = reader(data, plan.read, schema, progress=progress)
+    frame = (reader or read_table)(data, plan.read, schema, progress=progress)
     try:
         releases = _release(
             frame,
@@ -1093,7 +1103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 progress=args.progress,
             )
     except CLIError as err:
-        sys.stderr.write(f"pandas-dp describe: error: {err}\n")
+        sys.stderr.write(f"pandas-dp describe: error: {_one_line(str(err))}\n")
         return EXIT_USAGE
     _print(report, sys.stdout)
     if args.html:
