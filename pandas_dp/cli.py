@@ -666,6 +666,8 @@ def _number(value: Any) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     v = float(value)
+    if v.is_integer():  # a noisy count (a whole number)
+        return f"{v:,.0f}"
     return f"{v:,.1f}" if abs(v) >= 1_000 else f"{v:,.3f}"
 
 
