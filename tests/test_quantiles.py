@@ -6,6 +6,7 @@ test gives the same answer on every run.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 
@@ -16,7 +17,7 @@ from scipy import stats
 
 import pandas_dp  # noqa: F401  (registers the accessor)
 from pandas_dp import PrivacyBudget, engines
-from pandas_dp.bounding import apply_noise
+from pandas_dp.bounding import NoisePlan, apply_noise
 from pandas_dp.errors import MissingBoundsError
 from pandas_dp.mechanisms import RandomSource
 from pandas_dp.plan import Plan, Settings
@@ -338,15 +339,14 @@ def median_releases(values: list[float], draws: int, seed: int, eps: float) -> n
     )
 
 
-def dataclasses_replace_tiled(noise: object, times: int) -> object:
-    import dataclasses
-
+def dataclasses_replace_tiled(noise: NoisePlan, times: int) -> NoisePlan:
+    """The same per-entry noise for ``times`` independent copies of the vector."""
     return dataclasses.replace(
-        noise,  # type: ignore[type-var]
-        scale=np.tile(noise.scale, times),  # type: ignore[attr-defined]
-        granularity=np.tile(noise.granularity, times),  # type: ignore[attr-defined]
-        lower=np.tile(noise.lower, times),  # type: ignore[attr-defined]
-        upper=np.tile(noise.upper, times),  # type: ignore[attr-defined]
+        noise,
+        scale=np.tile(noise.scale, times),
+        granularity=np.tile(noise.granularity, times),
+        lower=np.tile(noise.lower, times),
+        upper=np.tile(noise.upper, times),
     )
 
 
