@@ -47,8 +47,8 @@ def exact_values(measurements: Any, data: Mapping[Any, Any]) -> dict[str, NDArra
             _moment_values(source[1], group, data, groups, out)
         elif kind == "products":
             _product_values(source[1], group, data, groups, out)
-        elif kind == "categories":
-            made = data[("categories", source[1])]
+        elif kind in ("categories", "grid"):  # counts over public buckets or grid nodes
+            made = data[(kind, source[1])]
             counts = made(groups) if callable(made) else made
             for m in group:
                 out[m.key] = np.asarray(counts, dtype=np.float64).reshape(-1)

@@ -530,17 +530,8 @@ class Plan:
         Grouped, the vector holds ``size`` buckets per group, group after group.
         """
         s = self.settings
-        c, rel = s.contributions, s.neighbouring
         lo, hi = output_range("category_counts", 0.0, 1.0, s.public_n)
-        if self.grouping is None:
-            linf = float(c.rows)  # all of a unit's rows may land in one bucket
-            l1 = sensitivity("category_counts", rel, k=c.rows)
-            l2 = sensitivity("category_counts_l2", rel, k=c.rows)
-        else:
-            g = sensitivity_table.grouped_sensitivity(
-                "category_counts", rel, 0.0, 1.0, k=c.rows, g=c.groups, c=c.rows_per_group
-            )
-            linf, l1, l2 = g.linf, g.l1, g.l2
+        linf, l1, l2 = self._bucket_norms()
         return self.add(
             Measurement(
                 f"{_label(column)}: category_counts",
@@ -556,6 +547,46 @@ class Plan:
                 joint_l2=l2 / linf,
             )
         )
+
+    def grid(self, column: Hashable, nodes: int, levels: int, weight: float = 1.0) -> str:
+        """Counts over the nodes of a tree on a public grid (quantiles; REFERENCE.md §12).
+
+        ``nodes`` counts per group in ``levels`` levels; one row lands in one node
+        of each level, so the joint L1 / L2 norms are a histogram's times ``levels``
+        / ``sqrt(levels)``. The counts keep their raw noise (no clamp): the
+        estimator's consistency step needs it unbiased.
+        """
+        linf, l1, l2 = self._bucket_norms()
+        return self.add(
+            Measurement(
+                f"{_label(column)}: grid_counts",
+                "grid_counts",
+                ("grid", column),
+                nodes * self.groups,
+                linf,
+                -math.inf,
+                math.inf,
+                True,
+                weight,
+                joint_l1=l1 / linf * levels,
+                joint_l2=l2 / linf * math.sqrt(levels),
+            )
+        )
+
+    def _bucket_norms(self) -> tuple[float, float, float]:
+        """Per-entry, L1 and L2 sensitivity of counts over public buckets (per group)."""
+        s = self.settings
+        c, rel = s.contributions, s.neighbouring
+        if self.grouping is None:
+            return (
+                float(c.rows),  # all of a unit's rows may land in one bucket
+                sensitivity("category_counts", rel, k=c.rows),
+                sensitivity("category_counts_l2", rel, k=c.rows),
+            )
+        g = sensitivity_table.grouped_sensitivity(
+            "category_counts", rel, 0.0, 1.0, k=c.rows, g=c.groups, c=c.rows_per_group
+        )
+        return g.linf, g.l1, g.l2
 
     def masks(self, names: Sequence[Hashable]) -> str:
         """Counts of ``k`` predicates: one row may satisfy all of them (L1 ``k``)."""

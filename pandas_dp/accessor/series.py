@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from pandas_dp import histograms as hist
+from pandas_dp import quantiles as qmod
 from pandas_dp import statistics as st
-from pandas_dp.accessor._base import Columns, _Base
+from pandas_dp.accessor._base import Columns, _Base, _check_numeric
 from pandas_dp.accessor._docs import stamp_docs
 from pandas_dp.budget import PrivacyBudget
+from pandas_dp.declarations import attached_schema, resolve_bounds
 from pandas_dp.result import DPFloat, DPInt
 
 
@@ -371,6 +373,129 @@ class DPSeriesAccessor(_Base):
             settings=settings,
             proportions=True,
         )
+
+    def quantile(
+        self,
+        q: float | Sequence[float] = 0.5,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        bounds: Any = None,
+        schema: Any = None,
+        bins: int = qmod.DEFAULT_BINS,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "add_remove",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> DPFloat | pd.Series:
+        """Noisy quantiles of a bounded numeric Series, like ``s.quantile(q)``.
+
+        One noisy hierarchical histogram over ``bins`` equal-width bins of the
+        declared bounds; every quantile is read from it (non-decreasing in ``q``).
+
+        Parameters
+        ----------
+        q : float or list of float, default 0.5
+            Quantiles in ``[0, 1]``.
+        bins : int, default 1024
+            The grid's resolution (see ``df.dp.quantile``).
+
+        Returns
+        -------
+        float or Series
+            A float for a float ``q``; a Series indexed by ``q`` for a list.
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> s = pd.Series([23.0, 35.0, 51.0, 64.0] * 250, name="age")
+        >>> qs = s.dp.quantile([0.1, 0.9], epsilon=1.0, bounds=(0, 100), random_state=0)
+        >>> list(qs.index), qs.name
+        ([0.1, 0.9], 'age')
+        """
+        settings = st.Settings(
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            neighbouring,
+            out_of_bounds,
+            random_state,
+            budget,
+            len(self._obj),
+        )
+        return self._quantile(q, bounds, schema, bins, settings, "quantile")
+
+    def median(
+        self,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        bounds: Any = None,
+        schema: Any = None,
+        bins: int = qmod.DEFAULT_BINS,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "add_remove",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> DPFloat:
+        """Noisy median of a bounded numeric Series, like ``s.median()``.
+
+        Parameters
+        ----------
+        bins : int, default 1024
+            The grid's resolution (see ``df.dp.quantile``).
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> s = pd.Series([23.0, 35.0, 51.0, 64.0] * 250)
+        >>> m = s.dp.median(epsilon=1.0, bounds=(0, 100), random_state=0)
+        >>> isinstance(m, float)
+        True
+        """
+        settings = st.Settings(
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            neighbouring,
+            out_of_bounds,
+            random_state,
+            budget,
+            len(self._obj),
+        )
+        out = self._quantile(0.5, bounds, schema, bins, settings, "median")
+        assert isinstance(out, DPFloat)
+        return out
+
+    def _quantile(
+        self,
+        q: Any,
+        bounds: Any,
+        schema: Any,
+        bins: int,
+        settings: st.Settings,
+        statistic: str,
+    ) -> DPFloat | pd.Series:
+        qmod.check_q(q)
+        selected = {self._obj.name: self._obj}
+        _check_numeric(statistic, selected)
+        if isinstance(bounds, dict):
+            bounds = bounds.get(self._obj.name, bounds)
+        attached = attached_schema(self._obj) if bounds is None and schema is None else None
+        decls = resolve_bounds(
+            selected, bounds=bounds, schema=self._schema_for(schema), attached=attached
+        )
+        out = qmod.release_quantiles(
+            selected, decls, q, settings, scalar=True, bins=bins, statistic=statistic
+        )
+        assert not isinstance(out, pd.DataFrame)
+        return out
 
     def _scalar(
         self,

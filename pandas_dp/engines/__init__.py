@@ -12,6 +12,7 @@ Every kernel takes an optional :class:`Groups` (one code per row); without it al
 rows form one group and each result has a leading axis of length 1.
 """
 
+from pandas_dp.engines.grid import grid_counts
 from pandas_dp.engines.pandas import (
     STEP_BITS,
     CategoryCounts,
@@ -37,6 +38,7 @@ __all__ = [
     "ProductSums",
     "accumulation_step",
     "category_counts",
+    "grid_counts",
     "group_codes",
     "mask_counts",
     "moments",
