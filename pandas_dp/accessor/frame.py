@@ -22,11 +22,12 @@ from pandas_dp.declarations import (
     resolve_bounds,
     resolve_categories,
 )
-from pandas_dp.describe import release_describe
+from pandas_dp.describe import check_percentiles, release_describe
 from pandas_dp.errors import MissingBoundsError
 from pandas_dp.grouped import release_contingency
 from pandas_dp.grouping import resolve_grouping
 from pandas_dp.plan import Contributions
+from pandas_dp.quantiles import DEFAULT_BINS
 from pandas_dp.result import DPFloat, DPInt
 
 
@@ -720,8 +721,10 @@ class DPFrameAccessor(_Base):
     def describe(
         self,
         columns: Columns = None,
+        percentiles: Any = None,
         *,
         epsilon: float,
+        bins: int = DEFAULT_BINS,
         delta: float = 0.0,
         bounds: Any = None,
         categories: Any = None,
@@ -735,12 +738,22 @@ class DPFrameAccessor(_Base):
         privacy_unit: Hashable | None = None,
         max_rows_per_unit: int | None = None,
     ) -> pd.DataFrame:
-        """A private ``df.describe()``: count, mean and std of numeric columns,
-        proportions of categorical ones, with ``epsilon`` split equally.
+        """A private ``df.describe()``: count, mean, std and percentiles of numeric
+        columns, proportions of categorical ones, in one release.
 
-        With ``columns=None``: every numeric column, and every other column whose
-        categories are declared. The split is in ``attrs["dp"].details`` and in
-        the budget's ledger.
+        Where pandas prints ``min`` and ``max``, the declared bounds are shown
+        (``min (declared)``, ``max (declared)``): the data's extremes are not
+        private. With ``columns=None``: every numeric column, and every other
+        column whose categories are declared. The split is in
+        ``attrs["dp"].details`` and in the budget's ledger.
+
+        Parameters
+        ----------
+        percentiles : list of float, optional
+            As in pandas: the percentiles to include, in ``[0, 1]`` (the median is
+            always included). Default ``[0.25, 0.5, 0.75]``.
+        bins : int, default 1024
+            Resolution of the public grid the percentiles are read from.
 
         Examples
         --------
@@ -748,9 +761,10 @@ class DPFrameAccessor(_Base):
         >>> from pandas_dp.datasets import load_survey, survey_schema
         >>> d = load_survey().dp.describe(["age", "region"], epsilon=2.0,
         ...                                schema=survey_schema(), random_state=0)
-        >>> list(d.index)[:3], list(d.columns)
-        (['count', 'mean', 'std'], ['age', 'region'])
+        >>> list(d.index)[:8]
+        ['count', 'mean', 'std', 'min (declared)', '25%', '50%', '75%', 'max (declared)']
         """
+        wanted_percentiles = check_percentiles(percentiles)
         settings = st.Settings(
             epsilon,
             delta,
@@ -817,6 +831,8 @@ class DPFrameAccessor(_Base):
             settings,
             undeclared=undeclared,
             frame=self._obj,
+            percentiles=wanted_percentiles,
+            bins=bins,
         )
 
     # -------------------------------------------------------------- group-by

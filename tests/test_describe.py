@@ -1,0 +1,73 @@
+"""describe: count, mean, std, percentiles and declared bounds, one plan, one charge."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pandas_dp
+from pandas_dp import PrivacyBudget
+
+RNG = np.random.default_rng(5)
+DF = pd.DataFrame({"x": RNG.uniform(0, 100, 20_000), "y": RNG.normal(50, 10, 20_000)})
+BOUNDS = {"x": (0.0, 100.0), "y": (0.0, 100.0)}
+
+
+def test_rows_like_pandas_with_declared_bounds() -> None:
+    d = DF.dp.describe(epsilon=100.0, bounds=BOUNDS, random_state=0)
+    assert list(d.index) == [
+        "count",
+        "mean",
+        "std",
+        "min (declared)",
+        "25%",
+        "50%",
+        "75%",
+        "max (declared)",
+    ]
+    assert d.loc["min (declared)"].tolist() == [0.0, 0.0]
+    assert d.loc["max (declared)"].tolist() == [100.0, 100.0]
+    exact = DF.describe()
+    for row in ("25%", "50%", "75%"):
+        assert np.all(np.abs(d.loc[row] - exact.loc[row]) < 0.5), row
+
+
+def test_percentiles_keyword_follows_pandas() -> None:
+    d = DF.dp.describe(percentiles=[0.1, 0.9], epsilon=100.0, bounds=BOUNDS, random_state=0)
+    assert [r for r in d.index if r.endswith("%")] == ["10%", "50%", "90%"]
+    values = d.loc[["10%", "50%", "90%"], "x"].to_numpy()
+    assert np.all(np.diff(values) >= 0)
+    assert abs(values[0] - 10.0) < 1.0 and abs(values[2] - 90.0) < 1.0
+
+
+@pytest.mark.parametrize("bad", [[1.5], [-0.1], ["a"], [0.2, 0.2]])
+def test_bad_percentiles_raise_before_the_charge(bad: list[object]) -> None:
+    budget = PrivacyBudget(epsilon=1.0)
+    with pytest.raises(ValueError, match="percentiles"):
+        DF.dp.describe(percentiles=bad, epsilon=1.0, bounds=BOUNDS, budget=budget)
+    assert budget.spent[0] == 0.0
+
+
+def test_one_charge_and_a_grid_measurement_per_column() -> None:
+    budget = PrivacyBudget(epsilon=1.0)
+    d = DF.dp.describe(epsilon=1.0, bounds=BOUNDS, budget=budget, random_state=0)
+    assert len(budget.ledger) == 1 and budget.spent[0] == pytest.approx(1.0)
+    split = d.attrs["dp"].details["budget_split"]
+    assert {"x: grid_counts", "y: grid_counts"} <= set(split)
+    assert sum(split.values()) == pytest.approx(1.0)
+
+
+def test_intervals_cover_and_declared_rows_are_points() -> None:
+    d = DF.dp.describe(epsilon=5.0, bounds=BOUNDS, random_state=1)
+    iv = d.attrs["dp"].interval(0.05)
+    assert iv.loc[("min (declared)", "x")].tolist() == [0.0, 0.0]
+    lo, hi = iv.loc[("50%", "y")].tolist()
+    assert lo <= d.loc["50%", "y"] <= hi and lo <= DF["y"].median() <= hi
+
+
+def test_percentiles_ignore_missing_and_junk() -> None:
+    frame = pd.DataFrame({"x": [np.nan, np.inf, -np.inf, 5.0] * 500})
+    d = frame.dp.describe(epsilon=10.0, bounds=(0, 10), random_state=0)
+    assert 0.0 <= d.loc["50%", "x"] <= 10.0
+    assert pandas_dp is not None
