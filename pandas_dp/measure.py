@@ -97,7 +97,8 @@ def _moment_values(
     )
     mid = Fraction(decl.lower) + Fraction(decl.width) / 2
     count = np.asarray(sums.count)
-    total, squares = list(sums.total_exact), list(sums.squares_exact)
+    total = list(sums.total_exact)
+    squares = list(sums.squares_exact) if wanted & {"centred_squares", "var_direct"} else []
     for m in group:
         if m.statistic == "count":
             out[m.key] = count.astype(np.float64)
@@ -223,8 +224,11 @@ def _truncated(
         key=units.hash_key(settings.source),
         max_rows_per_unit=c.rows,
         groups=None if groups is None else groups.codes,
-        max_groups_per_unit=c.groups if groups is not None else None,
-        max_rows_per_group=c.rows_per_group if groups is not None else None,
+        # a bound of k or more is implied by max_rows_per_unit: no ranking for it
+        max_groups_per_unit=c.groups if groups is not None and c.groups < c.rows else None,
+        max_rows_per_group=(
+            c.rows_per_group if groups is not None and c.rows_per_group < c.rows else None
+        ),
     )
     if groups is None:
         return engines.Groups(np.where(mask, 0, -1).astype(np.intp), 1)
