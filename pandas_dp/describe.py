@@ -13,6 +13,7 @@ split is in the metadata and in the ledger row.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -22,9 +23,11 @@ import pandas as pd
 
 from pandas_dp import constraints
 from pandas_dp import statistics as st
+from pandas_dp.bounding import NoisePlan
 from pandas_dp.declarations import CategoricalDeclaration, NumericDeclaration
+from pandas_dp.grouping import Grouping
 from pandas_dp.histograms import _exact_buckets, _share_bounds
-from pandas_dp.plan import Settings, engine_input
+from pandas_dp.plan import Plan, Settings, engine_input
 from pandas_dp.quantiles import (
     BRANCHING,
     DEFAULT_BINS,
@@ -39,6 +42,7 @@ from pandas_dp.quantiles import (
 __all__ = ["check_percentiles", "release_describe"]
 
 _ROWS = ("count", "mean", "std")
+IntervalFn = Callable[[float], tuple[float, float]]
 #: Budget weight of a column's percentile tree, next to its count, sum and squares
 #: (``MOMENT_WEIGHTS["describe"]``, 1:1:1): a quarter of the column's share.
 GRID_WEIGHT = 1.0
@@ -76,15 +80,22 @@ def release_describe(
     frame: pd.DataFrame | None = None,
     percentiles: Sequence[float] = (0.25, 0.5, 0.75),
     bins: int = DEFAULT_BINS,
+    grouping: Grouping | None = None,
 ) -> pd.DataFrame:
-    """Release count, mean, std and percentiles of numeric columns, shares of categorical ones."""
+    """Release count, mean, std and percentiles of numeric columns, shares of categorical ones.
+
+    Ungrouped: one row per statistic, one column per column (``df.describe()``).
+    With ``grouping``: one row per key, columns ``(column, statistic)``
+    (``df.groupby(by).describe()``).
+    """
     if not numeric and not categorical:
         raise ValueError(
             "describe needs at least one declared column: declare bounds (numeric) or "
             "categories (categorical) with bounds=, categories= or a schema"
         )
+    plan = Plan(settings, grouping)
     plan, entries = st.plan_moments(
-        _ROWS, numeric_decls, settings, "moments", weights=st.MOMENT_WEIGHTS["describe"]
+        _ROWS, numeric_decls, settings, "moments", plan, weights=st.MOMENT_WEIGHTS["describe"]
     )
     cat_keys = {c: plan.categories(c, len(d.categories)) for c, d in categorical_decls.items()}
     tree = Tree(check_bins(bins, numeric_decls), BRANCHING) if numeric_decls else None
@@ -94,7 +105,7 @@ def release_describe(
         if tree is not None
     }
     plan.calibrate()
-    read = engine_input({**numeric, **categorical}, numeric_decls, settings, None, frame)
+    read = engine_input({**numeric, **categorical}, numeric_decls, settings, grouping, frame)
 
     def data() -> dict[Any, Any]:
         made = read()
@@ -108,59 +119,84 @@ def release_describe(
         return made
 
     columns = (*numeric, *categorical)
-    noisy = plan.run(data, "describe", columns)
+    by = grouping.by if grouping is not None else ()
+    noisy = plan.run(data, "describe", (*by, *columns))
 
     clamp = settings.bounding != "none"
-    rows: dict[Hashable, dict[str, float]] = {}
-    fns: dict[tuple[str, Hashable], Callable[[float], tuple[float, float]]] = {}
+    groups = plan.released_groups
+    # per group: (column, row label) -> value and interval function
+    cells: list[dict[tuple[Hashable, str], float]] = [{} for _ in range(groups)]
+    fns: list[dict[tuple[Hashable, str], IntervalFn]] = [{} for _ in range(groups)]
     for c in numeric:
-        rows[c] = {}
-        for stat in _ROWS:
-            value, fn, _ = st._estimate(entries[(c, stat)], plan, noisy, ddof=1, clamp=clamp)
-            rows[c][stat] = value
-            fns[(stat, c)] = fn
-        bounds = numeric_decls[c]
+        lo, hi = numeric_decls[c].lower, numeric_decls[c].upper
         assert tree is not None
-        raw = noisy[grid_keys[c]].reshape(1, tree.nodes)
+        raw = noisy[grid_keys[c]].reshape(groups, tree.nodes)
         leaves, roots = consistent_leaves(raw, tree)
-        lo, hi = bounds.lower, bounds.upper
-        found = read_quantiles(leaves[0], float(roots[0]), percentiles, lo, hi)
         grid_noise = plan.measurements[grid_keys[c]].calibrated
-        rows[c]["min (declared)"] = lo
-        fns[("min (declared)", c)] = partial(_public, lo)
-        for j, p in enumerate(percentiles):
-            rows[c][_label(p)] = float(found[j])
-            fns[(_label(p), c)] = partial(_percentile_entry, raw[0], tree, grid_noise, p, lo, hi)
-        rows[c]["max (declared)"] = hi
-        fns[("max (declared)", c)] = partial(_public, hi)
+        for g in range(groups):
+            for stat in _ROWS:
+                value, fn, _ = st._estimate(
+                    entries[(c, stat)], plan, noisy, ddof=1, clamp=clamp, g=g
+                )
+                cells[g][(c, stat)], fns[g][(c, stat)] = value, fn
+            found = read_quantiles(leaves[g], float(roots[g]), percentiles, lo, hi)
+            cells[g][(c, "min (declared)")] = lo
+            fns[g][(c, "min (declared)")] = partial(_public, lo)
+            for j, p in enumerate(percentiles):
+                cells[g][(c, _label(p))] = float(found[j])
+                fns[g][(c, _label(p))] = partial(
+                    _percentile_entry, raw[g], tree, grid_noise, p, lo, hi
+                )
+            cells[g][(c, "max (declared)")] = hi
+            fns[g][(c, "max (declared)")] = partial(_public, hi)
     for c, d in categorical_decls.items():
-        rows[c] = {}
         key = cat_keys[c]
-        counts = noisy[key]
-        total = max(float(np.clip(counts, 0.0, None).sum()), 1.0)
-        shares = constraints.project_simplex(np.clip(counts, 0.0, None) / total)
-        noise = plan.measurements[key].noise
-        assert noise is not None
-        for i, label in enumerate(d.categories):
-            name = f"share {label}"
-            rows[c][name] = float(shares[i])
-            fns[(name, c)] = partial(_share_entry, noise, counts, i)
+        k = len(d.categories)
+        counts = noisy[key].reshape(groups, k)
+        noise = plan.measurements[key].calibrated
+        for g in range(groups):
+            clipped = np.clip(counts[g], 0.0, None)
+            shares = constraints.project_simplex(clipped / max(float(clipped.sum()), 1.0))
+            for i, label in enumerate(d.categories):
+                name = f"share {label}"
+                cells[g][(c, name)] = float(shares[i])
+                fns[g][(c, name)] = partial(_share_entry, _first(noise, k), counts[g], i)
 
-    order: list[str] = (
-        [*_ROWS, "min (declared)", *map(_label, percentiles), "max (declared)"] if numeric else []
-    )
-    for c in categorical:
-        order += [k for k in rows[c] if k not in order]
-    frame = pd.DataFrame(rows).reindex(order)
-    index = [(r, c) for r, c in fns]
-    frame.attrs["dp"] = st.build_metadata(
+    numeric_rows = [*_ROWS, "min (declared)", *map(_label, percentiles), "max (declared)"]
+
+    def rows_of(c: Hashable) -> list[str]:
+        if c in numeric_decls:
+            return numeric_rows
+        return [f"share {label}" for label in categorical_decls[c].categories]
+
+    pairs = [(c, r) for c in columns for r in rows_of(c)]
+    if grouping is None:
+        order = list(dict.fromkeys(r for _, r in pairs))
+        table = pd.DataFrame(
+            {c: {r: cells[0].get((c, r), np.nan) for r in order} for c in columns}
+        ).reindex(order)
+        entry_fns = [fns[0][pair] for pair in pairs]
+        index: Any = [(r, c) for c, r in pairs]
+        released: Any = table.to_numpy()
+    else:
+        keys = plan.released_index
+        assert keys is not None
+        table = pd.DataFrame(
+            [[cells[g][pair] for pair in pairs] for g in range(groups)],
+            index=keys,
+            columns=pd.MultiIndex.from_tuples(pairs),
+        )
+        entry_fns = [fns[g][pair] for g in range(groups) for pair in pairs]
+        index = [(key, *pair) for key in keys for pair in pairs]
+        released = table.to_numpy()
+    table.attrs["dp"] = st.build_metadata(
         "describe",
         list(columns),
         plan,
-        frame.to_numpy(),
+        released,
         input_bounds={c: (d.lower, d.upper) for c, d in numeric_decls.items()},
         output_bounds={c: (d.lower, d.upper) for c, d in numeric_decls.items()},
-        interval=partial(st._stacked, list(fns.values())),
+        interval=partial(st._stacked, entry_fns),
         index=index,
         details={
             "derived": "count, mean and std of a column come from one measured "
@@ -170,9 +206,21 @@ def release_describe(
             "percentiles": list(percentiles),
             "grid bins": bins,
             "undeclared columns (not described)": [str(c) for c in undeclared],
+            **plan.group_details(),
         },
     )
-    return frame
+    return table
+
+
+def _first(noise: NoisePlan, k: int) -> NoisePlan:
+    """One group's plan of ``k`` buckets (every group's entries are noised alike)."""
+    return dataclasses.replace(
+        noise,
+        scale=noise.scale[:k],
+        granularity=noise.granularity[:k],
+        lower=noise.lower[:k],
+        upper=noise.upper[:k],
+    )
 
 
 def _public(value: float, alpha: float) -> tuple[float, float]:

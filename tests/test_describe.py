@@ -71,3 +71,20 @@ def test_percentiles_ignore_missing_and_junk() -> None:
     d = frame.dp.describe(epsilon=10.0, bounds=(0, 10), random_state=0)
     assert 0.0 <= d.loc["50%", "x"] <= 10.0
     assert pandas_dp is not None
+
+
+def test_grouped_describe_one_plan_per_key() -> None:
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"g": rng.choice(["a", "b"], 20_000), "x": rng.uniform(0, 100, 20_000)})
+    budget = PrivacyBudget(epsilon=100.0)
+    d = frame.dp.groupby("g", keys=["a", "b", "c"]).describe(
+        epsilon=100.0, bounds=(0, 100), budget=budget, random_state=0
+    )
+    assert list(d.index) == ["a", "b", "c"] and len(budget.ledger) == 1
+    assert d.columns[0] == ("x", "count") and ("x", "50%") in d.columns
+    exact = frame.groupby("g")["x"].describe()
+    for key in ("a", "b"):
+        assert abs(d.loc[key, ("x", "50%")] - exact.loc[key, "50%"]) < 1.0
+        assert abs(d.loc[key, ("x", "mean")] - exact.loc[key, "mean"]) < 0.5
+    iv = d.attrs["dp"].interval(0.05)
+    assert len(iv) == d.size

@@ -14,10 +14,12 @@ from pandas_dp import histograms as hist
 from pandas_dp import statistics as st
 from pandas_dp.declarations import (
     CategoricalDeclaration,
+    NumericDeclaration,
     attached_schema,
     resolve_bounds,
     resolve_categories,
 )
+from pandas_dp.errors import MissingBoundsError
 from pandas_dp.result import DPFloat, DPInt
 
 Columns = Hashable | Sequence[Hashable] | None
@@ -248,3 +250,57 @@ class _Base:
             other=other,
             frame=self._frame(),
         )
+
+
+def describe_columns(
+    frame: pd.DataFrame,
+    wanted: list[Hashable],
+    *,
+    strict: bool,
+    bounds: Any,
+    categories: Any,
+    schema: Any,
+    attached: Any,
+    known: list[Hashable] | None,
+) -> tuple[
+    dict[Hashable, pd.Series],
+    dict[Hashable, NumericDeclaration],
+    dict[Hashable, pd.Series],
+    dict[Hashable, CategoricalDeclaration],
+    list[Hashable],
+]:
+    """describe's columns: numeric ones with bounds, others with categories (public).
+
+    Returns the numeric columns and their declarations, then the categorical ones;
+    with ``strict`` (columns named by the caller) an undeclared column raises,
+    else it is skipped and listed last.
+    """
+    numeric: dict[Hashable, pd.Series] = {}
+    categorical: dict[Hashable, pd.Series] = {}
+    undeclared: list[Hashable] = []
+    for c in wanted:  # declarations only: public, nothing is read
+        s = frame[c]
+        as_numbers = _is_numeric(s) and not pd.api.types.is_bool_dtype(s.dtype)
+        declares = isinstance(categories, dict) and c in categories
+        try:
+            if as_numbers and not declares:
+                resolve_bounds({c: s}, bounds=bounds, schema=schema, attached=attached, known=known)
+                numeric[c] = s
+            else:
+                resolve_categories(
+                    {c: s}, categories=categories, schema=schema, attached=attached, known=known
+                )
+                categorical[c] = s
+        except MissingBoundsError:
+            if strict:
+                raise
+            undeclared.append(c)
+    if not numeric and not categorical:
+        raise MissingBoundsError([str(c) for c in wanted], what="bounds or categories")
+    num_decls = resolve_bounds(
+        numeric, bounds=bounds, schema=schema, attached=attached, known=known
+    )
+    cat_decls = resolve_categories(
+        categorical, categories=categories, schema=schema, attached=attached, known=known
+    )
+    return numeric, num_decls, categorical, cat_decls, undeclared

@@ -13,17 +13,15 @@ from pandas_dp import covariance as covmod
 from pandas_dp import histograms as hist
 from pandas_dp import quantiles as qmod
 from pandas_dp import statistics as st
-from pandas_dp.accessor._base import Columns, _Base, _check_numeric, _is_numeric
+from pandas_dp.accessor._base import Columns, _Base, _check_numeric, _is_numeric, describe_columns
 from pandas_dp.accessor._docs import stamp_docs
 from pandas_dp.accessor.groupby import DPGroupBy, contributions
 from pandas_dp.budget import PrivacyBudget
 from pandas_dp.declarations import (
     attached_schema,
     resolve_bounds,
-    resolve_categories,
 )
 from pandas_dp.describe import check_percentiles, release_describe
-from pandas_dp.errors import MissingBoundsError
 from pandas_dp.grouped import release_contingency
 from pandas_dp.grouping import resolve_grouping
 from pandas_dp.plan import Contributions
@@ -789,39 +787,15 @@ class DPFrameAccessor(_Base):
             _check_unique(frame, wanted)
         else:
             wanted = list(self._select([columns] if isinstance(columns, str) else columns)[0])
-        known = self._known()
-        numeric: dict[Hashable, pd.Series] = {}
-        categorical: dict[Hashable, pd.Series] = {}
-        undeclared: list[Hashable] = []
-        for c in wanted:  # declarations only: public, nothing is read
-            s = frame[c]
-            as_numbers = _is_numeric(s) and not pd.api.types.is_bool_dtype(s.dtype)
-            try:
-                if as_numbers and not _declares_categories(c, categories):
-                    resolve_bounds(
-                        {c: s}, bounds=bounds, schema=schema, attached=attached, known=known
-                    )
-                    numeric[c] = s
-                else:
-                    resolve_categories(
-                        {c: s},
-                        categories=categories,
-                        schema=schema,
-                        attached=attached,
-                        known=known,
-                    )
-                    categorical[c] = s
-            except MissingBoundsError:
-                if columns is not None:
-                    raise
-                undeclared.append(c)
-        if not numeric and not categorical:
-            raise MissingBoundsError([str(c) for c in wanted], what="bounds or categories")
-        num_decls = resolve_bounds(
-            numeric, bounds=bounds, schema=schema, attached=attached, known=known
-        )
-        cat_decls = resolve_categories(
-            categorical, categories=categories, schema=schema, attached=attached, known=known
+        numeric, num_decls, categorical, cat_decls, undeclared = describe_columns(
+            frame,
+            wanted,
+            strict=columns is not None,
+            bounds=bounds,
+            categories=categories,
+            schema=schema,
+            attached=attached,
+            known=self._known(),
         )
         return release_describe(
             numeric,

@@ -18,7 +18,7 @@ import pandas as pd
 from pandas_dp import grouped
 from pandas_dp import quantiles as qmod
 from pandas_dp import statistics as st
-from pandas_dp.accessor._base import Columns, _check_numeric
+from pandas_dp.accessor._base import Columns, _check_numeric, describe_columns
 from pandas_dp.accessor._docs import stamp_docs
 from pandas_dp.budget import PrivacyBudget
 from pandas_dp.declarations import (
@@ -27,8 +27,10 @@ from pandas_dp.declarations import (
     resolve_categories,
     resolve_unit,
 )
+from pandas_dp.describe import check_percentiles, release_describe
 from pandas_dp.grouping import Grouping, resolve_grouping
 from pandas_dp.plan import Contributions
+from pandas_dp.quantiles import DEFAULT_BINS
 
 __all__ = ["DPGroupBy", "contributions"]
 
@@ -593,6 +595,89 @@ class DPGroupBy:
         )
         assert not isinstance(out, float)
         return out
+
+    def describe(
+        self,
+        columns: Columns = None,
+        percentiles: Any = None,
+        *,
+        epsilon: float,
+        bins: int = DEFAULT_BINS,
+        delta: float = 0.0,
+        bounds: Any = None,
+        categories: Any = None,
+        schema: Any = None,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "add_remove",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
+        max_groups_per_unit: int | None = None,
+        max_rows_per_group: int | None = None,
+    ) -> pd.DataFrame:
+        """A private ``df.groupby(by).describe()``: one plan, one charge.
+
+        Per key: count, mean, std, the declared bounds (``min (declared)``, ``max
+        (declared)``) and percentiles of each declared numeric column, shares of
+        each declared categorical one; columns ``(column, statistic)``.
+
+        Parameters
+        ----------
+        percentiles : list of float, optional
+            As in pandas (the median is always included); default quartiles.
+        bins : int, default 1024
+            Resolution of the public grid the percentiles are read from.
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> df = pd.DataFrame({"sex": ["f", "m"] * 200, "age": [30.0, 50.0] * 200})
+        >>> d = df.dp.groupby("sex", keys=["f", "m"]).describe(
+        ...     epsilon=2.0, bounds=(0, 100), random_state=0)
+        >>> list(d.index), d.columns[:3].tolist()
+        (['f', 'm'], [('age', 'count'), ('age', 'mean'), ('age', 'std')])
+        """
+        kw = dict(locals())
+        del kw["self"], kw["columns"], kw["percentiles"]
+        wanted_percentiles = check_percentiles(percentiles)
+        grouping = self._grouping(schema)
+        settings = self._settings(kw, schema)
+        frame = self._frame
+        wanted: list[Hashable]
+        if columns is None:
+            wanted = [c for c in frame.columns if c not in grouping.by]
+        else:
+            wanted = list(self._columns(columns, grouping)[0])
+        attached = (
+            attached_schema(frame)
+            if bounds is None and schema is None and categories is None
+            else None
+        )
+        numeric, num_decls, categorical, cat_decls, undeclared = describe_columns(
+            frame,
+            wanted,
+            strict=columns is not None,
+            bounds=bounds,
+            categories=categories,
+            schema=schema,
+            attached=attached,
+            known=list(frame.columns),
+        )
+        return release_describe(
+            numeric,
+            num_decls,
+            categorical,
+            cat_decls,
+            settings,
+            undeclared=undeclared,
+            frame=frame,
+            percentiles=wanted_percentiles,
+            bins=bins,
+            grouping=grouping,
+        )
 
     def value_counts(
         self,
