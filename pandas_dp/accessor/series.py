@@ -74,7 +74,7 @@ class DPSeriesAccessor(_Base):
             "clip",
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
         )
         result = st.release_count({self._obj.name: self._obj}, settings, scalar=True)
         assert isinstance(result, DPInt)
@@ -101,7 +101,7 @@ class DPSeriesAccessor(_Base):
             "clip",
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
         )
         return st.release_len(settings)
 
@@ -129,7 +129,7 @@ class DPSeriesAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
         )
         return self._scalar("sum", bounds, schema, settings)
 
@@ -158,7 +158,7 @@ class DPSeriesAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
         )
         return self._scalar("mean", bounds, schema, settings, method=method)
 
@@ -188,7 +188,7 @@ class DPSeriesAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
         )
         return self._scalar("var", bounds, schema, settings, ddof=ddof, method=method)
 
@@ -218,7 +218,7 @@ class DPSeriesAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
         )
         return self._scalar("std", bounds, schema, settings, ddof=ddof, method=method)
 
@@ -284,7 +284,7 @@ class DPSeriesAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
         )
         return self._histogram(
             self._obj,
@@ -355,7 +355,7 @@ class DPSeriesAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
         )
         return self._histogram(
             self._obj,
