@@ -194,6 +194,8 @@ def engine_input(
             groups = _truncated(columns, settings, grouping, frame, groups)
             data["units"] = frame[unit]
         data["groups"] = groups
+        if _is_dask(frame):  # the Dask engine reads the row counts from its partitions
+            data["frame"] = frame
         return data
 
     return build

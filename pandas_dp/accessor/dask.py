@@ -34,11 +34,16 @@ import functools
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
+import numpy as np
+
+from pandas_dp import statistics as st
 from pandas_dp.accessor.frame import DPFrameAccessor
 from pandas_dp.accessor.groupby import DPGroupBy
 from pandas_dp.accessor.series import DPSeriesAccessor
+from pandas_dp.budget import PrivacyBudget
 from pandas_dp.grouping import Grouping
 from pandas_dp.plan import Contributions, Settings
+from pandas_dp.result import DPInt
 
 __all__ = ["DaskFrameAccessor", "DaskGroupBy", "DaskSeriesAccessor", "register"]
 
@@ -180,6 +185,39 @@ class DaskSeriesAccessor(DPSeriesAccessor):
 
     def _rows(self, neighbouring: str) -> int | None:
         return _public_length(self._obj, neighbouring)
+
+    def len(
+        self,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "add_remove",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> DPInt:
+        """Noisy number of rows, like ``len(s)``: see :meth:`pandas_dp.DPSeriesAccessor.len`.
+
+        Examples
+        --------
+        >>> import pandas as pd, dask.dataframe as dd, pandas_dp
+        >>> s = dd.from_pandas(pd.Series(range(1000)), npartitions=3)
+        >>> s.dp.len(epsilon=1.0, random_state=0) >= 0
+        True
+        """
+        settings = st.Settings(
+            epsilon,
+            delta,
+            mechanism,
+            bounding,
+            neighbouring,
+            "clip",
+            random_state,
+            budget,
+            self._rows(neighbouring),
+        )
+        return st.release_len(settings, self._obj.to_frame())
 
 
 def register() -> None:

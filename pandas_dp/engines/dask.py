@@ -240,7 +240,12 @@ def exact_values(
         )
     additive, finish = _additive(ms, data)
     cols = _Columns()
-    template = {k: _template(v, cols) for k, v in data.items()}
+    frame = data.get("frame")
+    template = {k: _template(v, cols) for k, v in data.items() if k != "frame"}
+    if not cols.series:  # nothing but rows to count: read the frame's first column
+        if frame is None:
+            raise ValueError("the Dask engine was given no column to read")
+        cols.marker(frame[frame.columns[0]] if hasattr(frame, "columns") else frame)
     total = _reduce(cols.frame(), partial(_partition_values, additive, template, local), _add)
     (exact,) = dask.compute(total)
     return finish(exact)
