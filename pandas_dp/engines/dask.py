@@ -372,9 +372,9 @@ def moments(
     Examples
     --------
     >>> import pandas as pd, dask.dataframe as dd
-    >>> s = dd.from_pandas(pd.Series([1.0, 2.0, 3.0]), npartitions=3)
+    >>> s = dd.from_pandas(pd.Series([1.0, 3.5, 3.0]), npartitions=3)
     >>> moments(s, 0.0, 4.0, squares=False).total_value
-    array([-0.])
+    array([1.5])
     """
     frame, (markers, g) = _frame_of([series], groups)
 
