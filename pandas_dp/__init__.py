@@ -1,7 +1,8 @@
 """pandas-dp: differentially private aggregates of pandas DataFrames.
 
 ``import pandas_dp`` registers the ``.dp`` accessor on :class:`pandas.DataFrame`
-and :class:`pandas.Series`::
+and :class:`pandas.Series` (and on Dask DataFrames and Series, once
+``dask.dataframe`` is imported; see :mod:`pandas_dp.accessor.dask`)::
 
     df.dp.mean("age", epsilon=1.0, bounds=(0, 100))
     df.dp.mean(["age", "income"], epsilon=1.0, schema=schema)
@@ -25,7 +26,7 @@ import warnings
 
 import pandas as pd
 
-from pandas_dp.accessor import DPFrameAccessor, DPSeriesAccessor
+from pandas_dp.accessor import DPFrameAccessor, DPSeriesAccessor, _lazy_dask
 from pandas_dp.budget import (
     PrivacyBudget,
     active_budget,
@@ -66,3 +67,6 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", UserWarning)
     pd.api.extensions.register_dataframe_accessor("dp")(DPFrameAccessor)
     pd.api.extensions.register_series_accessor("dp")(DPSeriesAccessor)
+
+# ddf.dp / dseries.dp on Dask collections: registered once dask.dataframe is imported
+_lazy_dask.install()

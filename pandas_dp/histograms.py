@@ -92,7 +92,11 @@ def _exact_buckets(
     other: Any,
 ) -> np.ndarray:
     """The exact bucket counts, one row per group (engine call, after the charge)."""
-    found = engines.category_counts(series, decl.categories, groups=groups)
+    engine: Any = engines
+    if type(series).__module__.startswith("dask."):  # a Dask Series: per partition, added
+        from pandas_dp.engines import dask as engine
+
+    found = engine.category_counts(series, decl.categories, groups=groups)
     parts = [np.asarray(found.counts, dtype=np.float64).reshape(-1, len(decl.categories))]
     if other is not None:
         parts.append(np.asarray(found.other, dtype=np.float64).reshape(-1, 1))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from fractions import Fraction
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,8 +35,14 @@ def exact_values(measurements: Any, data: Mapping[Any, Any]) -> dict[str, NDArra
     """One engine call per source; each measurement's exact vector (group after group).
 
     Counts come as float vectors of whole numbers; real-valued sums as object
-    vectors of exact :class:`~fractions.Fraction` values.
+    vectors of exact :class:`~fractions.Fraction` values. Dask data (its columns
+    Dask Series) goes to :mod:`pandas_dp.engines.dask`, which runs this very
+    function on each partition and adds the partitions' exact values.
     """
+    if any(_is_dask(v) for v in data.values()):
+        from pandas_dp.engines import dask as dask_engine
+
+        return dask_engine.exact_values(measurements, data, local=exact_values)
     by_source: dict[tuple[Any, ...], list[Measurement]] = {}
     for m in measurements:
         by_source.setdefault(m.source, []).append(m)
@@ -65,6 +72,13 @@ def exact_values(measurements: Any, data: Mapping[Any, Any]) -> dict[str, NDArra
             for m in group:
                 out[m.key] = rows.reshape(-1)
     return out
+
+
+def _is_dask(obj: object) -> bool:
+    """A Dask collection (checked without importing Dask)."""
+    return type(obj).__module__.startswith("pandas_dp.engines.dask") or type(
+        obj
+    ).__module__.startswith("dask.")
 
 
 def _get(data: Mapping[Any, Any], key: Any) -> Any:
@@ -181,14 +195,25 @@ def engine_input(
             groups = _truncated(columns, settings, grouping, frame, groups)
             data["units"] = frame[unit]
         data["groups"] = groups
+        if _is_dask(frame):  # the Dask engine reads the row counts from its partitions
+            data["frame"] = frame
         return data
 
     return build
 
 
 def _group_codes(grouping: Grouping, frame: pd.DataFrame | None) -> engines.Groups:
-    """Each row's position among the declared keys (``other`` last; ``-1``: dropped)."""
+    """Each row's position among the declared keys (``other`` last; ``-1``: dropped).
+
+    On a Dask frame the codes are computed inside each partition, by this function.
+    """
     assert frame is not None
+    if _is_dask(frame):
+        from pandas_dp.engines import dask as dask_engine
+
+        return dask_engine.PartitionGroups(  # type: ignore[return-value]
+            [frame[c] for c in grouping.by], partial(_group_codes, grouping), grouping.size
+        )
     product = engines.group_codes(
         [frame[c] for c in grouping.by], grouping.levels, other=grouping.other is not None
     )

@@ -151,6 +151,11 @@ class _Base:
     def _select(self, columns: Columns) -> tuple[dict[Hashable, pd.Series], bool]:
         raise NotImplementedError
 
+    def _rows(self, neighbouring: str) -> int | None:
+        """The frame's length for :class:`~pandas_dp.plan.Settings` (public only under
+        ``"substitute"``; the Dask accessor computes it only then)."""
+        return len(self._obj)
+
     def _schema_for(self, schema: Any) -> Any:
         return schema
 

@@ -142,7 +142,7 @@ class DPFrameAccessor(_Base):
             "clip",
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
             self._contributions(privacy_unit, max_rows_per_unit, None),
         )
         frame = self._obj
@@ -190,7 +190,7 @@ class DPFrameAccessor(_Base):
             "clip",
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
             self._contributions(privacy_unit, max_rows_per_unit, None),
         )
         return st.release_len(settings, self._obj)
@@ -235,7 +235,7 @@ class DPFrameAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
             self._contributions(privacy_unit, max_rows_per_unit, schema),
         )
         return self._moment("sum", columns, bounds=bounds, schema=schema, settings=settings)
@@ -281,7 +281,7 @@ class DPFrameAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
             self._contributions(privacy_unit, max_rows_per_unit, schema),
         )
         return self._moment(
@@ -326,7 +326,7 @@ class DPFrameAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
             self._contributions(privacy_unit, max_rows_per_unit, schema),
         )
         return self._moment(
@@ -377,7 +377,7 @@ class DPFrameAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
             self._contributions(privacy_unit, max_rows_per_unit, schema),
         )
         return self._moment(
@@ -695,7 +695,7 @@ class DPFrameAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
             self._contributions(*unit, schema),
         )
         selected, _ = self._select([columns] if isinstance(columns, str) else columns)
@@ -772,7 +772,7 @@ class DPFrameAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
             self._contributions(privacy_unit, max_rows_per_unit, schema),
         )
         frame = self._obj
@@ -901,7 +901,7 @@ class DPFrameAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
             self._contributions(privacy_unit, max_rows_per_unit, schema),
         )
         if isinstance(column, list | pd.Index):
@@ -969,7 +969,7 @@ class DPFrameAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
             self._contributions(privacy_unit, max_rows_per_unit, schema),
         )
         series = self._select(column)[0][column]
@@ -1040,7 +1040,7 @@ class DPFrameAccessor(_Base):
             "clip",
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
             self._contributions(privacy_unit, max_rows_per_unit, None),
         )
         queries = dict(queries)

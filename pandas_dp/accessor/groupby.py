@@ -124,6 +124,10 @@ class DPGroupBy:
         return f"<DPGroupBy by={self._by!r} keys={kind}>"
 
     # -------------------------------------------------------------- helpers
+    def _rows(self, neighbouring: str) -> int | None:
+        """The frame's length for the settings (the Dask group-by: only if public)."""
+        return len(self._frame)
+
     def _grouping(self, schema: Any) -> Grouping:
         return resolve_grouping(
             self._frame,
@@ -145,7 +149,7 @@ class DPGroupBy:
             kw.get("out_of_bounds", "clip"),
             kw.get("random_state"),
             kw.get("budget"),
-            len(frame),
+            self._rows(kw.get("neighbouring", "add_remove")),
             contributions(
                 frame,
                 kw.get("privacy_unit"),

@@ -76,7 +76,7 @@ class DPSeriesAccessor(_Base):
             "clip",
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
         )
         result = st.release_count({self._obj.name: self._obj}, settings, scalar=True)
         assert isinstance(result, DPInt)
@@ -103,7 +103,7 @@ class DPSeriesAccessor(_Base):
             "clip",
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
         )
         return st.release_len(settings)
 
@@ -131,7 +131,7 @@ class DPSeriesAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
         )
         return self._scalar("sum", bounds, schema, settings)
 
@@ -160,7 +160,7 @@ class DPSeriesAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
         )
         return self._scalar("mean", bounds, schema, settings, method=method)
 
@@ -190,7 +190,7 @@ class DPSeriesAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
         )
         return self._scalar("var", bounds, schema, settings, ddof=ddof, method=method)
 
@@ -220,7 +220,7 @@ class DPSeriesAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
         )
         return self._scalar("std", bounds, schema, settings, ddof=ddof, method=method)
 
@@ -286,7 +286,7 @@ class DPSeriesAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
         )
         return self._histogram(
             self._obj,
@@ -357,7 +357,7 @@ class DPSeriesAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
-            len(self._obj),
+            self._rows(neighbouring),
         )
         return self._histogram(
             self._obj,

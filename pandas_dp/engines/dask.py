@@ -1,0 +1,525 @@
+"""The Dask engine: the pandas engine's exact sums, partition by partition, added exactly.
+
+A Dask DataFrame is a sequence of pandas frames (its partitions). Every sum the
+pandas engine (:mod:`pandas_dp.engines.pandas`) computes is an exact integer
+(REFERENCE.md §13): each row is clamped, centred and rounded to a power-of-two
+step fixed by public bounds alone, so a partition's sums plus another's are the
+sums of their union, whatever the partitioning. This engine therefore
+
+1. runs the pandas engine's kernel on each partition, where the partition lives
+   (a worker, or the client with the synchronous scheduler);
+2. sends back only the partial sums -- per group: counts, and integers times
+   public steps -- never a row, a key or a group code;
+3. adds the partials exactly (Python integers and :class:`~fractions.Fraction`
+   values), so a release is identical for 1, 7 or 64 partitions and equal to
+   the pandas engine's on the same rows.
+
+Noise is never drawn here: the plan (:mod:`pandas_dp.plan`) adds it once, on the
+client, to the combined exact values. Rows are never shuffled. Group codes are
+computed inside each partition from the public declared keys (the codes never
+leave the partition).
+
+:func:`exact_values` measures a whole plan with one ``dask.compute``: all its
+sources (every column's moments, a block's products, histograms, row counts) are
+computed in the same pass over each partition. The single-kernel functions
+(:func:`moments`, :func:`products`, :func:`category_counts`,
+:func:`present_counts`, :func:`row_counts`) mirror the pandas engine's, for
+direct use and tests; each is one ``dask.compute``.
+
+Not on Dask yet: privacy units (their truncation needs all of a unit's rows in one
+place, i.e. a shuffle by unit), private keys (partition selection needs the distinct
+keys), and predicate counts (``df.dp.counts``); the accessor refuses them before the
+budget is charged.
+
+Examples
+--------
+>>> import pandas as pd, dask.dataframe as dd
+>>> s = dd.from_pandas(pd.Series([1.0, 5.0, None, 50.0]), npartitions=2)
+>>> m = moments(s, 0.0, 10.0, squares=True)
+>>> m.count, m.total_value, m.squares_value
+(array([3]), array([1.]), array([41.]))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from pandas_dp.engines import pandas as local_engine
+from pandas_dp.engines.pandas import CategoryCounts, Groups, MomentSums, ProductSums
+
+if TYPE_CHECKING:
+    from pandas_dp.plan import Measurement
+
+__all__ = [
+    "PartitionGroups",
+    "category_counts",
+    "exact_values",
+    "is_dask",
+    "moments",
+    "present_counts",
+    "products",
+    "row_counts",
+]
+
+#: Partials added per task of the combining tree.
+_FAN_IN = 16
+
+
+def is_dask(obj: object) -> bool:
+    """Whether ``obj`` is a Dask collection (without importing Dask).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> is_dask(pd.Series([1.0]))
+    False
+    """
+    return isinstance(obj, PartitionGroups) or type(obj).__module__.startswith("dask.")
+
+
+@dataclass(frozen=True)
+class PartitionGroups:
+    """Group codes of a Dask frame, computed inside each partition.
+
+    Parameters
+    ----------
+    columns : sequence of dask Series
+        The key columns (from the same frame as the released columns).
+    make : callable
+        ``make(frame) -> Groups``: the codes of one partition, given a pandas
+        DataFrame holding the key columns under their labels. Picklable (it runs
+        on the workers); it reads only the public declared keys.
+    size : int
+        The number of groups (public).
+    """
+
+    columns: Sequence[Any]
+    make: Callable[[pd.DataFrame], Groups]
+    size: int
+
+
+# ----------------------------------------------------------------------------- plumbing
+
+
+@dataclass(frozen=True)
+class _Column:
+    """Stands for a Dask Series in the per-partition template: column ``name`` of the
+    partition's frame, renamed to ``label``."""
+
+    name: str
+    label: Hashable
+
+
+@dataclass(frozen=True)
+class _LocalGroups:
+    """Stands for :class:`PartitionGroups` in the per-partition template."""
+
+    names: tuple[str, ...]
+    labels: tuple[Hashable, ...]
+    make: Callable[[pd.DataFrame], Groups]
+
+
+class _Columns:
+    """The distinct Dask Series a computation reads, each under a positional name."""
+
+    def __init__(self) -> None:
+        self.series: list[Any] = []
+        self.names: dict[str, str] = {}
+
+    def marker(self, series: Any) -> _Column:
+        token = str(series._name)
+        name = self.names.get(token)
+        if name is None:
+            name = f"c{len(self.series)}"
+            self.names[token] = name
+            self.series.append(series.rename(name))
+        return _Column(name, series.name)
+
+    def frame(self) -> Any:
+        """One Dask DataFrame of every column read (partitions stay where they are)."""
+        if not self.series:
+            raise ValueError("the Dask engine was given no column to read")
+        import dask.dataframe as dd
+
+        if len(self.series) == 1:
+            return self.series[0].to_frame()
+        return dd.concat(self.series, axis=1)
+
+
+def _template(value: Any, cols: _Columns) -> Any:
+    """``value`` with every Dask Series replaced by a marker (recursively in partials)."""
+    if isinstance(value, PartitionGroups):
+        markers = [cols.marker(s) for s in value.columns]
+        return _LocalGroups(
+            tuple(m.name for m in markers), tuple(m.label for m in markers), value.make
+        )
+    if is_dask(value):
+        return cols.marker(value)
+    if isinstance(value, partial):
+        return partial(
+            value.func,
+            *(_template(a, cols) for a in value.args),
+            **{k: _template(v, cols) for k, v in value.keywords.items()},
+        )
+    return value
+
+
+def _local(value: Any, part: pd.DataFrame) -> Any:
+    """The partition's pandas object for a marker (recursively in partials)."""
+    if isinstance(value, _Column):
+        return part[value.name].rename(value.label)  # type: ignore[call-overload]
+    if isinstance(value, _LocalGroups):
+        keys = part[list(value.names)].set_axis(list(value.labels), axis=1)
+        return value.make(keys)
+    if isinstance(value, partial):
+        return partial(
+            value.func,
+            *(_local(a, part) for a in value.args),
+            **{k: _local(v, part) for k, v in value.keywords.items()},
+        )
+    return value
+
+
+def _reduce(frame: Any, kernel: Callable[[pd.DataFrame], Any], add: Callable[..., Any]) -> Any:
+    """A delayed value: ``kernel`` on every partition, partials added in a tree."""
+    import dask
+
+    level = [dask.delayed(kernel)(p) for p in frame.to_delayed()]
+    if not level:  # no partition: the kernel on an empty frame
+        level = [dask.delayed(kernel)(frame._meta)]
+    combine = dask.delayed(add)
+    while len(level) > 1:
+        level = [combine(*level[i : i + _FAN_IN]) for i in range(0, len(level), _FAN_IN)]
+    return level[0]
+
+
+# ----------------------------------------------------------------------------- plans
+
+
+def exact_values(
+    measurements: Iterable[Measurement],
+    data: Mapping[Any, Any],
+    *,
+    local: Callable[[Any, Mapping[Any, Any]], dict[str, NDArray[Any]]],
+) -> dict[str, NDArray[Any]]:
+    """Every measurement's exact vector, from one ``dask.compute`` over all partitions.
+
+    Parameters
+    ----------
+    measurements : iterable of Measurement
+        The plan's measurements (public).
+    data : mapping
+        The engine input of :func:`pandas_dp.measure.engine_input` with Dask Series
+        for columns (also inside the histograms' callables) and
+        :class:`PartitionGroups` for ``"groups"``.
+    local : callable
+        The pandas path, :func:`pandas_dp.measure.exact_values`: run on each
+        partition's pandas objects.
+
+    Returns
+    -------
+    dict
+        ``key -> vector`` as the pandas path returns it (counts as float vectors of
+        whole numbers, sums as object vectors of exact ``Fraction`` values), equal
+        to it on the same rows.
+    """
+    import dask
+
+    ms = list(measurements)
+    if any(m.source[0] in ("masks", "selection") for m in ms) or "units" in data:
+        raise NotImplementedError(
+            "predicate counts, privacy units and private keys are not available on Dask yet"
+        )
+    additive, finish = _additive(ms, data)
+    cols = _Columns()
+    frame = data.get("frame")
+    template = {k: _template(v, cols) for k, v in data.items() if k != "frame"}
+    if not cols.series:  # nothing but rows to count: read the frame's first column
+        if frame is None:
+            raise ValueError("the Dask engine was given no column to read")
+        cols.marker(frame[frame.columns[0]] if hasattr(frame, "columns") else frame)
+    total = _reduce(cols.frame(), partial(_partition_values, additive, template, local), _add)
+    (exact,) = dask.compute(total)
+    return finish(exact)
+
+
+def _partition_values(
+    measurements: list[Measurement],
+    template: Mapping[Any, Any],
+    local: Callable[[Any, Mapping[Any, Any]], dict[str, NDArray[Any]]],
+    part: pd.DataFrame,
+) -> dict[str, NDArray[Any]]:
+    """The pandas path on one partition; counts as exact Python integers."""
+    data = {k: _local(v, part) for k, v in template.items()}
+    data["rows"] = len(part)  # this partition's rows (the plan's own n stays on the client)
+    out = local(measurements, data)
+    return {k: (v if v.dtype == object else _integers(v)) for k, v in out.items()}
+
+
+def _integers(counts: NDArray[Any]) -> NDArray[Any]:
+    arr = np.empty(counts.shape, dtype=object)
+    arr[:] = [int(v) for v in counts.reshape(-1)]
+    return arr
+
+
+def _add(*partials: dict[str, NDArray[Any]]) -> dict[str, NDArray[Any]]:
+    """Exact sum of per-partition values (object vectors of ints and Fractions)."""
+    first, *rest = partials
+    out = {k: v.copy() for k, v in first.items()}
+    for p in rest:
+        for k, v in p.items():
+            out[k] = out[k] + v
+    return out
+
+
+def _additive(
+    ms: list[Measurement], data: Mapping[Any, Any]
+) -> tuple[list[Measurement], Callable[[dict[str, NDArray[Any]]], dict[str, NDArray[Any]]]]:
+    """Rewrite the direct releases (not sums over rows) into sums, and their finisher.
+
+    ``mean_direct = mid + Σy / n`` and ``var_direct = (Σy² - (Σy)² / n) / (n - 1)``
+    (``n`` public) come from the column's exact centred sum and squares.
+    """
+    direct = {m.key: m for m in ms if m.statistic in ("mean_direct", "var_direct")}
+    if not direct:
+        return ms, _as_released
+    out = [m for m in ms if m.key not in direct]
+    for key, m in direct.items():
+        out.append(replace(m, key=f"{key} \x00sum", statistic="centred_sum"))
+        if m.statistic == "var_direct":
+            out.append(replace(m, key=f"{key} \x00squares", statistic="centred_squares"))
+
+    def finish(exact: dict[str, NDArray[Any]]) -> dict[str, NDArray[Any]]:
+        n = int(data["rows"])
+        values = _as_released({k: v for k, v in exact.items() if "\x00" not in k})
+        for key, m in direct.items():
+            total = exact[f"{key} \x00sum"][0]
+            if m.statistic == "mean_direct":
+                decl = data[("decl", m.source[1])]
+                mid = Fraction(decl.lower) + Fraction(decl.width) / 2
+                value = mid + total / n
+            else:
+                value = (exact[f"{key} \x00squares"][0] - total * total / n) / (n - 1)
+            arr = np.empty(1, dtype=object)
+            arr[0] = value
+            values[key] = arr
+        return values
+
+    return out, finish
+
+
+def _as_released(exact: dict[str, NDArray[Any]]) -> dict[str, NDArray[Any]]:
+    """Counts back to float vectors (whole numbers), sums stay exact rationals."""
+    out: dict[str, NDArray[Any]] = {}
+    for k, v in exact.items():
+        if all(isinstance(x, int) for x in v):
+            out[k] = np.array([float(x) for x in v], dtype=np.float64)
+        else:
+            out[k] = v
+    return out
+
+
+# ----------------------------------------------------------------------------- kernels
+
+
+def _compute(value: Any) -> Any:
+    import dask
+
+    (out,) = dask.compute(value)
+    return out
+
+
+def _frame_of(series: Sequence[Any], groups: PartitionGroups | None) -> tuple[Any, list[Any]]:
+    cols = _Columns()
+    markers = [cols.marker(s) for s in series]
+    g = None if groups is None else _template(groups, cols)
+    return cols.frame(), [markers, g]
+
+
+def moments(
+    series: Any,
+    lower: float,
+    upper: float,
+    *,
+    squares: bool,
+    groups: PartitionGroups | None = None,
+) -> MomentSums:
+    """:func:`pandas_dp.engines.pandas.moments` of a Dask Series (exact, any partitioning).
+
+    Parameters
+    ----------
+    series : dask Series
+        A numeric or boolean column.
+    lower, upper : float
+        Declared bounds.
+    squares : bool
+        Whether to accumulate the squares.
+    groups : PartitionGroups, optional
+        Group codes computed per partition; ``None``: one group of all rows.
+
+    Returns
+    -------
+    MomentSums
+
+    Examples
+    --------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> s = dd.from_pandas(pd.Series([1.0, 3.5, 3.0]), npartitions=3)
+    >>> moments(s, 0.0, 4.0, squares=False).total_value
+    array([1.5])
+    """
+    frame, (markers, g) = _frame_of([series], groups)
+
+    def kernel(part: pd.DataFrame) -> MomentSums:
+        codes = None if g is None else _local(g, part)
+        return local_engine.moments(
+            _local(markers[0], part), lower, upper, squares=squares, groups=codes
+        )
+
+    def add(*parts: MomentSums) -> MomentSums:
+        return MomentSums(
+            sum((p.count for p in parts[1:]), parts[0].count),
+            [sum(t) for t in zip(*(p.total for p in parts), strict=True)],
+            [sum(t) for t in zip(*(p.squares for p in parts), strict=True)],
+            parts[0].step,
+            parts[0].square_step,
+        )
+
+    result: MomentSums = _compute(_reduce(frame, kernel, add))
+    return result
+
+
+def products(
+    columns: Sequence[Any], lowers: Sequence[float], uppers: Sequence[float]
+) -> ProductSums:
+    """:func:`pandas_dp.engines.pandas.products` of Dask Series (exact, any partitioning).
+
+    Parameters
+    ----------
+    columns : sequence of dask Series
+        Numeric columns of one frame.
+    lowers, uppers : sequence of float
+        Declared bounds per column.
+
+    Returns
+    -------
+    ProductSums
+
+    Examples
+    --------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> df = dd.from_pandas(pd.DataFrame({"a": [0.0, 2.0], "b": [1.0, None]}), npartitions=2)
+    >>> products([df["a"], df["b"]], [0, 0], [2, 2]).count
+    array([1])
+    """
+    frame, (markers, _) = _frame_of(list(columns), None)
+
+    def kernel(part: pd.DataFrame) -> ProductSums:
+        return local_engine.products([_local(m, part) for m in markers], lowers, uppers)
+
+    def add(*parts: ProductSums) -> ProductSums:
+        first = parts[0]
+        return ProductSums(
+            sum((p.count for p in parts[1:]), first.count),
+            [sum(t) for t in zip(*(p.totals for p in parts), strict=True)],
+            {ij: sum(p.products[ij] for p in parts) for ij in first.products},
+            first.steps,
+            first.product_steps,
+        )
+
+    result: ProductSums = _compute(_reduce(frame, kernel, add))
+    return result
+
+
+def category_counts(
+    series: Any, categories: Sequence[object], *, groups: PartitionGroups | None = None
+) -> CategoryCounts:
+    """:func:`pandas_dp.engines.pandas.category_counts` of a Dask Series.
+
+    Parameters
+    ----------
+    series : dask Series
+        Any column.
+    categories : sequence
+        The declared categories (public).
+    groups : PartitionGroups, optional
+        Group codes computed per partition.
+
+    Returns
+    -------
+    CategoryCounts
+
+    Examples
+    --------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> s = dd.from_pandas(pd.Series(["a", "b", None, "a", "q"]), npartitions=2)
+    >>> c = category_counts(s, ["a", "b"])
+    >>> c.counts, c.missing, c.other
+    (array([[2, 1]]), array([1]), array([1]))
+    """
+    frame, (markers, g) = _frame_of([series], groups)
+
+    def kernel(part: pd.DataFrame) -> CategoryCounts:
+        codes = None if g is None else _local(g, part)
+        return local_engine.category_counts(_local(markers[0], part), categories, groups=codes)
+
+    def add(*parts: CategoryCounts) -> CategoryCounts:
+        return CategoryCounts(
+            sum((p.counts for p in parts[1:]), parts[0].counts),
+            sum((p.missing for p in parts[1:]), parts[0].missing),
+            sum((p.other for p in parts[1:]), parts[0].other),
+        )
+
+    result: CategoryCounts = _compute(_reduce(frame, kernel, add))
+    return result
+
+
+def present_counts(series: Any, groups: PartitionGroups | None = None) -> NDArray[np.int64]:
+    """Non-missing values per group of a Dask Series (private).
+
+    Examples
+    --------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> present_counts(dd.from_pandas(pd.Series(["a", None, "b"]), npartitions=2))
+    array([2])
+    """
+    frame, (markers, g) = _frame_of([series], groups)
+
+    def kernel(part: pd.DataFrame) -> NDArray[np.int64]:
+        codes = None if g is None else _local(g, part)
+        return local_engine.present_counts(_local(markers[0], part), codes)
+
+    result: NDArray[np.int64] = _compute(_reduce(frame, kernel, _sum_arrays))
+    return result
+
+
+def row_counts(frame: Any, groups: PartitionGroups | None = None) -> NDArray[np.int64]:
+    """Rows per group of a Dask DataFrame or Series (private).
+
+    Examples
+    --------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> row_counts(dd.from_pandas(pd.DataFrame({"a": range(5)}), npartitions=2))
+    array([5])
+    """
+    first = frame[frame.columns[0]] if hasattr(frame, "columns") else frame
+    data, (_, g) = _frame_of([first], groups)
+
+    def kernel(part: pd.DataFrame) -> NDArray[np.int64]:
+        codes = None if g is None else _local(g, part)
+        return local_engine.row_counts(codes, len(part))
+
+    result: NDArray[np.int64] = _compute(_reduce(data, kernel, _sum_arrays))
+    return result
+
+
+def _sum_arrays(*parts: NDArray[np.int64]) -> NDArray[np.int64]:
+    return sum(parts[1:], parts[0])
