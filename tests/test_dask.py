@@ -57,6 +57,15 @@ CATS = {"sex": ["f", "m"], "region": ["n", "s", "e", "w"], "smoker": [False, Tru
 
 # name -> release of an accessor (pandas' df.dp or Dask's ddf.dp); same random_state
 RELEASES: dict[str, Callable[[Any], Any]] = {
+    "quantiles": lambda dp: dp.quantile(
+        ["age", "income"], [0.25, 0.5], epsilon=1.0, bounds=BOUNDS, random_state=11
+    ),
+    "grouped median": lambda dp: dp.groupby("region", keys=CATS["region"]).median(
+        "age", epsilon=1.0, bounds=BOUNDS, random_state=12
+    ),
+    "grouped describe": lambda dp: dp.groupby("region", keys=CATS["region"]).describe(
+        ["age", "sex"], epsilon=1.0, bounds=BOUNDS, categories=CATS, random_state=13
+    ),
     "count": lambda dp: dp.count(epsilon=1.0, random_state=1),
     "len": lambda dp: dp.len(epsilon=1.0, random_state=2),
     "sum": lambda dp: dp.sum(["age", "income"], epsilon=1.0, bounds=BOUNDS, random_state=3),

@@ -53,9 +53,6 @@ _T = TypeVar("_T")
 _NOT_YET = {
     "counts": "predicate counts (ddf.dp.counts) are not available on Dask yet; "
     "compute the masks as boolean columns and use value_counts",
-    "quantile": "quantiles are not available on Dask yet (their grid counts will merge "
-    "like the other partial sums); compute them on pandas",
-    "median": "medians are not available on Dask yet; compute them on pandas",
 }
 
 
