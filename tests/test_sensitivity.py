@@ -40,8 +40,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import pandas_dp.plan as plan_module
-from pandas_dp import engines
+from pandas_dp import engines, measure
 from pandas_dp.declarations import NumericDeclaration
 from pandas_dp.errors import InvalidBoundsError
 from pandas_dp.plan import Plan, Settings
@@ -355,7 +354,7 @@ def test_enumeration_covers_what_it_claims() -> None:
 
 @pytest.mark.parametrize("bounds", BOUNDS, ids=str)
 def test_composition_matches_the_plan(bounds: tuple[float, float]) -> None:
-    """engine_values composes the engine's sums as plan._exact_values does."""
+    """engine_values composes the engine's sums as measure.exact_values does."""
     a, b = bounds
     decl = NumericDeclaration("x", a, b)
     for rows in world(a, b, 2).rows[::37]:
@@ -364,7 +363,7 @@ def test_composition_matches_the_plan(bounds: tuple[float, float]) -> None:
         plan = Plan(Settings(epsilon=1.0, neighbouring="substitute", rows=len(rows)))
         keys = plan.moments(decl, ONE_COLUMN[:1] + ONE_COLUMN[2:])
         data = {"x": pd.Series(rows, dtype="float64"), ("decl", "x"): decl, "rows": len(rows)}
-        got = plan_module._exact_values(plan.measurements.values(), data)
+        got = measure.exact_values(plan.measurements.values(), data)
         mine = engine_values(rows, a, b)
         for stat, key in keys.items():
             assert got[key][0] == mine[stat], (stat, rows)
