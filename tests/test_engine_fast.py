@@ -194,3 +194,26 @@ def test_group_codes_feed_grouped_moments(both: Any) -> None:
 
     fast, slow = both(run)
     _same_moments(fast, slow)
+
+
+def test_row_counts(both: Any) -> None:
+    codes = np.random.default_rng(14).integers(-1, 9, 5000).astype(np.intp)
+    for size in (9, 12):
+        fast, slow = both(lambda s=size: engines.row_counts(engines.Groups(codes, s), 5000))
+        assert fast.dtype == np.int64 and np.array_equal(fast, slow)
+        assert fast.tolist() == [int((codes == c).sum()) for c in range(size)]
+
+
+def test_out_of_range_group_codes_raise(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A code at or above ``size`` is a caller's bug: the compiled kernels (which do
+    not check array bounds) refuse it rather than write past their tallies."""
+    monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 0)
+    codes = np.array([0, 1, 5, -1] * 100, dtype=np.intp)
+    groups = engines.Groups(codes, 2)
+    x = pd.Series(np.arange(400.0))
+    with pytest.raises(ValueError, match="out of range"):
+        engines.moments(x, 0.0, 1.0, squares=False, groups=groups)
+    with pytest.raises(ValueError, match="out of range"):
+        engines.present_counts(x, groups)
+    with pytest.raises(ValueError, match="out of range"):
+        engines.row_counts(groups, 400)

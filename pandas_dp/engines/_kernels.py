@@ -12,8 +12,14 @@ does, and the bit pattern of ``t + R`` read as an ``int64`` is ``bits(R) + rint(
 The kernels add those bit patterns minus ``bits(R)``: two vector instructions (an
 addition and an integer addition) instead of a rounding, a conversion and an
 addition. Every rounded quantity here is at most ``2**38`` in size
-(:data:`pandas_dp.engines.pandas.STEP_BITS`). No kernel is compiled with fast-math:
-every float operation is the IEEE one that numpy performs.
+(:data:`pandas_dp.engines.pandas.STEP_BITS`).
+
+The moment kernels let the compiler fuse ``t * scale + R`` into one multiply-add
+(fast-math flag ``contract``, nothing else): ``scale`` is a power of two, so the
+product is exact (or, below the normal range, far below 1/2 and rounded to ``R``
+either way), and the fused and the unfused forms round the same exact sum once.
+No float reduction is reassociated; every other float operation is the IEEE one
+that numpy performs.
 
 A missing value (NaN) falls through the clamp ``max(min(v, h), -h)`` as ``-h`` (an
 ordered comparison with NaN is false); the kernels count the NaNs and subtract
@@ -36,11 +42,17 @@ ROUNDER = 1.5 * 2.0**52
 ROUNDER_BITS = int(np.array(ROUNDER).view(np.int64))
 
 
-def _jit(fn: Any) -> Any:
+def _jit(fn: Any, fastmath: set[str] | bool = False) -> Any:
+    options: dict[str, Any] = {"nogil": True, "error_model": "numpy", "fastmath": fastmath}
     try:
-        return numba.njit(cache=True, nogil=True, error_model="numpy")(fn)
+        return numba.njit(cache=True, **options)(fn)
     except Exception:  # no usable cache location: compile in memory
-        return numba.njit(nogil=True, error_model="numpy")(fn)
+        return numba.njit(**options)(fn)
+
+
+def _jit_fused(fn: Any) -> Any:
+    """:func:`_jit` allowing ``a * b + c`` as one fused multiply-add (see the module)."""
+    return _jit(fn, {"contract"})
 
 
 @intrinsic
@@ -64,7 +76,7 @@ def rounded(t: float) -> Any:  # pragma: no cover (compiled)
     return _bits(t + ROUNDER) - ROUNDER_BITS
 
 
-@_jit
+@_jit_fused
 def sums(x: Any, mid: float, half: float, scale: float) -> Any:  # pragma: no cover
     """``(missing, Σ round(clamp(x - mid) * scale))`` over the non-missing values."""
     missing = np.int64(0)
@@ -78,7 +90,7 @@ def sums(x: Any, mid: float, half: float, scale: float) -> Any:  # pragma: no co
     return missing, total - missing * rounded(-half * scale)
 
 
-@_jit
+@_jit_fused
 def sums_squares(
     x: Any, mid: float, half: float, scale: float, sq_scale: float
 ) -> Any:  # pragma: no cover
@@ -101,7 +113,7 @@ def sums_squares(
     )
 
 
-@_jit
+@_jit_fused
 def grouped(
     x: Any,
     codes: Any,
@@ -113,11 +125,17 @@ def grouped(
     count: Any,
     total: Any,
     sq: Any,
-) -> None:  # pragma: no cover
-    """Per group (``codes[i] >= 0``) non-missing count, sums and squares, added in place."""
+) -> Any:  # pragma: no cover
+    """Per group (``codes[i] >= 0``) non-missing count, sums and squares, added in place.
+
+    Returns the number of codes at or above ``len(count)`` (skipped; a caller's bug).
+    """
+    size = np.uint64(count.shape[0])
+    stray = np.int64(0)
     for i in range(x.shape[0]):
         g = codes[i]
-        if g < 0:
+        if np.uint64(g) >= size:  # -1 (no group), or out of range
+            stray += g >= 0
             continue
         v = x[i] - mid
         if v != v:
@@ -128,6 +146,7 @@ def grouped(
         total[g] += _bits(y * scale + ROUNDER) - ROUNDER_BITS
         if squares:
             sq[g] += _bits(y * y * sq_scale + ROUNDER) - ROUNDER_BITS
+    return stray
 
 
 @_jit
@@ -140,17 +159,26 @@ def nan_count(x: Any) -> Any:  # pragma: no cover
 
 
 @_jit
-def grouped_present(x: Any, codes: Any, count: Any) -> None:  # pragma: no cover
-    """Per group (``codes[i] >= 0``), the non-NaN values, added into ``count``."""
+def grouped_present(x: Any, codes: Any, count: Any) -> Any:  # pragma: no cover
+    """Per group (``codes[i] >= 0``), the non-NaN values, added into ``count``.
+
+    Returns the number of codes at or above ``len(count)`` (skipped).
+    """
+    size = np.uint64(count.shape[0])
+    stray = np.int64(0)
     for i in range(x.shape[0]):
         g = codes[i]
-        if g >= 0 and x[i] == x[i]:
+        if np.uint64(g) >= size:
+            stray += g >= 0
+        elif x[i] == x[i]:
             count[g] += 1
+    return stray
 
 
 @_jit
 def code_counts(codes: Any, low: int, size: int) -> Any:  # pragma: no cover
-    """Counts of the integer codes ``low .. low + size - 1`` (all codes must be in it).
+    """Counts of the integer codes ``low .. low + size - 1``: every code MUST be in
+    that range (e.g. a categorical's codes, ``-1 .. K - 1``); nothing is checked.
 
     Four interleaved tallies: consecutive equal codes do not wait on each other's
     increment.
@@ -170,6 +198,33 @@ def code_counts(codes: Any, low: int, size: int) -> Any:  # pragma: no cover
         for c in range(size):
             out[c] += tally[j, c]
     return out
+
+
+@_jit
+def checked_code_counts(codes: Any, low: int, size: int) -> Any:  # pragma: no cover
+    """:func:`code_counts` for codes of any value: ``(counts, stray)``, ``stray`` the
+    number of codes outside the range (not counted)."""
+    tally = np.zeros((4, size + 1), dtype=np.int64)  # last column: stray codes
+    n = codes.shape[0]
+    whole = n - n % 4
+    for i in range(0, whole, 4):
+        for j in range(4):
+            c = np.int64(codes[i + j]) - low
+            if 0 <= c < size:
+                tally[j, c] += 1
+            else:
+                tally[j, size] += 1
+    for i in range(whole, n):
+        c = np.int64(codes[i]) - low
+        if 0 <= c < size:
+            tally[0, c] += 1
+        else:
+            tally[0, size] += 1
+    out = np.zeros(size + 1, dtype=np.int64)
+    for j in range(4):
+        for b in range(size + 1):
+            out[b] += tally[j, b]
+    return out[:size], out[size]
 
 
 @_jit

@@ -141,9 +141,10 @@ def moments(
         count = np.zeros(size, dtype=np.int64)
         total = np.zeros(size, dtype=np.int64)
         sq = np.zeros(size, dtype=np.int64) if squares else count[:0]
-        k.grouped(
+        stray = k.grouped(
             x[start:stop], codes[start:stop], mid, half, scale, sq_scale, squares, count, total, sq
         )
+        _no_stray(int(stray))
         return count, total, sq
 
     tallies = run_parts(run_grouped, n)
@@ -169,20 +170,37 @@ def present_counts(
 
     def run(start: int, stop: int) -> NDArray[np.int64]:
         count = np.zeros(size, dtype=np.int64)
-        k.grouped_present(x[start:stop], codes[start:stop], count)
+        _no_stray(int(k.grouped_present(x[start:stop], codes[start:stop], count)))
         return count
 
     return np.sum(run_parts(run, x.shape[0]), axis=0, dtype=np.int64).reshape(size)
 
 
-def code_counts(k: Any, codes: NDArray[np.integer[Any]], low: int, size: int) -> NDArray[np.int64]:
-    """Counts of the integer codes ``low .. low + size - 1`` (every code in that range)."""
+def code_counts(
+    k: Any, codes: NDArray[np.integer[Any]], low: int, size: int, *, trusted: bool = False
+) -> NDArray[np.int64]:
+    """Counts of the integer codes ``low .. low + size - 1``.
+
+    ``trusted``: every code is known to be in range (a categorical's own codes), so
+    no code is checked. Otherwise a code out of range (a caller's bug, never a data
+    value) raises ``ValueError``.
+    """
 
     def run(start: int, stop: int) -> NDArray[np.int64]:
-        out: NDArray[np.int64] = k.code_counts(codes[start:stop], low, size)
-        return out
+        part = codes[start:stop]
+        if trusted:
+            out: NDArray[np.int64] = k.code_counts(part, low, size)
+            return out
+        counted, stray = k.checked_code_counts(part, low, size)
+        _no_stray(int(stray))
+        return counted  # type: ignore[no-any-return]
 
     return np.sum(run_parts(run, codes.shape[0]), axis=0, dtype=np.int64).reshape(size)
+
+
+def _no_stray(stray: int) -> None:
+    if stray:
+        raise ValueError(f"{stray} group codes are out of range (a bug in the caller)")
 
 
 def key_codes(

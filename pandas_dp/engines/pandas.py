@@ -243,6 +243,15 @@ def present_counts(series: pd.Series, groups: Groups | None) -> NDArray[np.int64
 
 def _bincount(codes: NDArray[Any], size: int, weights: NDArray[Any] | None = None) -> NDArray[Any]:
     """``bincount`` over codes in ``-1 .. size - 1``, the ``-1`` bin dropped."""
+    if (
+        weights is None
+        and codes.shape[0] >= FAST_MIN_ROWS
+        and size < _TABLE_ROWS
+        and (fast := _fast_kernels()) is not None
+    ):  # one compiled pass, no shifted copy of the codes
+        from pandas_dp.engines import _numba
+
+        return _numba.code_counts(fast, codes, -1, size + 1)[1:]
     tally = np.bincount(codes + 1, weights=weights, minlength=size + 1)
     return tally[1:] if weights is not None else tally[1:].astype(np.int64, copy=False)
 
@@ -736,7 +745,7 @@ def _categorical_counts(
     if fast is not None:  # one pass, per-thread tallies of the codes -1 .. k - 1
         from pandas_dp.engines import _numba
 
-        tally = _numba.code_counts(fast, codes, -1, k + 1)
+        tally = _numba.code_counts(fast, codes, -1, k + 1, trusted=True)
         per_code, missing = tally[1:], int(tally[0])
     elif k <= _FEW_CATEGORIES:  # a few passes over the narrow codes beat widening them
         per_code = np.array([np.count_nonzero(codes == c) for c in range(k)], dtype=np.int64)
