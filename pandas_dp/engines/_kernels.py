@@ -253,3 +253,13 @@ def key_codes(
             code[i] = undeclared
         else:
             code[i] = previous * radix + slot
+
+
+@_jit
+def table_codes(values: Any, low: int, table: Any, code: Any) -> None:  # pragma: no cover
+    """``code[i] = table[values[i] - low]``, or the table's last entry off the table."""
+    last = np.uint64(table.shape[0] - 1)
+    shift = np.uint64(low)
+    for i in range(values.shape[0]):
+        offset = np.uint64(values[i]) - shift
+        code[i] = table[offset if offset < last else last]

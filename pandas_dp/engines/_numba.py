@@ -230,6 +230,15 @@ def key_codes(
         Per row, the code; ``-1`` when a key is missing.
     """
     code = np.empty(rows, dtype=np.intp)
+    if len(columns) == 1:  # one key column: a plain table look-up of the final code
+        values, low, table, radix = columns[0]
+        final = np.where(table < radix, table, np.where(table == radix, undeclared, -1))
+        final = final.astype(np.intp)
+        run_parts(
+            lambda start, stop: k.table_codes(values[start:stop], low, final, code[start:stop]),
+            rows,
+        )
+        return code
 
     def run(start: int, stop: int) -> None:
         last = len(columns) - 1
