@@ -44,8 +44,10 @@ T = TypeVar("T")
 BLOCK: Final = 1 << 24
 #: Threads for one ungrouped column (its parts are added as integers, in any order).
 THREADS: int = min(4, os.cpu_count() or 1)
-#: Fewest rows per thread.
+#: Fewest rows per part.
 PARALLEL_ROWS: int = 1 << 18
+#: Parts per thread of a long column (the pool hands them out as threads free up).
+PARTS_PER_THREAD: int = 4
 
 
 @functools.cache
@@ -69,8 +71,10 @@ def _pool() -> ThreadPoolExecutor:
 
 
 def spans(n: int) -> list[tuple[int, int]]:
-    """Row ranges of at most :data:`BLOCK` rows, one per thread when ``n`` is large."""
-    step = min(BLOCK, max(PARALLEL_ROWS, -(-n // THREADS), 1))
+    """Row ranges of at most :data:`BLOCK` rows and at least :data:`PARALLEL_ROWS`,
+    :data:`PARTS_PER_THREAD` per thread when ``n`` is large (a thread that gets a
+    free core takes more of them than one sharing its core)."""
+    step = min(BLOCK, max(PARALLEL_ROWS, -(-n // (THREADS * PARTS_PER_THREAD)), 1))
     return [(start, min(start + step, n)) for start in range(0, n, step)] or [(0, 0)]
 
 
