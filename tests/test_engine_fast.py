@@ -217,3 +217,24 @@ def test_out_of_range_group_codes_raise(monkeypatch: pytest.MonkeyPatch) -> None
         engines.present_counts(x, groups)
     with pytest.raises(ValueError, match="out of range"):
         engines.row_counts(groups, 400)
+
+
+def test_big_endian_columns(both: Any) -> None:
+    """Non-native byte order (which the compiled kernels cannot take) falls back to
+    numpy instead of raising after the budget is charged."""
+    rng = np.random.default_rng(15)
+    x = rng.normal(0, 3, 3000)
+    x[::7] = np.nan
+    floats = pd.Series(x.astype(">f8"))
+    ints = pd.Series(rng.integers(-5, 5, 3000).astype(">i8"))
+    groups = engines.Groups(rng.integers(-1, 3, 3000).astype(np.intp), 3)
+    for series in (floats, ints):
+        for g in (None, groups):
+            fast, slow = both(
+                lambda s=series, g=g: engines.moments(s, -2.0, 2.0, squares=True, groups=g)
+            )
+            _same_moments(fast, slow)
+            fast, slow = both(lambda s=series, g=g: engines.present_counts(s, g))
+            assert np.array_equal(fast, slow)
+    fast, slow = both(lambda: engines.group_codes([ints], [[0, 1, 2]], other=True))
+    assert np.array_equal(fast.codes, slow.codes)

@@ -226,7 +226,7 @@ def present_counts(series: pd.Series, groups: Groups | None) -> NDArray[np.int64
         return row_counts(groups, len(series))
     if isinstance(dtype, np.dtype) and dtype.kind == "f":
         x = series.to_numpy(copy=False)
-        fast = _fast_kernels() if x.shape[0] >= FAST_MIN_ROWS else None
+        fast = _fast_kernels() if x.shape[0] >= FAST_MIN_ROWS and dtype.isnative else None
         if fast is not None:
             from pandas_dp.engines import _numba
 
@@ -385,6 +385,7 @@ def moments(
     if (
         n >= FAST_MIN_ROWS
         and (x.dtype == np.float64 or x.dtype.kind in "iub")
+        and x.dtype.isnative  # (the compiled kernels take native byte order only)
         and scale is not None
         and sq_scale is not None
         and (fast := _fast_kernels()) is not None
@@ -860,7 +861,7 @@ def group_codes(
         tables = [
             _key_table(column, declared) for column, declared in zip(columns, keys, strict=True)
         ]
-        if all(t is not None for t in tables):  # one fused compiled pass per key column
+        if all(t is not None and t[0].dtype.isnative for t in tables):  # one compiled pass
             from pandas_dp.engines import _numba
 
             parts = [(*t, r) for t, r in zip(tables, radix, strict=True) if t is not None]
