@@ -614,6 +614,16 @@ def _integer_table(index: dict[Any, int], k: int) -> tuple[int, NDArray[np.intp]
     return lo, table
 
 
+def _category_codes(series: pd.Series) -> NDArray[np.integer[Any]]:
+    """A categorical column's integer codes (``-1``: missing), without a copy
+    (``series.cat.codes`` copies them into a new Series)."""
+    values = series.array
+    codes: NDArray[np.integer[Any]] = (
+        values.codes if isinstance(values, pd.Categorical) else series.cat.codes.to_numpy()
+    )
+    return codes
+
+
 def _slot_function(index: dict[Any, int], k: int) -> Callable[[Any], int]:
     """A value's slot: its declared position, ``k`` if undeclared, ``k + 1`` if missing."""
 
@@ -641,7 +651,7 @@ def _key_table(
     if isinstance(dtype, pd.CategoricalDtype):
         slot = _slot_function(index, k)
         slots = [k + 1] + [slot(v) for v in dtype.categories] + [k]  # code -1: missing
-        return series.cat.codes.to_numpy(), -1, np.array(slots, dtype=np.intp)
+        return _category_codes(series), -1, np.array(slots, dtype=np.intp)
     if isinstance(dtype, np.dtype) and (
         dtype.kind == "i" or (dtype.kind == "u" and dtype.itemsize < 8)
     ):  # (int64 wrap-around cannot make a match: both sides are in the int64 range)
@@ -660,7 +670,8 @@ def _slots(series: pd.Series, keys: Sequence[object]) -> NDArray[np.intp]:
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype):
         lookup = np.array([slot(v) for v in dtype.categories] + [k + 1], dtype=np.intp)
-        return lookup[series.cat.codes.to_numpy()]  # code -1 (missing) -> last entry
+        by_code: NDArray[np.intp] = lookup[_category_codes(series)]  # code -1: last entry
+        return by_code
     table = _key_table(series, keys)
     if table is not None:  # a small lookup table over the declared integers' span
         values, lo, lookup = table
@@ -740,7 +751,7 @@ def _categorical_counts(
     series: pd.Series, dtype: pd.CategoricalDtype, categories: Sequence[object]
 ) -> CategoryCounts:
     """A categorical column, one group: counts of its integer codes (``-1`` = missing)."""
-    codes = series.cat.codes.to_numpy()
+    codes = _category_codes(series)
     k = len(dtype.categories)
     fast = _fast_kernels() if codes.shape[0] >= FAST_MIN_ROWS and k < _TABLE_ROWS else None
     if fast is not None:  # one pass, per-thread tallies of the codes -1 .. k - 1
