@@ -238,3 +238,25 @@ def test_big_endian_columns(both: Any) -> None:
             assert np.array_equal(fast, slow)
     fast, slow = both(lambda: engines.group_codes([ints], [[0, 1, 2]], other=True))
     assert np.array_equal(fast.codes, slow.codes)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+def test_threads_work_in_a_forked_child(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A child made by fork after the thread pool exists gets its own pool (the
+    parent's threads do not exist in it): a threaded release there must not hang."""
+    import multiprocessing
+
+    from pandas_dp.engines import _numba
+
+    monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 0)
+    monkeypatch.setattr(_numba, "PARALLEL_ROWS", 700)
+    x = pd.Series(np.arange(20000.0))
+    want = engines.moments(x, 0.0, 10.0, squares=False)  # the parent's pool is now up
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        got = pool.apply_async(_child_total, (x,)).get(timeout=60)
+    assert got == want.total
+
+
+def _child_total(x: pd.Series) -> list[int]:
+    return engines.moments(x, 0.0, 10.0, squares=False).total

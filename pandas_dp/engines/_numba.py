@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -64,10 +65,21 @@ def kernels() -> Any | None:
         return _kernels
 
 
-@functools.cache
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+_POOL_LOCK = threading.Lock()
+
+
 def _pool() -> ThreadPoolExecutor:
-    """One pool for the process (made on first use: threads cost ~60 us to start)."""
-    return ThreadPoolExecutor(THREADS, thread_name_prefix="pandas-dp-engine")
+    """One pool per process, made on first use (threads cost ~60 us to start). Keyed
+    by process id: a child made by ``fork`` inherits the parent's pool object but
+    none of its threads, so it makes its own."""
+    pid = os.getpid()
+    with _POOL_LOCK:
+        pool = _POOLS.get(pid)
+        if pool is None:
+            _POOLS.clear()
+            pool = _POOLS[pid] = ThreadPoolExecutor(THREADS, thread_name_prefix="pandas-dp-engine")
+        return pool
 
 
 def spans(n: int) -> list[tuple[int, int]]:
