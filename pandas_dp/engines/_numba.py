@@ -1,132 +1,102 @@
 """Optional compiled kernels of the pandas engine (``pip install "pandas-dp[fast]"``).
 
-numba is imported, and the kernels are compiled, only on the first call that uses
-them (never by ``import pandas_dp``); compiled code is cached on disk when the
-package directory allows it. Without numba, :func:`kernels` returns ``None`` and
-the engine stays on numpy.
+numba is imported, and the kernels (:mod:`pandas_dp.engines._kernels`) are
+compiled, only on the first call that uses them (never by ``import pandas_dp``);
+compiled code is cached on disk when the package directory allows it. Without
+numba, :func:`kernels` returns ``None`` and the engine stays on numpy.
 
 The kernels compute the very integers of the numpy kernels: the same clamp, the
 same centring (``x - mid`` in float64), the same scaling (a multiplication by the
-power of two ``1 / step``, equal to the division), the same round-half-to-even
-(``rint``), and integer additions, which are exact and associative. A call covers
-at most ``2**24`` rows, so an ``int64`` sum of values of at most ``2**38`` stays
-below ``2**62``; the caller adds the calls' results as Python integers. Reassociated
-(vectorized) additions are allowed to the compiler: on integers they change nothing.
+power of two ``1 / step``, equal to the division), the same round-half-to-even, and
+integer additions, which are exact and associative. A call covers at most ``2**24``
+rows, so an ``int64`` sum of values of at most ``2**38`` stays below ``2**62``; the
+caller adds the calls' results as Python integers. No float reduction is ever
+reassociated: the only reductions are integer ones.
 
 Why numba: measured at 10**7 rows (benchmarks/run.py), the chunked numpy kernel
 makes five to six passes over each chunk (subtract, clip, NaN test, scale, round,
 sum) and runs at about 4-7x one ``x.sum()``; a fused compiled loop reads each
-value once and vectorizes. An ungrouped column of more than ``2**20`` rows is split
-over up to four threads (the kernels release the GIL); each part's integer sums
-are added exactly, so the result does not depend on the split.
+value once and vectorizes. Group keys are mapped to codes in one compiled pass per
+key column (the numpy path makes about ten), categorical codes are tallied in one
+pass, and a float column's missing values are counted in one pass without a mask.
+
+Threads: a column of more than :data:`PARALLEL_ROWS` rows is split into at most
+:data:`THREADS` parts (the kernels release the GIL), each with its own integer
+sums or per-group tallies, added exactly afterwards: the result does not depend on
+the split, the number of threads or their timing.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import threading
 import warnings
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
+
+T = TypeVar("T")
 
 #: Rows per kernel call: ``2**24`` values of at most ``2**38`` sum below ``2**62``.
 BLOCK: Final = 1 << 24
 #: Threads for one ungrouped column (its parts are added as integers, in any order).
 THREADS: int = min(4, os.cpu_count() or 1)
-#: Fewest rows per thread.
-PARALLEL_ROWS: int = 1 << 20
+#: Fewest rows per part.
+PARALLEL_ROWS: int = 1 << 18
+#: Parts per thread of a long column (the pool hands them out as threads free up).
+PARTS_PER_THREAD: int = 4
 
 
 @functools.cache
 def kernels() -> Any | None:
-    """The compiled kernels (a namespace of njit functions), or ``None`` without numba."""
+    """The compiled kernels (:mod:`pandas_dp.engines._kernels`), or ``None`` without numba."""
     try:
-        import numba
+        import numba  # noqa: F401
     except ImportError:
         return None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # e.g. a read-only cache directory
-        return _build(numba)
+        from pandas_dp.engines import _kernels
+
+        return _kernels
 
 
-def _build(numba: Any) -> Any:
-    def jit(fn: Any) -> Any:
-        options = {"nogil": True, "error_model": "numpy", "fastmath": {"reassoc"}}
-        try:
-            return numba.njit(cache=True, **options)(fn)
-        except Exception:  # no usable cache location: compile in memory
-            return numba.njit(**options)(fn)
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+_POOL_LOCK = threading.Lock()
 
-    @jit
-    def sums(x: Any, mid: float, half: float, scale: float) -> Any:  # pragma: no cover
-        missing = np.int64(0)
-        total = np.int64(0)
-        for i in range(x.shape[0]):
-            v = x[i] - mid
-            hole = v != v
-            y = v if v > -half else -half
-            y = y if y < half else half
-            y = 0.0 if hole else y
-            missing += hole
-            total += np.int64(np.rint(y * scale))
-        return missing, total
 
-    @jit
-    def sums_squares(
-        x: Any, mid: float, half: float, scale: float, sq_scale: float
-    ) -> Any:  # pragma: no cover
-        missing = np.int64(0)
-        total = np.int64(0)
-        squares = np.int64(0)
-        for i in range(x.shape[0]):
-            v = x[i] - mid
-            hole = v != v
-            y = v if v > -half else -half
-            y = y if y < half else half
-            y = 0.0 if hole else y
-            missing += hole
-            total += np.int64(np.rint(y * scale))
-            squares += np.int64(np.rint(y * y * sq_scale))
-        return missing, total, squares
+def _pool() -> ThreadPoolExecutor:
+    """One pool per process, made on first use (threads cost ~60 us to start). Keyed
+    by process id: a child made by ``fork`` inherits the parent's pool object but
+    none of its threads, so it makes its own."""
+    pid = os.getpid()
+    with _POOL_LOCK:
+        pool = _POOLS.get(pid)
+        if pool is None:
+            _POOLS.clear()
+            pool = _POOLS[pid] = ThreadPoolExecutor(THREADS, thread_name_prefix="pandas-dp-engine")
+        return pool
 
-    @jit
-    def grouped(
-        x: Any,
-        codes: Any,
-        mid: float,
-        half: float,
-        scale: float,
-        sq_scale: float,
-        squares: bool,
-        count: Any,
-        total: Any,
-        sq: Any,
-    ) -> None:  # pragma: no cover
-        for i in range(x.shape[0]):
-            g = codes[i]
-            if g < 0:
-                continue
-            v = x[i] - mid
-            if v != v:
-                continue
-            y = v if v > -half else -half
-            y = y if y < half else half
-            count[g] += 1
-            total[g] += np.int64(np.rint(y * scale))
-            if squares:
-                sq[g] += np.int64(np.rint(y * y * sq_scale))
 
-    class Kernels:
-        pass
+def spans(n: int) -> list[tuple[int, int]]:
+    """Row ranges of at most :data:`BLOCK` rows and at least :data:`PARALLEL_ROWS`,
+    :data:`PARTS_PER_THREAD` per thread when ``n`` is large (a thread that gets a
+    free core takes more of them than one sharing its core)."""
+    step = min(BLOCK, max(PARALLEL_ROWS, -(-n // (THREADS * PARTS_PER_THREAD)), 1))
+    return [(start, min(start + step, n)) for start in range(0, n, step)] or [(0, 0)]
 
-    k = Kernels()
-    k.sums = sums  # type: ignore[attr-defined]
-    k.sums_squares = sums_squares  # type: ignore[attr-defined]
-    k.grouped = grouped  # type: ignore[attr-defined]
-    return k
+
+def run_parts(fn: Callable[[int, int], T], n: int) -> list[T]:
+    """``fn(start, stop)`` over :func:`spans` of ``n`` rows, in threads (the kernels
+    release the GIL). The caller adds the parts' integers: any order is exact."""
+    parts = spans(n)
+    if len(parts) > 1 and THREADS > 1:
+        return list(_pool().map(lambda span: fn(*span), parts))
+    return [fn(*span) for span in parts]
 
 
 def moments(
@@ -144,7 +114,7 @@ def moments(
 
     Parameters
     ----------
-    k : namespace
+    k : module
         The compiled kernels (:func:`kernels`).
     x : ndarray
         A numeric or boolean column.
@@ -165,8 +135,6 @@ def moments(
         Counts (int64 array), totals and squares (lists of Python int).
     """
     n = x.shape[0]
-    total = [0] * size
-    sq = [0] * size
     if codes is None:
 
         def run(start: int, stop: int) -> tuple[int, int, int]:
@@ -177,35 +145,122 @@ def moments(
             m, t = k.sums(part, mid, half, scale)
             return int(m), int(t), 0
 
-        step = min(BLOCK, max(PARALLEL_ROWS, -(-n // THREADS)))
-        spans = [(start, min(start + step, n)) for start in range(0, n, step)]
-        if len(spans) > 1 and THREADS > 1:  # the kernels release the GIL
-            with ThreadPoolExecutor(min(THREADS, len(spans))) as pool:
-                parts = list(pool.map(lambda span: run(*span), spans))
-        else:
-            parts = [run(*span) for span in spans]
+        parts = run_parts(run, n)
         missing = sum(p[0] for p in parts)  # integer sums: any order is exact
-        total[0] = sum(p[1] for p in parts)
-        sq[0] = sum(p[2] for p in parts)
-        return np.array([n - missing], dtype=np.int64), total, sq
-    count = np.zeros(size, dtype=np.int64)
-    t_acc = np.zeros(size, dtype=np.int64)
-    s_acc = np.zeros(size, dtype=np.int64)
-    for start in range(0, n, BLOCK):
-        t_acc[:] = 0
-        s_acc[:] = 0
-        k.grouped(
-            x[start : start + BLOCK],
-            codes[start : start + BLOCK],
-            mid,
-            half,
-            scale,
-            sq_scale,
-            squares,
-            count,
-            t_acc,
-            s_acc,
+        return (
+            np.array([n - missing], dtype=np.int64),
+            [sum(p[1] for p in parts)],
+            [sum(p[2] for p in parts)],
         )
-        total = [a + int(b) for a, b in zip(total, t_acc, strict=True)]
-        sq = [a + int(b) for a, b in zip(sq, s_acc, strict=True)]
-    return count, total, sq
+
+    def run_grouped(start: int, stop: int) -> tuple[NDArray[np.int64], ...]:
+        count = np.zeros(size, dtype=np.int64)
+        total = np.zeros(size, dtype=np.int64)
+        sq = np.zeros(size, dtype=np.int64) if squares else count[:0]
+        stray = k.grouped(
+            x[start:stop], codes[start:stop], mid, half, scale, sq_scale, squares, count, total, sq
+        )
+        _no_stray(int(stray))
+        return count, total, sq
+
+    tallies = run_parts(run_grouped, n)
+    count: NDArray[np.int64] = np.sum([p[0] for p in tallies], axis=0, dtype=np.int64)
+    totals = [0] * size
+    sq = [0] * size
+    for _, t, s in tallies:  # each part is below 2**62 per group; their sum may not be
+        totals = [a + int(b) for a, b in zip(totals, t.tolist(), strict=True)]
+        if squares:
+            sq = [a + int(b) for a, b in zip(sq, s.tolist(), strict=True)]
+    return count, totals, sq
+
+
+def nan_count(k: Any, x: NDArray[np.floating[Any]]) -> int:
+    """The number of NaN values of a float array (threads for a long one)."""
+    return sum(run_parts(lambda start, stop: int(k.nan_count(x[start:stop])), x.shape[0]))
+
+
+def present_counts(
+    k: Any, x: NDArray[np.floating[Any]], codes: NDArray[np.intp], size: int
+) -> NDArray[np.int64]:
+    """Per group (``codes >= 0``), the non-NaN values of a float array."""
+
+    def run(start: int, stop: int) -> NDArray[np.int64]:
+        count = np.zeros(size, dtype=np.int64)
+        _no_stray(int(k.grouped_present(x[start:stop], codes[start:stop], count)))
+        return count
+
+    return np.sum(run_parts(run, x.shape[0]), axis=0, dtype=np.int64).reshape(size)
+
+
+def code_counts(
+    k: Any, codes: NDArray[np.integer[Any]], low: int, size: int, *, trusted: bool = False
+) -> NDArray[np.int64]:
+    """Counts of the integer codes ``low .. low + size - 1``.
+
+    ``trusted``: every code is known to be in range (a categorical's own codes), so
+    no code is checked. Otherwise a code out of range (a caller's bug, never a data
+    value) raises ``ValueError``.
+    """
+
+    def run(start: int, stop: int) -> NDArray[np.int64]:
+        part = codes[start:stop]
+        if trusted:
+            out: NDArray[np.int64] = k.code_counts(part, low, size)
+            return out
+        counted, stray = k.checked_code_counts(part, low, size)
+        _no_stray(int(stray))
+        return counted  # type: ignore[no-any-return]
+
+    return np.sum(run_parts(run, codes.shape[0]), axis=0, dtype=np.int64).reshape(size)
+
+
+def _no_stray(stray: int) -> None:
+    if stray:
+        raise ValueError(f"{stray} group codes are out of range (a bug in the caller)")
+
+
+def key_codes(
+    k: Any,
+    columns: Sequence[tuple[NDArray[np.integer[Any]], int, NDArray[np.intp], int]],
+    rows: int,
+    undeclared: int,
+) -> NDArray[np.intp]:
+    """Mixed-radix group codes of integer key columns, one fused pass per column.
+
+    Parameters
+    ----------
+    k : module
+        The compiled kernels.
+    columns : sequence of (values, low, table, radix)
+        Per key column: its integer values, and ``table[v - low]`` the slot of value
+        ``v`` (its position among ``radix`` declared keys, ``radix`` if undeclared,
+        ``radix + 1`` if missing; a value off the table takes the last entry).
+    rows : int
+        The number of rows.
+    undeclared : int
+        The code of a row with an undeclared key (and no missing one).
+
+    Returns
+    -------
+    ndarray of intp
+        Per row, the code; ``-1`` when a key is missing.
+    """
+    code = np.empty(rows, dtype=np.intp)
+    if len(columns) == 1:  # one key column: a plain table look-up of the final code
+        values, low, table, radix = columns[0]
+        final = np.where(table < radix, table, np.where(table == radix, undeclared, -1))
+        final = final.astype(np.intp)
+        run_parts(
+            lambda start, stop: k.table_codes(values[start:stop], low, final, code[start:stop]),
+            rows,
+        )
+        return code
+
+    def run(start: int, stop: int) -> None:
+        last = len(columns) - 1
+        for i, (values, low, table, radix) in enumerate(columns):
+            mark = undeclared if i == last else -2
+            k.key_codes(values[start:stop], low, table, radix, code[start:stop], i == 0, mark)
+
+    run_parts(run, rows)
+    return code

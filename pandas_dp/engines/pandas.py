@@ -87,6 +87,8 @@ USE_NUMBA: bool = True
 FAST_MIN_ROWS: int = 1 << 16
 #: Up to this many categories, count codes by comparison rather than ``bincount``.
 _FEW_CATEGORIES: Final = 32
+#: Longest per-thread tally or key table of the compiled kernels.
+_TABLE_ROWS: Final = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -218,15 +220,38 @@ def present_counts(series: pd.Series, groups: Groups | None) -> NDArray[np.int64
     >>> present_counts(pd.Series(["a", None, "b", "c"]), Groups(np.array([0, 0, 1, -1]), 2))
     array([1, 1])
     """
-    present = series.notna().to_numpy(dtype=bool)
+    _check_groups(groups, len(series))
+    dtype = series.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "iub":  # no missing value possible
+        return row_counts(groups, len(series))
+    if isinstance(dtype, np.dtype) and dtype.kind == "f":
+        x = series.to_numpy(copy=False)
+        fast = _fast_kernels() if x.shape[0] >= FAST_MIN_ROWS and dtype.isnative else None
+        if fast is not None:
+            from pandas_dp.engines import _numba
+
+            if groups is None:
+                return np.array([x.shape[0] - _numba.nan_count(fast, x)], dtype=np.int64)
+            return _numba.present_counts(fast, x, groups.codes, groups.size)
+        present = ~np.isnan(x)
+    else:
+        present = series.notna().to_numpy(dtype=bool)
     if groups is None:
         return np.array([int(np.count_nonzero(present))], dtype=np.int64)
-    _check_groups(groups, present.shape[0])
     return _bincount(np.where(present, groups.codes, -1), groups.size)
 
 
 def _bincount(codes: NDArray[Any], size: int, weights: NDArray[Any] | None = None) -> NDArray[Any]:
     """``bincount`` over codes in ``-1 .. size - 1``, the ``-1`` bin dropped."""
+    if (
+        weights is None
+        and codes.shape[0] >= FAST_MIN_ROWS
+        and size < _TABLE_ROWS
+        and (fast := _fast_kernels()) is not None
+    ):  # one compiled pass, no shifted copy of the codes
+        from pandas_dp.engines import _numba
+
+        return _numba.code_counts(fast, codes, -1, size + 1)[1:]
     tally = np.bincount(codes + 1, weights=weights, minlength=size + 1)
     return tally[1:] if weights is not None else tally[1:].astype(np.int64, copy=False)
 
@@ -360,6 +385,7 @@ def moments(
     if (
         n >= FAST_MIN_ROWS
         and (x.dtype == np.float64 or x.dtype.kind in "iub")
+        and x.dtype.isnative  # (the compiled kernels take native byte order only)
         and scale is not None
         and sq_scale is not None
         and (fast := _fast_kernels()) is not None
@@ -588,11 +614,18 @@ def _integer_table(index: dict[Any, int], k: int) -> tuple[int, NDArray[np.intp]
     return lo, table
 
 
-def _slots(series: pd.Series, keys: Sequence[object]) -> NDArray[np.intp]:
-    """Per row: the position of its value among ``keys``, ``K`` for any other
-    value, ``K + 1`` for a missing one (``K = len(keys)``). Never raises on a value."""
-    k = len(keys)
-    index = _first_positions(keys)
+def _category_codes(series: pd.Series) -> NDArray[np.integer[Any]]:
+    """A categorical column's integer codes (``-1``: missing), without a copy
+    (``series.cat.codes`` copies them into a new Series)."""
+    values = series.array
+    codes: NDArray[np.integer[Any]] = (
+        values.codes if isinstance(values, pd.Categorical) else series.cat.codes.to_numpy()
+    )
+    return codes
+
+
+def _slot_function(index: dict[Any, int], k: int) -> Callable[[Any], int]:
+    """A value's slot: its declared position, ``k`` if undeclared, ``k + 1`` if missing."""
 
     def slot(value: Any) -> int:
         try:
@@ -603,20 +636,49 @@ def _slots(series: pd.Series, keys: Sequence[object]) -> NDArray[np.intp]:
             return found
         return k + 1 if _is_missing(value) else k
 
+    return slot
+
+
+def _key_table(
+    series: pd.Series, keys: Sequence[object]
+) -> tuple[NDArray[np.integer[Any]], int, NDArray[np.intp]] | None:
+    """For a categorical column, or integers declared over a small span:
+    ``(values, low, table)``, integer values whose slot (see :func:`_slots`) is
+    ``table[v - low]``, or the table's last entry when ``v - low`` is off it."""
+    k = len(keys)
+    index = _first_positions(keys)
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype):
-        lookup = np.array([slot(v) for v in dtype.categories] + [k + 1], dtype=np.intp)
-        return lookup[series.cat.codes.to_numpy()]  # code -1 (missing) -> last entry
+        slot = _slot_function(index, k)
+        slots = [k + 1] + [slot(v) for v in dtype.categories] + [k]  # code -1: missing
+        return _category_codes(series), -1, np.array(slots, dtype=np.intp)
     if isinstance(dtype, np.dtype) and (
         dtype.kind == "i" or (dtype.kind == "u" and dtype.itemsize < 8)
     ):  # (int64 wrap-around cannot make a match: both sides are in the int64 range)
         table = _integer_table(index, k)
-        if table is not None:  # a small lookup table over the declared integers' span
-            lo, lookup = table
-            shifted = np.subtract(series.to_numpy(copy=False), lo, dtype=np.int64)
-            span = np.uint64(lookup.shape[0] - 1)
-            found: NDArray[np.intp] = lookup[np.minimum(shifted.view(np.uint64), span)]
-            return found
+        if table is not None:
+            return series.to_numpy(copy=False), table[0], table[1]
+    return None
+
+
+def _slots(series: pd.Series, keys: Sequence[object]) -> NDArray[np.intp]:
+    """Per row: the position of its value among ``keys``, ``K`` for any other
+    value, ``K + 1`` for a missing one (``K = len(keys)``). Never raises on a value."""
+    k = len(keys)
+    index = _first_positions(keys)
+    slot = _slot_function(index, k)
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        lookup = np.array([slot(v) for v in dtype.categories] + [k + 1], dtype=np.intp)
+        by_code: NDArray[np.intp] = lookup[_category_codes(series)]  # code -1: last entry
+        return by_code
+    table = _key_table(series, keys)
+    if table is not None:  # a small lookup table over the declared integers' span
+        values, lo, lookup = table
+        shifted = np.subtract(values, lo, dtype=np.int64)
+        span = np.uint64(lookup.shape[0] - 1)
+        found: NDArray[np.intp] = lookup[np.minimum(shifted.view(np.uint64), span)]
+        return found
     if isinstance(dtype, np.dtype) and dtype.kind in "iufb":
         try:
             declared = pd.Index(list(index))
@@ -689,9 +751,15 @@ def _categorical_counts(
     series: pd.Series, dtype: pd.CategoricalDtype, categories: Sequence[object]
 ) -> CategoryCounts:
     """A categorical column, one group: counts of its integer codes (``-1`` = missing)."""
-    codes = series.cat.codes.to_numpy()
+    codes = _category_codes(series)
     k = len(dtype.categories)
-    if k <= _FEW_CATEGORIES:  # a few passes over the narrow codes beat widening them
+    fast = _fast_kernels() if codes.shape[0] >= FAST_MIN_ROWS and k < _TABLE_ROWS else None
+    if fast is not None:  # one pass, per-thread tallies of the codes -1 .. k - 1
+        from pandas_dp.engines import _numba
+
+        tally = _numba.code_counts(fast, codes, -1, k + 1, trusted=True)
+        per_code, missing = tally[1:], int(tally[0])
+    elif k <= _FEW_CATEGORIES:  # a few passes over the narrow codes beat widening them
         per_code = np.array([np.count_nonzero(codes == c) for c in range(k)], dtype=np.int64)
         missing = int(codes.shape[0] - per_code.sum())
     else:
@@ -797,6 +865,19 @@ def group_codes(
     if product + 1 > np.iinfo(np.intp).max // 2:
         raise ValueError(f"the product of the declared keys has {product} groups: too many")
     rows = len(columns[0])
+    if any(len(column) != rows for column in columns):
+        raise ValueError("the key columns differ in length")
+    fast = _fast_kernels() if rows >= FAST_MIN_ROWS else None
+    if fast is not None:
+        tables = [
+            _key_table(column, declared) for column, declared in zip(columns, keys, strict=True)
+        ]
+        if all(t is not None and t[0].dtype.isnative for t in tables):  # one compiled pass
+            from pandas_dp.engines import _numba
+
+            parts = [(*t, r) for t, r in zip(tables, radix, strict=True) if t is not None]
+            code = _numba.key_codes(fast, parts, rows, product if other else -1)
+            return Groups(code, product + 1 if other else product)
     code = np.zeros(rows, dtype=np.intp)
     undeclared = np.zeros(rows, dtype=bool)
     missing = np.zeros(rows, dtype=bool)
