@@ -1,0 +1,404 @@
+"""Quantiles: speed and accuracy of pandas-dp against numpy, diffprivlib and OpenDP.
+
+Usage::
+
+    python benchmarks/quantiles.py               # speed at 10^6 and 10^7 rows, 200 reps
+    python benchmarks/quantiles.py --quick       # speed at 10^6 rows, 50 reps
+    python benchmarks/quantiles.py --reps 400 --json /tmp/q.json
+
+Writes ``benchmarks/results/quantiles.json`` and the printed tables to
+``benchmarks/results/quantiles.md`` (``--json``/``--markdown`` say otherwise).
+All contenders run side by side in this one process.
+
+1. **Speed**: the median of a uniform float column on the declared bounds
+   (0, 100): ``s.dp.median(epsilon=1, bounds=(0, 100))`` against ``np.median`` on
+   the same array, pandas' ``s.median()``, ``diffprivlib.tools.median`` and an
+   OpenDP ``make_private_quantile`` measurement (candidates: the 1025 edges of
+   pandas-dp's 1024-bin grid; built and calibrated once, invoked on a writable
+   ndarray). Timing conventions of ``benchmarks/run.py`` (its helpers are
+   imported): one warm-up call, interleaved rounds, the median (and minimum) of
+   the repetitions, the garbage collector paused; the load average is printed
+   before and after.
+2. **Accuracy**: the RMSE over ``--reps`` releases of the median and of the
+   three quartiles (pooled: the square root of the mean over releases of the mean
+   squared error of the three) against the data's exact quantiles (pandas' linear
+   interpolation), at equal epsilon (1 and 0.1), on uniform, normal and lognormal
+   data on (0, 100), n = 1000 and 100 000. The data of a cell is drawn once; the
+   randomness is the mechanisms'. Each RMSE has its Monte-Carlo standard error
+   (delta method: ``sd(e^2) / (2 RMSE sqrt(reps))``, ``e^2`` the squared error
+   of one release). The quartiles cost the whole epsilon: pandas-dp reads all
+   three from one noisy tree; diffprivlib's ``tools.quantile`` splits epsilon
+   evenly over them (its own rule); OpenDP gets three measurements at epsilon / 3
+   (basic composition).
+
+Neighbouring relations: pandas-dp (``neighbouring="add_remove"``, its default)
+and OpenDP (symmetric distance, ``d_in=1``) protect the addition or removal of
+one record. diffprivlib states no relation for ``tools.quantile``: it is Smith's
+(2011) exponential mechanism over the intervals between the sorted data with a
+utility of sensitivity 1, the analysis for a fixed ``n`` (changing one record).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import run as base  # benchmarks/run.py: timing, machine table, formatting
+
+import pandas_dp  # noqa: F401  (registers the accessor)
+from pandas_dp.quantiles import DEFAULT_BINS
+
+LOWER, UPPER = 0.0, 100.0
+BOUNDS = (LOWER, UPPER)
+QUARTILES = (0.25, 0.5, 0.75)
+SPEED_SIZES = {"quick": (10**6,), "full": (10**6, 10**7)}
+ACC_SIZES = (1_000, 100_000)
+ACC_EPSILONS = (1.0, 0.1)
+DISTRIBUTIONS = ("uniform", "normal", "lognormal")
+CONTENDERS = ("pandas-dp", "diffprivlib", "OpenDP")
+#: OpenDP's candidates: the edges of pandas-dp's grid.
+CANDIDATES = np.linspace(LOWER, UPPER, DEFAULT_BINS + 1)
+
+
+def draw(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` values on the bounds: uniform, normal(50, 10) or lognormal(2, 1), clipped."""
+    if kind == "uniform":
+        return rng.uniform(LOWER, UPPER, n)
+    if kind == "normal":
+        return np.clip(rng.normal(50.0, 10.0, n), LOWER, UPPER)
+    return np.clip(rng.lognormal(2.0, 1.0, n), LOWER, UPPER)
+
+
+def opendp_quantile(dp: Any, q: float, epsilon: float) -> Any:
+    """OpenDP's candidate-scoring quantile, calibrated to ``epsilon`` at ``d_in=1``."""
+    domain = dp.vector_domain(dp.atom_domain(T=float, nan=False))
+    cands = CANDIDATES.tolist()
+
+    def make(scale: float) -> Any:
+        return dp.m.make_private_quantile(
+            domain,
+            dp.symmetric_distance(),
+            dp.max_divergence(),
+            candidates=cands,
+            alpha=q,
+            scale=scale,
+        )
+
+    return dp.binary_search_chain(make, d_in=1, d_out=epsilon)
+
+
+# ----------------------------------------------------------------------------- speed
+
+
+def bench_speed(n: int, *, max_reps: int, budget_s: float) -> dict[str, base.Timing]:
+    """The median of ``n`` uniform values, every contender."""
+    rng = np.random.default_rng(20240610)
+    x = rng.uniform(LOWER, UPPER, n)
+    s = pd.Series(x, name="x")
+    c: dict[str, Callable[[], Any] | base.Timing] = {
+        "np.median": lambda: np.median(x),
+        "pandas s.median()": lambda: s.median(),
+        "pandas-dp s.dp.median": lambda: cast(Any, s).dp.median(epsilon=1.0, bounds=BOUNDS),
+    }
+    peers, why = base._import_diffprivlib()
+    if peers is None:
+        c["diffprivlib tools.median"] = base._na(why)
+    else:
+        tools = peers[1]
+        c["diffprivlib tools.median"] = lambda: tools.median(x, epsilon=1.0, bounds=BOUNDS)
+    dp, why = base._import_opendp()
+    if dp is None:
+        c["OpenDP make_private_quantile (ndarray)"] = base._na(why)
+    else:
+        meas = opendp_quantile(dp, 0.5, 1.0)
+        writable = x.copy()
+        c["OpenDP make_private_quantile (ndarray)"] = lambda: meas(writable)
+    return base.time_interleaved(c, max_reps=max_reps, budget_s=budget_s)
+
+
+def report_speed(speed: dict[int, dict[str, base.Timing]]) -> str:
+    sizes = sorted(speed)
+    names = list(speed[sizes[0]])
+    rows = []
+    for name in names:
+        row = [name]
+        for n in sizes:
+            t = speed[n][name]
+            row.append(base._fmt_ms(t))
+            row.append("n/a" if not t.samples else f"{min(t.samples) * 1e3:.3g}")
+        rows.append(row)
+    headers = ["median of n values"]
+    for n in sizes:
+        headers += [f"{base._rows_label(n)}: ms (reps)", "min ms"]
+    out = [base._table(headers, rows)]
+    ratio_rows = []
+    pdp = "pandas-dp s.dp.median"
+    for peer in names:
+        if peer == pdp:
+            continue
+        row = [f"pandas-dp / {peer}"]
+        for n in sizes:
+            row.append(base._fmt_ratio(base._ratio(speed[n][pdp], speed[n][peer])))
+        ratio_rows.append(row)
+    out.append("")
+    out.append(base._table(["ratio (medians)", *(base._rows_label(n) for n in sizes)], ratio_rows))
+    return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------- accuracy
+
+
+def _release_all(
+    x: np.ndarray, s: pd.Series, eps: float, tools: Any, dp: Any
+) -> dict[str, Callable[[], tuple[float, np.ndarray]]]:
+    """Per contender: one (median, quartiles) draw, each at the whole ``eps``."""
+    out: dict[str, Callable[[], tuple[float, np.ndarray]]] = {}
+
+    def pdp() -> tuple[float, np.ndarray]:
+        m = float(s.dp.median(epsilon=eps, bounds=BOUNDS))
+        qs = s.dp.quantile(list(QUARTILES), epsilon=eps, bounds=BOUNDS).to_numpy()
+        return m, qs
+
+    out["pandas-dp"] = pdp
+    if tools is not None:
+
+        def dpl() -> tuple[float, np.ndarray]:
+            m = float(tools.median(x, epsilon=eps, bounds=BOUNDS))
+            qs = np.asarray(tools.quantile(x, list(QUARTILES), epsilon=eps, bounds=BOUNDS))
+            return m, qs
+
+        out["diffprivlib"] = dpl
+    if dp is not None:
+        med = opendp_quantile(dp, 0.5, eps)
+        thirds = [opendp_quantile(dp, q, eps / len(QUARTILES)) for q in QUARTILES]
+        writable = x.copy()
+
+        def odp() -> tuple[float, np.ndarray]:
+            return float(med(writable)), np.array([float(m(writable)) for m in thirds])
+
+        out["OpenDP"] = odp
+    return out
+
+
+def _rmse(sq: np.ndarray) -> tuple[float, float]:
+    """RMSE of squared errors ``sq`` (one per release) and its Monte-Carlo SE."""
+    mse = float(np.mean(sq))
+    r = math.sqrt(mse)
+    se = float(np.std(sq, ddof=1) / math.sqrt(len(sq)) / (2.0 * r)) if r > 0 else 0.0
+    return r, se
+
+
+def bench_accuracy(reps: int) -> list[dict[str, Any]]:
+    peers, _ = base._import_diffprivlib()
+    tools = None if peers is None else peers[1]
+    dp, _ = base._import_opendp()
+    rng = np.random.default_rng(7)
+    cells = []
+    for kind in DISTRIBUTIONS:
+        for n in ACC_SIZES:
+            x = draw(kind, n, rng)
+            s = pd.Series(x, name="x")
+            truth_q = np.quantile(x, QUARTILES)
+            truth_m = float(np.median(x))
+            for eps in ACC_EPSILONS:
+                start = time.perf_counter()
+                cell: dict[str, Any] = {"data": kind, "n": n, "epsilon": eps, "reps": reps}
+                for name, fn in _release_all(x, s, eps, tools, dp).items():
+                    em = np.empty(reps)
+                    eq = np.empty(reps)
+                    for r in range(reps):
+                        m, qs = fn()
+                        em[r] = (m - truth_m) ** 2
+                        eq[r] = np.mean((qs - truth_q) ** 2)
+                    cell[name] = {"median": _rmse(em), "quartiles": _rmse(eq)}
+                cell["seconds"] = time.perf_counter() - start
+                print(
+                    f"  {kind:9s} n={n:<6d} eps={eps:<4} "
+                    + "  ".join(
+                        f"{k}: {cell[k]['median'][0]:.3g}/{cell[k]['quartiles'][0]:.3g}"
+                        for k in CONTENDERS
+                        if k in cell
+                    ),
+                    file=sys.stderr,
+                    flush=True,
+                )
+                cells.append(cell)
+    return cells
+
+
+def _verdict(cell: dict[str, Any], stat: str) -> str:
+    """Who has the lowest RMSE, and whether pandas-dp's gap is beyond 2 SE."""
+    present = [k for k in CONTENDERS if k in cell]
+    best = min(present, key=lambda k: cell[k][stat][0])
+    if best == "pandas-dp":
+        return "pandas-dp"
+    a, sa = cell["pandas-dp"][stat]
+    b, sb = cell[best][stat]
+    clear = (a - b) > 2.0 * math.hypot(sa, sb)
+    return best if clear else f"{best} (within 2 SE)"
+
+
+def report_accuracy(cells: list[dict[str, Any]]) -> str:
+    out = []
+    for stat in ("median", "quartiles"):
+        rows = []
+        for cell in cells:
+            row = [cell["data"], f"{cell['n']:,}", f"{cell['epsilon']:g}"]
+            for k in CONTENDERS:
+                if k not in cell:
+                    row.append("n/a")
+                    continue
+                r, se = cell[k][stat]
+                # OpenDP at n = 10^5 returns one candidate every time: SE 0
+                row.append(f"{r:.3g} ± {se:.2g}" if se > 1e-9 * r else f"{r:.3g} ± 0")
+            pdp = cell["pandas-dp"][stat][0]
+            peers = [cell[k][stat][0] for k in CONTENDERS[1:] if k in cell]
+            row.append(base._fmt_ratio(pdp / min(peers)) if peers else "n/a")
+            row.append(_verdict(cell, stat))
+            rows.append(row)
+        headers = ["data", "n", "ε", *CONTENDERS, "pandas-dp / best peer", "lowest"]
+        out.append(f"RMSE of the {stat} (± Monte-Carlo SE)\n")
+        out.append(base._table(headers, rows, left=3))
+        out.append("")
+    return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------- main
+
+
+def _targets(speed: dict[int, dict[str, base.Timing]], cells: list[dict[str, Any]]) -> str:
+    n = max(speed)
+    pdp = speed[n]["pandas-dp s.dp.median"]
+    r_np = base._ratio(pdp, speed[n]["np.median"])
+    r_dpl = base._ratio(speed[n]["diffprivlib tools.median"], pdp)
+    rows = [
+        [
+            f"median, {base._rows_label(n)}: <= 1.0x np.median",
+            base._fmt_ratio(r_np),
+            "n/a" if r_np is None else ("met" if r_np <= 1.0 else "**not met**"),
+        ],
+        [
+            f"median, {base._rows_label(n)}: >= 5x faster than diffprivlib",
+            "n/a" if r_dpl is None else f"{r_dpl:.0f}x faster",
+            "n/a" if r_dpl is None else ("met" if r_dpl >= 5.0 else "**not met**"),
+        ],
+    ]
+    for peer in CONTENDERS[1:]:
+        for stat in ("median", "quartiles"):
+            have = [c for c in cells if peer in c]
+            le = sum(c["pandas-dp"][stat][0] <= c[peer][stat][0] for c in have)
+            worse = sum(
+                c["pandas-dp"][stat][0] - c[peer][stat][0]
+                > 2.0 * math.hypot(c["pandas-dp"][stat][1], c[peer][stat][1])
+                for c in have
+            )
+            rows.append(
+                [
+                    f"RMSE of the {stat} <= {peer}",
+                    f"{le} of {len(have)} cells (worse beyond 2 SE: {worse})",
+                    "met"
+                    if le == len(have)
+                    else "met within noise"
+                    if not worse
+                    else "**not met**"
+                    if not le
+                    else "partly",
+                ]
+            )
+    return base._table(["target (issue 10)", "measured", ""], rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="10^6 rows only, 50 reps")
+    ap.add_argument("--reps", type=int, default=None, help="releases per accuracy cell (200)")
+    ap.add_argument("--json", type=Path, default=base.RESULTS / "quantiles.json")
+    ap.add_argument("--markdown", type=Path, default=None)
+    ap.add_argument(
+        "--report", type=Path, default=None, help="re-print the tables of a saved JSON, no runs"
+    )
+    args = ap.parse_args(argv)
+    if args.report is not None:
+        saved = json.loads(args.report.read_text(encoding="utf-8"))
+        speed_saved = {
+            int(n): {
+                k: base.Timing(
+                    median=v["median_s"],
+                    reps=v["reps"],
+                    samples=[] if v["min_s"] is None else [v["min_s"]],
+                    note=v["note"] or "",
+                )
+                for k, v in r.items()
+            }
+            for n, r in saved["speed"].items()
+        }
+        print(report_speed(speed_saved))
+        print()
+        print(report_accuracy(saved["accuracy"]))
+        print(_targets(speed_saved, saved["accuracy"]))
+        return 0
+    mode = "quick" if args.quick else "full"
+    reps = args.reps or (50 if args.quick else 200)
+    machine = base.machine_info()
+    started = time.perf_counter()
+
+    speed = {
+        n: bench_speed(n, max_reps=15 if args.quick else 25, budget_s=2.0 if args.quick else 6.0)
+        for n in SPEED_SIZES[mode]
+    }
+    load_speed = base._load()
+    print("speed done", file=sys.stderr, flush=True)
+    cells = bench_accuracy(reps)
+    machine["load average (end)"] = base._load()
+
+    md = [
+        "# Quantiles: pandas-dp, numpy, diffprivlib, OpenDP",
+        "",
+        f"`python benchmarks/quantiles.py{' --quick' if args.quick else ''}`"
+        f" -- {time.perf_counter() - started:.0f} s.",
+        "",
+        base._table(["machine", ""], [[k, str(v)] for k, v in machine.items()]),
+        "",
+        f"## Speed: the median (epsilon = 1, bounds (0, 100); load after: {load_speed})",
+        "",
+        report_speed(speed),
+        "",
+        f"## Accuracy ({reps} releases per cell; data on (0, 100), drawn once per cell)",
+        "",
+        "pandas-dp and OpenDP: add/remove one record; diffprivlib: its own (Smith's"
+        " exponential mechanism, sensitivity-1 utility, fixed n). OpenDP's candidates:"
+        f" the {DEFAULT_BINS + 1} edges of pandas-dp's grid; quartiles at epsilon / 3 each.",
+        "",
+        report_accuracy(cells),
+        "## Targets",
+        "",
+        _targets(speed, cells),
+        "",
+    ]
+    text = "\n".join(md)
+    print(text)
+    payload = {
+        "machine": machine,
+        "speed": {str(n): {k: t.to_json() for k, t in r.items()} for n, r in speed.items()},
+        "accuracy": cells,
+        "reps": reps,
+    }
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(payload, indent=1, default=str), encoding="utf-8")
+    (args.markdown or args.json.with_suffix(".md")).write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
