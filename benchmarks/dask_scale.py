@@ -272,7 +272,7 @@ def dask_cluster(
         # warm-up: import pandas_dp and compile the kernels on the workers
         ddf.partitions[:4].dp.describe(epsilon=EPSILON, bounds=BOUNDS)
         client.run(lambda: __import__("gc").collect())
-        runs = []
+        runs: list[dict[str, Any]] = []
         for _ in range(repeat):
             memory: dict[str, Any] = {}
             with worker_memory(client, memory):
@@ -288,7 +288,7 @@ def dask_cluster(
         out["workers_restarted"] = sorted(client.scheduler_info()["workers"]) != workers
         if not full:
             return out
-        plain = []
+        plain: list[dict[str, Any]] = []
         for _ in range(repeat):
             memory = {}
             with worker_memory(client, memory):
