@@ -2,6 +2,9 @@
 
 Run: ``python benchmarks/dask_scale.py [--rows 100000000] [--dir /tmp/dask_scale]``.
 
+Needs ``pip install -e ".[dask,parquet,bench]"`` (dask, distributed, pyarrow, OpenDP
+with Polars). About 7 minutes and 2.5 GB of disk at 10**8 rows on 2 cores.
+
 1. Writes a Parquet dataset (``--rows`` rows, 3 float columns, one file per
    ``--rows-per-file`` rows; written piece by piece, never all in memory), unless the
    folder already holds one of that size. The exact means of the clamped columns are
