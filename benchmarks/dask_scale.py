@@ -1,0 +1,642 @@
+"""The Dask engine out of core: 10**8 rows x 3 float columns from Parquet.
+
+Run: ``python benchmarks/dask_scale.py [--rows 100000000] [--dir /tmp/dask_scale]``.
+
+Needs ``pip install -e ".[dask,parquet,bench]"`` (dask, distributed, pyarrow, OpenDP
+with Polars). About 7 minutes and 2.5 GB of disk at 10**8 rows on 2 cores.
+
+1. Writes a Parquet dataset (``--rows`` rows, 3 float columns, one file per
+   ``--rows-per-file`` rows; written piece by piece, never all in memory), unless the
+   folder already holds one of that size. The exact means of the clamped columns are
+   kept (the truth for the RMSE).
+2. On a ``distributed.LocalCluster(n_workers=2, threads_per_worker=1,
+   memory_limit="1GiB")``: ``ddf.dp.describe(epsilon=1, bounds=(0, 100))`` (count,
+   mean, std of the 3 columns), its wall time and the peak resident memory of each
+   worker process (``ru_maxrss``, which covers the worker's whole life, and the largest
+   RSS sampled every 0.1 s during the release); plain Dask's ``count``/``mean``/``std``
+   on the same files; and ``ddf.dp.mean`` of one column.
+3. The pandas engine on an in-memory frame of ``--pandas-rows`` rows: ``df.dp.describe``
+   with one thread (per-core reference) and with the default threads, and pandas'
+   ``read_parquet`` of a tenth of the files plus the same release.
+4. OpenDP's Polars ``scan_parquet`` mean of one column (same files, same epsilon, same
+   bounds) against ``ddf.dp.mean``: time and RMSE over ``--reps`` releases each.
+
+Results go to ``benchmarks/results/dask.json`` and ``dask.md``. ``--keep`` keeps the
+Parquet files (deleted at the end otherwise).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import resource
+import shutil
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+COLUMNS = ("a", "b", "c")
+LOWER, UPPER = 0.0, 100.0
+BOUNDS = (LOWER, UPPER)
+EPSILON = 1.0
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+# ----------------------------------------------------------------------------- data
+
+
+def _piece(rng: np.random.Generator, n: int) -> pd.DataFrame:
+    """``n`` rows: a uniform partly outside the bounds, a normal, an exponential."""
+    return pd.DataFrame(
+        {
+            "a": rng.uniform(LOWER - 10, UPPER + 10, n),
+            "b": rng.normal(50.0, 15.0, n),
+            "c": rng.exponential(20.0, n),
+        }
+    )
+
+
+def write_dataset(folder: Path, rows: int, rows_per_file: int) -> dict[str, Any]:
+    """Write ``rows`` rows as Parquet files of ``rows_per_file`` rows; return the truth.
+
+    The truth (exact count and clamped means) is kept in ``folder/truth.json``; a
+    folder that already holds a dataset of ``rows`` rows is reused as it is.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    meta = folder / "truth.json"
+    if meta.exists():
+        truth: dict[str, Any] = json.loads(meta.read_text())
+        if truth["rows"] == rows and truth["rows_per_file"] == rows_per_file:
+            return truth
+    shutil.rmtree(folder, ignore_errors=True)
+    (folder / "data").mkdir(parents=True)
+    rng = np.random.default_rng(20260811)
+    sums = dict.fromkeys(COLUMNS, 0.0)
+    sq = dict.fromkeys(COLUMNS, 0.0)
+    t0 = time.perf_counter()
+    done, i = 0, 0
+    while done < rows:
+        n = min(rows_per_file, rows - done)
+        piece = _piece(rng, n)
+        for c in COLUMNS:
+            y = np.clip(piece[c].to_numpy(), LOWER, UPPER)
+            sums[c] += math.fsum(np.add.reduceat(y, np.arange(0, n, 4096)))
+            sq[c] += math.fsum(np.add.reduceat(y * y, np.arange(0, n, 4096)))
+        pq.write_table(
+            pa.Table.from_pandas(piece, preserve_index=False),
+            folder / "data" / f"part-{i:05d}.parquet",
+            row_group_size=rows_per_file,
+        )
+        done += n
+        i += 1
+    seconds = time.perf_counter() - t0
+    size = sum(p.stat().st_size for p in (folder / "data").iterdir())
+    truth = {
+        "rows": rows,
+        "rows_per_file": rows_per_file,
+        "files": i,
+        "bytes": size,
+        "write_seconds": seconds,
+        "clamped_mean": {c: sums[c] / rows for c in COLUMNS},
+        "clamped_std": {c: math.sqrt((sq[c] - sums[c] ** 2 / rows) / (rows - 1)) for c in COLUMNS},
+    }
+    meta.write_text(json.dumps(truth, indent=2))
+    return truth
+
+
+# ----------------------------------------------------------------------------- timing
+
+
+def timed(f: Callable[[], Any]) -> tuple[float, Any]:
+    """Wall seconds of one call, and its result."""
+    t0 = time.perf_counter()
+    out = f()
+    return time.perf_counter() - t0, out
+
+
+def best(f: Callable[[], Any], repeat: int) -> float:
+    return min(timed(f)[0] for _ in range(repeat))
+
+
+def best_cpu(f: Callable[[], Any], repeat: int) -> tuple[float, float]:
+    """Best wall seconds and best CPU seconds (this process, all threads) of ``repeat`` calls."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        c0 = time.process_time()
+        walls.append(timed(f)[0])
+        cpus.append(time.process_time() - c0)
+    return min(walls), min(cpus)
+
+
+# ----------------------------------------------------------------------------- workers' memory
+
+
+def _sampler_start(dask_worker: Any = None) -> int:
+    """On a worker: sample this process's RSS every 0.1 s in a thread, keep the peak."""
+    import psutil
+
+    proc = psutil.Process()
+    cpu = proc.cpu_times()
+    state = {
+        "peak": proc.memory_info().rss,
+        "stop": False,
+        "cpu": cpu.user + cpu.system,
+        "sys": cpu.system,
+    }
+
+    def loop() -> None:
+        while not state["stop"]:
+            state["peak"] = max(state["peak"], proc.memory_info().rss)
+            time.sleep(0.1)
+
+    threading.Thread(target=loop, daemon=True).start()
+    dask_worker._dask_scale_sampler = state
+    return int(state["peak"])
+
+
+def _sampler_stop(dask_worker: Any = None) -> dict[str, int]:
+    """On a worker: stop the sampler; its peak, the current RSS and ``ru_maxrss``."""
+    import psutil
+
+    state = dask_worker._dask_scale_sampler
+    state["stop"] = True
+    cpu = psutil.Process().cpu_times()
+    return {
+        "cpu_s": cpu.user + cpu.system - state["cpu"],
+        "sys_s": cpu.system - state["sys"],
+        "sampled_peak": int(state["peak"]),
+        "rss_after": int(psutil.Process().memory_info().rss),
+        "ru_maxrss": int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024,
+    }
+
+
+@contextmanager
+def worker_memory(client: Any, out: dict[str, Any]) -> Iterator[None]:
+    """Record each worker's peak RSS while the block runs (into ``out``)."""
+    client.run(_sampler_start)
+    try:
+        yield
+    finally:
+        stats = client.run(_sampler_stop)
+        out.update({addr: stats[addr] for addr in sorted(stats)})
+
+
+# ----------------------------------------------------------------------------- sections
+
+
+def pandas_engine(rows: int, folder: Path, repeat: int) -> dict[str, Any]:
+    """The pandas engine on an in-memory frame, with one thread and the default threads."""
+    import pyarrow.parquet as pq
+
+    import pandas_dp  # noqa: F401
+    from pandas_dp.engines import _numba
+
+    df = _piece(np.random.default_rng(7), rows)
+
+    def release() -> pd.DataFrame:
+        return df.dp.describe(epsilon=EPSILON, bounds=BOUNDS)
+
+    release()  # compile the kernels
+    out: dict[str, Any] = {"rows": rows}
+    default_threads = _numba.THREADS
+    try:
+        _numba.THREADS = 1
+        out["describe_1_thread_s"], out["describe_1_thread_cpu_s"] = best_cpu(release, repeat)
+    finally:
+        _numba.THREADS = default_threads
+    out["threads_default"] = default_threads
+    out["describe_default_threads_s"] = best(release, repeat)
+    out["mean_1_column_s"] = best(lambda: df["a"].dp.mean(epsilon=EPSILON, bounds=BOUNDS), repeat)
+    out["plain_describe_s"] = best(lambda: df.clip(LOWER, UPPER).describe(), repeat)
+    files = sorted((folder / "data").iterdir())
+    per_file = pq.read_metadata(files[0]).num_rows
+    some = files[: max(1, rows // per_file)]
+
+    def read_and_release() -> pd.DataFrame:
+        frame = pd.concat([pd.read_parquet(f) for f in some], ignore_index=True)
+        return frame.dp.describe(epsilon=EPSILON, bounds=BOUNDS)
+
+    out["read_parquet_rows"] = per_file * len(some)
+    out["read_parquet_and_describe_s"], out["read_parquet_and_describe_cpu_s"] = best_cpu(
+        read_and_release, repeat
+    )
+    return out
+
+
+#: Worker environment that keeps glibc from handing every freed large temporary back
+#: to the OS (distributed sets ``MALLOC_TRIM_THRESHOLD_=65536`` on its workers, which
+#: also freezes the mmap threshold at 128 KiB: each temporary array is then mapped and
+#: page-faulted afresh, and about half of a worker's CPU time is spent in the kernel).
+MALLOC_ENVIRON = {"MALLOC_TRIM_THRESHOLD_": str(2**28), "MALLOC_MMAP_THRESHOLD_": str(2**26)}
+
+
+def dask_cluster(
+    folder: Path,
+    truth: dict[str, Any],
+    repeat: int,
+    reps: int,
+    environ: dict[str, str] | None = None,
+    full: bool = True,
+) -> dict[str, Any]:
+    """describe (and, if ``full``, plain Dask and a mean) on a 2-worker LocalCluster.
+
+    ``environ`` is added to the workers' environment (``distributed.nanny.pre-spawn-environ``).
+    """
+    import dask
+    import dask.dataframe as dd
+    from distributed import Client, LocalCluster
+
+    import pandas_dp  # noqa: F401
+
+    out: dict[str, Any] = {}
+    spawn = {**dask.config.get("distributed.nanny.pre-spawn-environ"), **(environ or {})}
+    with (
+        dask.config.set({"distributed.nanny.pre-spawn-environ": spawn}),
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, memory_limit="1GiB", processes=True
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        workers = sorted(client.scheduler_info()["workers"])
+        path = str(folder / "data")
+        ddf = dd.read_parquet(path)
+        out["npartitions"] = ddf.npartitions
+        # warm-up: import pandas_dp and compile the kernels on the workers
+        ddf.partitions[:4].dp.describe(epsilon=EPSILON, bounds=BOUNDS)
+        client.run(lambda: __import__("gc").collect())
+        runs: list[dict[str, Any]] = []
+        for _ in range(repeat):
+            memory: dict[str, Any] = {}
+            with worker_memory(client, memory):
+                t, d = timed(lambda: ddf.dp.describe(epsilon=EPSILON, bounds=BOUNDS))
+            runs.append({"wall_s": t, "workers": memory})
+        out["describe_runs"] = runs
+        out["describe_s"] = [r["wall_s"] for r in runs]
+        out["describe_cpu_s"] = [_cpu(r["workers"]) for r in runs]
+        out["describe_sys_s"] = [_cpu(r["workers"], "sys_s") for r in runs]
+        out["describe"] = d.to_dict()
+        out["worker_memory"] = _peaks([r["workers"] for r in runs])
+        out["workers_environ"] = {k: v for k, v in spawn.items() if "MALLOC" in k}
+        out["workers_restarted"] = sorted(client.scheduler_info()["workers"]) != workers
+        if not full:
+            return out
+        plain: list[dict[str, Any]] = []
+        for _ in range(repeat):
+            memory = {}
+            with worker_memory(client, memory):
+                t, _ = timed(lambda: dask.compute(ddf.count(), ddf.mean(), ddf.std()))
+            plain.append({"wall_s": t, "workers": memory})
+        out["plain_count_mean_std_s"] = [r["wall_s"] for r in plain]
+        out["plain_cpu_s"] = [_cpu(r["workers"]) for r in plain]
+        out["plain_memory"] = _peaks([r["workers"] for r in plain])
+        means, mean_times, mean_cpu = [], [], []
+        for _ in range(reps):
+            memory = {}
+            with worker_memory(client, memory):
+                t, m = timed(lambda: ddf["a"].dp.mean(epsilon=EPSILON, bounds=BOUNDS))
+            mean_times.append(t)
+            mean_cpu.append(_cpu(memory))
+            means.append(float(m))
+        out["mean_a_s"] = mean_times
+        out["mean_a_cpu_s"] = mean_cpu
+        out["mean_a"] = means
+        out["workers_restarted"] = sorted(client.scheduler_info()["workers"]) != workers
+    return out
+
+
+def _cpu(workers: dict[str, Any], key: str = "cpu_s") -> float:
+    """CPU seconds (or kernel-mode seconds, ``key="sys_s"``) of all workers together."""
+    return float(sum(w[key] for w in workers.values()))
+
+
+def _peaks(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per worker, the largest sampled RSS and ``ru_maxrss`` over several runs."""
+    return {
+        addr: {
+            "sampled_peak": max(r[addr]["sampled_peak"] for r in runs),
+            "ru_maxrss": max(r[addr]["ru_maxrss"] for r in runs),
+        }
+        for addr in runs[0]
+    }
+
+
+def opendp_polars(folder: Path, truth: dict[str, Any], reps: int) -> dict[str, Any]:
+    """OpenDP's Polars mean of column ``a`` from ``scan_parquet``, ``reps`` releases."""
+    import opendp.prelude as dp
+    import polars as pl
+
+    dp.enable_features("contrib")
+    mid = 0.5 * (LOWER + UPPER)
+    glob = str(folder / "data" / "*.parquet")
+    times, values, build, cpus = [], [], [], []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        context = dp.Context.compositor(
+            data=pl.scan_parquet(glob),
+            privacy_unit=dp.unit_of(contributions=1),
+            privacy_loss=dp.loss_of(epsilon=EPSILON),
+            split_evenly_over=1,
+            margins=[dp.polars.Margin(max_length=truth["rows"])],
+        )
+        query = context.query().select(pl.col("a").fill_nan(mid).fill_null(mid).dp.mean(BOUNDS))
+        t1 = time.perf_counter()
+        c1 = time.process_time()
+        value = query.release().collect()["a"][0]
+        times.append(time.perf_counter() - t1)
+        cpus.append(time.process_time() - c1)
+        build.append(t1 - t0)
+        values.append(float(value))
+    scales = query.summarize()
+    return {
+        "release_s": times,
+        "release_cpu_s": cpus,
+        "context_s": build,
+        "mean_a": values,
+        "noise": scales.to_dicts(),
+        "polars_threads": pl.thread_pool_size(),
+    }
+
+
+def rmse(values: list[float], truth: float) -> float:
+    return math.sqrt(sum((v - truth) ** 2 for v in values) / len(values))
+
+
+# ----------------------------------------------------------------------------- report
+
+
+def summarize(res: dict[str, Any]) -> dict[str, Any]:
+    """Throughputs, ratios and targets from the raw measurements.
+
+    Per core by wall time: rows / best wall seconds / cores (2 workers, 1 pandas
+    thread). Per CPU second: rows / CPU seconds the release consumed (both workers
+    together; the pandas process), which does not count the time a process waited for
+    a core taken by another job.
+    """
+    truth, dk, pdx, od = res["data"], res["dask"], res["pandas"], res["opendp"]
+    rows = truth["rows"]
+    t_dask = min(dk["describe_s"])
+    dask_wall = rows / t_dask / 2
+    dask_cpu = rows / min(dk["describe_cpu_s"])
+    pandas_wall = pdx["rows"] / pdx["describe_1_thread_s"]
+    pandas_cpu = pdx["rows"] / pdx["describe_1_thread_cpu_s"]
+    read_wall = pdx["read_parquet_rows"] / pdx["read_parquet_and_describe_s"]
+    read_cpu = pdx["read_parquet_rows"] / pdx["read_parquet_and_describe_cpu_s"]
+    peak = max(max(m["sampled_peak"], m["ru_maxrss"]) for m in dk["worker_memory"].values())
+    mean_truth = truth["clamped_mean"]["a"]
+    dm = res["dask_malloc"]
+    tuned_wall = rows / min(dm["describe_s"]) / 2
+    tuned_cpu = rows / min(dm["describe_cpu_s"])
+    tuned_peak = max(max(m["sampled_peak"], m["ru_maxrss"]) for m in dm["worker_memory"].values())
+    return {
+        "malloc_describe_best_s": min(dm["describe_s"]),
+        "malloc_rows_per_s_per_core": tuned_wall,
+        "malloc_rows_per_cpu_s": tuned_cpu,
+        "malloc_per_core_ratio_vs_in_memory": tuned_wall / pandas_wall,
+        "malloc_per_cpu_s_ratio_vs_in_memory": tuned_cpu / pandas_cpu,
+        "malloc_peak_worker_bytes": tuned_peak,
+        "dask_describe_best_s": t_dask,
+        "dask_rows_per_s_per_core": dask_wall,
+        "dask_rows_per_cpu_s": dask_cpu,
+        "pandas_rows_per_s_1_thread": pandas_wall,
+        "pandas_rows_per_cpu_s": pandas_cpu,
+        "pandas_read_parquet_rows_per_s": read_wall,
+        "pandas_read_parquet_rows_per_cpu_s": read_cpu,
+        "per_core_ratio_vs_in_memory": dask_wall / pandas_wall,
+        "per_cpu_s_ratio_vs_in_memory": dask_cpu / pandas_cpu,
+        "per_core_ratio_vs_read_parquet": dask_wall / read_wall,
+        "per_cpu_s_ratio_vs_read_parquet": dask_cpu / read_cpu,
+        "peak_worker_bytes": peak,
+        "dask_mean_rmse": rmse(dk["mean_a"], mean_truth),
+        "opendp_mean_rmse": rmse(od["mean_a"], mean_truth),
+        "dask_mean_best_s": min(dk["mean_a_s"]),
+        "opendp_mean_best_s": min(od["release_s"]),
+        "dask_mean_best_cpu_s": min(dk["mean_a_cpu_s"]),
+        "opendp_mean_best_cpu_s": min(od["release_cpu_s"]),
+        "targets": {
+            "peak_memory_per_worker_le_1GiB": peak <= 2**30 and not dk["workers_restarted"],
+            "per_core_throughput_ge_50pct_pandas_wall": dask_wall / pandas_wall >= 0.5,
+            "per_core_throughput_ge_50pct_pandas_cpu": dask_cpu / pandas_cpu >= 0.5,
+            "malloc_peak_memory_per_worker_le_1GiB": tuned_peak <= 2**30
+            and not dm["workers_restarted"],
+            "malloc_per_core_throughput_ge_50pct_pandas_wall": tuned_wall / pandas_wall >= 0.5,
+            "malloc_per_core_throughput_ge_50pct_pandas_cpu": tuned_cpu / pandas_cpu >= 0.5,
+        },
+    }
+
+
+def markdown(res: dict[str, Any]) -> str:
+    s, truth, dk, pdx, od = res["summary"], res["data"], res["dask"], res["pandas"], res["opendp"]
+    dm = res["dask_malloc"]
+    mib = 2**20
+    t = s["targets"]
+
+    def secs(v: list[float]) -> str:
+        return ", ".join(f"{x:.2f}" for x in v)
+
+    mem_rows = "\n".join(
+        f"| {addr} | {m['sampled_peak'] / mib:.0f} MiB | {m['ru_maxrss'] / mib:.0f} MiB | "
+        f"{res['dask']['plain_memory'][addr]['sampled_peak'] / mib:.0f} MiB |"
+        for addr, m in dk["worker_memory"].items()
+    )
+    lines = [
+        "# Dask engine: out of core",
+        "",
+        f"Machine: {res['machine']}. Generated by `benchmarks/dask_scale.py`. "
+        "The cores are shared with other jobs; 1-minute load average at the start of "
+        "each section: " + ", ".join(f"{k} {v:.1f}" for k, v in res.get("load", {}).items()) + ".",
+        "",
+        f"Data: {truth['rows']:,} rows x 3 float columns (`a` uniform on (-10, 110), "
+        f"`b` normal (50, 15), `c` exponential (20)), {truth['files']} Parquet files of "
+        f"{truth['rows_per_file']:,} rows, {truth['bytes'] / 2**30:.2f} GiB on disk "
+        f"(written in {truth['write_seconds']:.0f} s, one file at a time); "
+        f"{dk['npartitions']} Dask partitions. Bounds (0, 100), epsilon 1, add/remove.",
+        "",
+        "## describe (count, mean, std, quartiles) on a 2-worker LocalCluster",
+        "",
+        '`LocalCluster(n_workers=2, threads_per_worker=1, memory_limit="1GiB")`, '
+        "`ddf.dp.describe(epsilon=1, bounds=(0, 100))` of `dd.read_parquet(folder)`:",
+        "",
+        "| what | seconds |",
+        "|---|---|",
+        f"| `ddf.dp.describe` ({len(dk['describe_s'])} runs) | {secs(dk['describe_s'])} |",
+        f"| plain Dask `count`, `mean`, `std` (one compute) | "
+        f"{secs(dk['plain_count_mean_std_s'])} |",
+        "",
+        f"CPU seconds of both workers per `ddf.dp.describe`: {secs(dk['describe_cpu_s'])}; "
+        f"per plain Dask `count`/`mean`/`std`: {secs(dk['plain_cpu_s'])}.",
+        "",
+        "Peak resident memory of each worker process (limit 1 GiB; sampled every 0.1 s "
+        "during the releases, and `ru_maxrss`, the peak over the worker's whole life):",
+        "",
+        "| worker | sampled peak, `ddf.dp.describe` | `ru_maxrss` | sampled peak, plain Dask |",
+        "|---|---|---|---|",
+        mem_rows,
+        "",
+        f"Workers restarted by the memory limit: {'yes' if dk['workers_restarted'] else 'no'}.",
+        "",
+        "## Per-core throughput against the pandas engine",
+        "",
+        "Per core: rows / best wall seconds / cores used. Per CPU second: rows / CPU "
+        "seconds the release consumed (both workers' processes; the pandas process), "
+        "which leaves out the time a process waited for a core held by another job.",
+        "",
+        "| engine | rows | best wall s | rows/s per core | CPU s | rows per CPU s |",
+        "|---|---|---|---|---|---|",
+        f"| Dask, Parquet, 2 workers x 1 thread | {truth['rows']:,} | "
+        f"{s['dask_describe_best_s']:.2f} | {s['dask_rows_per_s_per_core'] / 1e6:.1f} M | "
+        f"{min(dk['describe_cpu_s']):.2f} | {s['dask_rows_per_cpu_s'] / 1e6:.1f} M |",
+        f"| pandas engine, in memory, 1 thread | {pdx['rows']:,} | "
+        f"{pdx['describe_1_thread_s']:.3f} | {s['pandas_rows_per_s_1_thread'] / 1e6:.1f} M | "
+        f"{pdx['describe_1_thread_cpu_s']:.3f} | {s['pandas_rows_per_cpu_s'] / 1e6:.1f} M |",
+        f"| pandas `read_parquet` + engine, 1 thread | {pdx['read_parquet_rows']:,} | "
+        f"{pdx['read_parquet_and_describe_s']:.3f} | "
+        f"{s['pandas_read_parquet_rows_per_s'] / 1e6:.1f} M | "
+        f"{pdx['read_parquet_and_describe_cpu_s']:.3f} | "
+        f"{s['pandas_read_parquet_rows_per_cpu_s'] / 1e6:.1f} M |",
+        "",
+        f"Dask / pandas engine in memory: **{100 * s['per_core_ratio_vs_in_memory']:.0f} %** "
+        f"per core (wall), **{100 * s['per_cpu_s_ratio_vs_in_memory']:.0f} %** per CPU "
+        f"second. Dask / pandas reading the same Parquet files: "
+        f"{100 * s['per_core_ratio_vs_read_parquet']:.0f} % (wall), "
+        f"{100 * s['per_cpu_s_ratio_vs_read_parquet']:.0f} % (CPU). The pandas engine with "
+        f"its default {pdx['threads_default']} threads: {pdx['describe_default_threads_s']:.3f} s; "
+        f"plain pandas `df.clip(0, 100).describe()` in memory: {pdx['plain_describe_s']:.3f} s.",
+        "",
+        "## The workers' allocator",
+        "",
+        "`distributed` starts its workers with `MALLOC_TRIM_THRESHOLD_=65536`, which also "
+        "freezes glibc's mmap threshold at 128 KiB: every large temporary array is then "
+        "mapped and page-faulted afresh. Kernel-mode CPU seconds of both workers per "
+        f"`ddf.dp.describe`: {secs(dk['describe_sys_s'])} (of {secs(dk['describe_cpu_s'])}). "
+        "The same release with `MALLOC_TRIM_THRESHOLD_=2**28` and "
+        "`MALLOC_MMAP_THRESHOLD_=2**26` added to "
+        "`distributed.nanny.pre-spawn-environ` (a fresh cluster):",
+        "",
+        "| workers | wall s | CPU s (kernel-mode) | rows/s per core | rows per CPU s "
+        "| peak RSS per worker |",
+        "|---|---|---|---|---|---|",
+        f"| default | {secs(dk['describe_s'])} | {secs(dk['describe_cpu_s'])} "
+        f"({secs(dk['describe_sys_s'])}) | {s['dask_rows_per_s_per_core'] / 1e6:.1f} M | "
+        f"{s['dask_rows_per_cpu_s'] / 1e6:.1f} M | {s['peak_worker_bytes'] / mib:.0f} MiB |",
+        f"| larger malloc thresholds | {secs(dm['describe_s'])} | "
+        f"{secs(dm['describe_cpu_s'])} ({secs(dm['describe_sys_s'])}) | "
+        f"{s['malloc_rows_per_s_per_core'] / 1e6:.1f} M | "
+        f"{s['malloc_rows_per_cpu_s'] / 1e6:.1f} M | "
+        f"{s['malloc_peak_worker_bytes'] / mib:.0f} MiB |",
+        "",
+        f"Against the pandas engine in memory: {100 * s['malloc_per_core_ratio_vs_in_memory']:.0f} "
+        f"% per core (wall), {100 * s['malloc_per_cpu_s_ratio_vs_in_memory']:.0f} % per CPU "
+        "second.",
+        "",
+        "## Mean of one column against OpenDP's Polars `scan_parquet`",
+        "",
+        f"Same files, column `a`, bounds (0, 100), epsilon 1, add/remove (OpenDP: "
+        f"`contributions=1`, `Margin(max_length={truth['rows']:,})`); "
+        f"{len(od['mean_a'])} releases each. Truth: the exact mean of the clamped column, "
+        f"{truth['clamped_mean']['a']:.6f}.",
+        "",
+        "| library | seconds per release | best | best CPU s | RMSE |",
+        "|---|---|---|---|---|",
+        "| pandas-dp `ddf['a'].dp.mean` (2 workers; CPU of the workers) | "
+        f"{secs(dk['mean_a_s'])} | "
+        f"{s['dask_mean_best_s']:.2f} | {s['dask_mean_best_cpu_s']:.2f} | "
+        f"{s['dask_mean_rmse']:.2e} |",
+        f"| OpenDP Polars ({od['polars_threads']} threads; CPU of the process) | "
+        f"{secs(od['release_s'])} | "
+        f"{s['opendp_mean_best_s']:.2f} | {s['opendp_mean_best_cpu_s']:.2f} | "
+        f"{s['opendp_mean_rmse']:.2e} |",
+        "",
+        "OpenDP's noise: "
+        + "; ".join(
+            f"{r['aggregate']} {r['distribution']} scale {r['scale']:.3g}" for r in od["noise"]
+        )
+        + f". With {len(od['mean_a'])} releases an RMSE is known to about "
+        f"+-{100 / math.sqrt(2 * len(od['mean_a'])):.0f} % (relative standard error).",
+        "",
+        "## Targets (issue 11)",
+        "",
+        "| target | measured | |",
+        "|---|---|---|",
+        f"| `describe` completes, peak memory per worker <= 1 GiB | "
+        f"{s['peak_worker_bytes'] / mib:.0f} MiB | "
+        f"{'met' if s['targets']['peak_memory_per_worker_le_1GiB'] else '**not met**'} |",
+        f"| per-core throughput >= 50 % of the pandas engine in memory | "
+        f"{100 * s['per_core_ratio_vs_in_memory']:.0f} % (wall), "
+        f"{100 * s['per_cpu_s_ratio_vs_in_memory']:.0f} % (CPU) | "
+        + ("met" if t["per_core_throughput_ge_50pct_pandas_wall"] else "**not met**")
+        + " (wall), "
+        + ("met" if t["per_core_throughput_ge_50pct_pandas_cpu"] else "**not met**")
+        + " (CPU) |",
+        f"| the same, larger malloc thresholds on the workers | "
+        f"{100 * s['malloc_per_core_ratio_vs_in_memory']:.0f} % (wall), "
+        f"{100 * s['malloc_per_cpu_s_ratio_vs_in_memory']:.0f} % (CPU); peak "
+        f"{s['malloc_peak_worker_bytes'] / mib:.0f} MiB | "
+        + ("met" if t["malloc_per_core_throughput_ge_50pct_pandas_wall"] else "**not met**")
+        + " (wall), "
+        + ("met" if t["malloc_per_core_throughput_ge_50pct_pandas_cpu"] else "**not met**")
+        + " (CPU) |",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rows", type=int, default=10**8)
+    parser.add_argument("--rows-per-file", type=int, default=10**6)
+    parser.add_argument("--pandas-rows", type=int, default=10**7)
+    parser.add_argument("--dir", type=Path, default=Path("/tmp/dask_scale"))
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs of describe")
+    parser.add_argument("--reps", type=int, default=5, help="releases per RMSE")
+    parser.add_argument("--out", type=Path, default=RESULTS / "dask.json")
+    parser.add_argument("--keep", action="store_true", help="keep the Parquet files")
+    args = parser.parse_args()
+    print(
+        f"free disk at {args.dir.parent}: {shutil.disk_usage(args.dir.parent).free / 2**30:.0f} GiB"
+    )
+    res: dict[str, Any] = {
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, pandas {pd.__version__}",
+        "load": {},
+    }
+    try:
+        res["data"] = write_dataset(args.dir, args.rows, args.rows_per_file)
+        print("data", res["data"])
+        res["load"]["dask"] = os.getloadavg()[0]
+        res["dask"] = dask_cluster(args.dir, res["data"], args.repeat, args.reps)
+        print("dask", res["dask"])
+        res["load"]["dask_malloc"] = os.getloadavg()[0]
+        res["dask_malloc"] = dask_cluster(
+            args.dir, res["data"], args.repeat, 0, environ=MALLOC_ENVIRON, full=False
+        )
+        print("dask_malloc", res["dask_malloc"])
+        res["load"]["pandas"] = os.getloadavg()[0]
+        res["pandas"] = pandas_engine(args.pandas_rows, args.dir, args.repeat)
+        print("pandas", res["pandas"])
+        res["load"]["opendp"] = os.getloadavg()[0]
+        res["opendp"] = opendp_polars(args.dir, res["data"], args.reps)
+        print("opendp", res["opendp"])
+    finally:
+        if not args.keep:
+            shutil.rmtree(args.dir, ignore_errors=True)
+    res["summary"] = summarize(res)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(res, indent=2, default=str))
+    text = markdown(res)
+    args.out.with_suffix(".md").write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
