@@ -186,7 +186,8 @@ def engine_input(
         groups = None
         if grouping is not None and grouping.private:
             assert frame is not None
-            groups, data["keys"] = engines.observed_codes(frame[grouping.by[0]])
+            # unsorted: the plan sorts the keys it keeps (and only those)
+            groups, data["keys"] = engines.observed_codes(frame[grouping.by[0]], sort=False)
         elif grouping is not None:
             groups = _group_codes(grouping, frame)
         unit = settings.contributions.unit

@@ -807,10 +807,12 @@ class Plan:
         kept = kept[order]
         assert self.grouping is not None
         self.selected = pd.Index(uniques[kept], name=self.grouping.by[0])
+        out[SELECTION] = noisy[kept].astype(np.float64)
+        if len(self.measurements) == 1:  # the selection's counts are the release
+            return dict(data)
         position = np.full(observed.size + 1, -1, dtype=np.intp)
         position[kept] = np.arange(len(kept))
         codes = position[observed.codes]  # -1 stays -1 (the extra last slot)
-        out[SELECTION] = noisy[kept].astype(np.float64)
         return {**data, "groups": engines.Groups(codes, len(kept))}
 
     def noise_for(self, key: str) -> NoisePlan:
@@ -838,11 +840,16 @@ def _tiled(noise: NoisePlan, times: int) -> NoisePlan:
 
 
 def _key_order(keys: pd.Index) -> NDArray[np.intp]:
-    """Positions that sort released keys (their order is post-processing of released keys)."""
+    """Positions that sort the released keys: a function of the kept keys alone.
+
+    Keys that do not compare are ordered by type name and ``repr``, never by where
+    they first appear in the data (that order would depend on the rows).
+    """
     try:
         return np.asarray(keys.argsort(), dtype=np.intp)
     except TypeError:
-        return np.arange(len(keys), dtype=np.intp)
+        names = [(type(k).__qualname__, repr(k)) for k in keys]
+        return np.asarray(sorted(range(len(names)), key=names.__getitem__), dtype=np.intp)
 
 
 def direct_allowance(statistic: str, width: float, n: int | None) -> float:

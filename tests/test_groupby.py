@@ -313,3 +313,16 @@ def test_ungrouped_release_records_its_privacy_unit() -> None:
 def test_interval_index_keeps_the_key_name() -> None:
     out = DF.dp.groupby("region", keys=["E", "N", "S"]).len(**BIG)
     assert out.attrs["dp"].interval(0.05).index.name == "region"
+
+
+def test_private_keys_order_does_not_depend_on_row_order() -> None:
+    """Keys that do not compare are released in an order set by the keys alone."""
+    keys = ["b", (1, 2), "a", frozenset([3])] * 300
+    frame = pd.DataFrame({"k": pd.Series(keys, dtype=object), "x": np.ones(len(keys))})
+    shuffled = frame.sample(frac=1.0, random_state=3)
+    released = [
+        list(f.dp.groupby("k", keys="private", delta=1e-6).len(epsilon=1.0, random_state=0).index)
+        for f in (frame, shuffled)
+    ]
+    assert released[0] == released[1]
+    assert len(released[0]) == 4

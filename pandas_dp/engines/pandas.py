@@ -897,7 +897,7 @@ def group_codes(
     return Groups(code, product)
 
 
-def observed_codes(column: pd.Series) -> tuple[Groups, pd.Index]:
+def observed_codes(column: pd.Series, *, sort: bool = True) -> tuple[Groups, pd.Index]:
     """Factorize a column whose keys are private.
 
     The uniques are PRIVATE: they are the data's own values. The caller must not
@@ -908,6 +908,9 @@ def observed_codes(column: pd.Series) -> tuple[Groups, pd.Index]:
     ----------
     column : pandas.Series
         The key column.
+    sort : bool, default True
+        Sort the uniques (when comparable). A caller that orders only the keys it
+        keeps (partition selection) passes ``False`` and saves the sort.
 
     Returns
     -------
@@ -926,7 +929,7 @@ def observed_codes(column: pd.Series) -> tuple[Groups, pd.Index]:
     """
     try:
         try:
-            codes, uniques = pd.factorize(column, sort=True, use_na_sentinel=True)
+            codes, uniques = pd.factorize(column, sort=sort, use_na_sentinel=True)
         except TypeError:  # incomparable keys: first-appearance order
             codes, uniques = pd.factorize(column, sort=False, use_na_sentinel=True)
         return Groups(codes.astype(np.intp, copy=False), len(uniques)), pd.Index(uniques)
