@@ -38,6 +38,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Sequence
@@ -97,6 +98,26 @@ class NoisePlan:
     upper: FloatArray
     epsilon: float
     delta: float
+
+    def head(self, k: int) -> NoisePlan:
+        """The plan of the first ``k`` entries (one group's, when groups are noised alike)."""
+        return dataclasses.replace(
+            self,
+            scale=self.scale[:k],
+            granularity=self.granularity[:k],
+            lower=self.lower[:k],
+            upper=self.upper[:k],
+        )
+
+    def tiled(self, times: int) -> NoisePlan:
+        """The same entries repeated ``times`` times (one copy per group)."""
+        return dataclasses.replace(
+            self,
+            scale=np.tile(self.scale, times),
+            granularity=np.tile(self.granularity, times),
+            lower=np.tile(self.lower, times),
+            upper=np.tile(self.upper, times),
+        )
 
     @functools.cached_property
     def units(self) -> list[float]:

@@ -13,7 +13,6 @@ split is in the metadata and in the ledger row.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -23,7 +22,6 @@ import pandas as pd
 
 from pandas_dp import constraints
 from pandas_dp import statistics as st
-from pandas_dp.bounding import NoisePlan
 from pandas_dp.declarations import CategoricalDeclaration, NumericDeclaration
 from pandas_dp.grouping import Grouping
 from pandas_dp.histograms import _exact_buckets, _share_bounds
@@ -160,7 +158,7 @@ def release_describe(
             for i, label in enumerate(d.categories):
                 name = f"share {label}"
                 cells[g][(c, name)] = float(shares[i])
-                fns[g][(c, name)] = partial(_share_entry, _first(noise, k), counts[g], i)
+                fns[g][(c, name)] = partial(_share_entry, noise.head(k), counts[g], i)
 
     numeric_rows = [*_ROWS, "min (declared)", *map(_label, percentiles), "max (declared)"]
 
@@ -210,17 +208,6 @@ def release_describe(
         },
     )
     return table
-
-
-def _first(noise: NoisePlan, k: int) -> NoisePlan:
-    """One group's plan of ``k`` buckets (every group's entries are noised alike)."""
-    return dataclasses.replace(
-        noise,
-        scale=noise.scale[:k],
-        granularity=noise.granularity[:k],
-        lower=noise.lower[:k],
-        upper=noise.upper[:k],
-    )
 
 
 def _public(value: float, alpha: float) -> tuple[float, float]:

@@ -212,16 +212,5 @@ def _group_shares(noise: Any, counts: np.ndarray, alpha: float) -> tuple[np.ndar
     """Per group, the shares' interval from its noisy counts (union bound within a group)."""
     if counts.shape[0] == 0:
         return np.zeros(0), np.zeros(0)
-    pairs = [_share_bounds(_row_plan(noise, counts.shape[1]), row, alpha) for row in counts]
+    pairs = [_share_bounds(noise.head(counts.shape[1]), row, alpha) for row in counts]
     return np.concatenate([p[0] for p in pairs]), np.concatenate([p[1] for p in pairs])
-
-
-def _row_plan(noise: Any, k: int) -> Any:
-    """The noise plan of one group's ``k`` cells (every group's plan is the same)."""
-    return dataclasses.replace(
-        noise,
-        scale=noise.scale[:k],
-        granularity=noise.granularity[:k],
-        lower=noise.lower[:k],
-        upper=noise.upper[:k],
-    )

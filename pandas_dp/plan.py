@@ -825,18 +825,7 @@ class Plan:
         m = self.measurements[key]
         if self.grouping is None or not self.grouping.private:
             return m.calibrated
-        return _tiled(m.calibrated, self.released_groups)
-
-
-def _tiled(noise: NoisePlan, times: int) -> NoisePlan:
-    """The same per-entry noise for ``times`` groups (private keys, after selection)."""
-    return replace(
-        noise,
-        scale=np.tile(noise.scale, times),
-        granularity=np.tile(noise.granularity, times),
-        lower=np.tile(noise.lower, times),
-        upper=np.tile(noise.upper, times),
-    )
+        return m.calibrated.tiled(self.released_groups)
 
 
 def _key_order(keys: pd.Index) -> NDArray[np.intp]:

@@ -60,21 +60,10 @@ EPS = 1.0
 # ----------------------------------------------------------------------------- helpers
 
 
-def tiled(plan: NoisePlan, m: int) -> NoisePlan:
-    """The one-entry ``plan`` repeated for ``m`` independent releases of one value."""
-    return dataclasses.replace(
-        plan,
-        scale=np.repeat(plan.scale, m),
-        granularity=np.repeat(plan.granularity, m),
-        lower=np.repeat(plan.lower, m),
-        upper=np.repeat(plan.upper, m),
-    )
-
-
 def releases(plan: NoisePlan, theta: float, seed: int, draws: int = DRAWS) -> np.ndarray:
     """A Poisson(``draws``) number of independent releases of ``theta`` under ``plan``."""
     m = int(np.random.default_rng(seed).poisson(draws))
-    return apply_noise(np.full(m, theta), tiled(plan, m), RandomSource(seed))
+    return apply_noise(np.full(m, theta), plan.tiled(m), RandomSource(seed))
 
 
 def real_bins(x: np.ndarray, plan: NoisePlan, bins: int = 40) -> np.ndarray:
@@ -364,7 +353,7 @@ def default_releases(statistic, values, seed, draws=DRAWS, *, eps=EPS, shrink=1.
         noise = plan.measurements[key].noise
         noise = dataclasses.replace(noise, scale=noise.scale * shrink)
         theta = np.clip(np.full(m, exact[stat]), noise.lower[0], noise.upper[0])
-        noisy[stat] = apply_noise(theta, tiled(noise, m), src)
+        noisy[stat] = apply_noise(theta, noise.tiled(m), src)
     clamp = bounding != "none"
     if statistic == "mean":
         fn = np.frompyfunc(lambda c, s: est.mean_value(c, s, 0.0, 1.0, clamp=clamp), 2, 1)
@@ -518,18 +507,8 @@ def joint_releases(plan: NoisePlan, theta: np.ndarray, seed: int, draws: int) ->
     """Poisson(``draws``) independent releases of the vector ``theta``, one per row."""
     m = int(np.random.default_rng(seed).poisson(draws))
     k = theta.shape[0]
-    out = apply_noise(np.tile(theta, m), tiled_vector(plan, m), RandomSource(seed))
+    out = apply_noise(np.tile(theta, m), plan.tiled(m), RandomSource(seed))
     return out.reshape(m, k)
-
-
-def tiled_vector(plan: NoisePlan, m: int) -> NoisePlan:
-    return dataclasses.replace(
-        plan,
-        scale=np.tile(plan.scale, m),
-        granularity=np.tile(plan.granularity, m),
-        lower=np.tile(plan.lower, m),
-        upper=np.tile(plan.upper, m),
-    )
 
 
 def joint_bins(x: np.ndarray, top: int) -> np.ndarray:
