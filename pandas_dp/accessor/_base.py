@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,6 +20,7 @@ from pandas_dp.declarations import (
     resolve_categories,
 )
 from pandas_dp.errors import MissingBoundsError
+from pandas_dp.plan import Contributions
 from pandas_dp.result import DPFloat, DPInt
 
 Columns = Hashable | Sequence[Hashable] | None
@@ -150,6 +151,41 @@ class _Base:
 
     def _select(self, columns: Columns) -> tuple[dict[Hashable, pd.Series], bool]:
         raise NotImplementedError
+
+    def _settings(self, kw: Mapping[str, Any]) -> st.Settings:
+        """The privacy settings of a call, from its keyword arguments (``locals()``).
+
+        Every method passes its own arguments here, so one place reads ``epsilon``,
+        ``delta``, ``mechanism``, ``bounding``, ``neighbouring``, ``out_of_bounds``,
+        ``random_state``, ``budget`` and the privacy unit (from the arguments or the
+        schema) -- public facts only.
+        """
+        neighbouring = kw["neighbouring"]
+        return st.Settings(
+            kw["epsilon"],
+            kw["delta"],
+            kw["mechanism"],
+            kw["bounding"],
+            neighbouring,
+            kw.get("out_of_bounds", "clip"),
+            kw["random_state"],
+            kw["budget"],
+            self._rows(neighbouring),
+            self._contributions(
+                kw.get("privacy_unit"), kw.get("max_rows_per_unit"), kw.get("schema")
+            ),
+        )
+
+    def _contributions(
+        self, privacy_unit: Hashable | None, max_rows_per_unit: int | None, schema: Any
+    ) -> Contributions:
+        """The privacy unit and its bound (a Series has no unit: one row per unit)."""
+        if privacy_unit is not None or max_rows_per_unit is not None:
+            raise TypeError(
+                "privacy_unit needs the frame that holds the unit column; call the "
+                "DataFrame's accessor (df.dp) instead of the Series'"
+            )
+        return Contributions()
 
     def _rows(self, neighbouring: str) -> int | None:
         """The frame's length for :class:`~pandas_dp.plan.Settings` (public only under

@@ -206,17 +206,7 @@ class DaskSeriesAccessor(DPSeriesAccessor):
         >>> s.dp.len(epsilon=1.0, random_state=0) >= 0
         True
         """
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            "clip",
-            random_state,
-            budget,
-            self._rows(neighbouring),
-        )
+        settings = self._settings(locals())
         return st.release_len(settings, self._obj.to_frame())
 
 

@@ -133,18 +133,7 @@ class DPFrameAccessor(_Base):
         >>> list(c.index), str(c.dtype)
         (['a', 'b'], 'int64')
         """
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            "clip",
-            random_state,
-            budget,
-            self._rows(neighbouring),
-            self._contributions(privacy_unit, max_rows_per_unit, None),
-        )
+        settings = self._settings(locals())
         frame = self._obj
         labels = [c for c in frame.columns if not numeric_only or _is_numeric(frame[c])]
         if not labels:
@@ -181,18 +170,7 @@ class DPFrameAccessor(_Base):
         >>> isinstance(n, int), n >= 0
         (True, True)
         """
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            "clip",
-            random_state,
-            budget,
-            self._rows(neighbouring),
-            self._contributions(privacy_unit, max_rows_per_unit, None),
-        )
+        settings = self._settings(locals())
         return st.release_len(settings, self._obj)
 
     # -------------------------------------------------------------- moments
@@ -226,18 +204,7 @@ class DPFrameAccessor(_Base):
         >>> 0 <= s <= 4 * 80
         True
         """
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            out_of_bounds,
-            random_state,
-            budget,
-            self._rows(neighbouring),
-            self._contributions(privacy_unit, max_rows_per_unit, schema),
-        )
+        settings = self._settings(locals())
         return self._moment("sum", columns, bounds=bounds, schema=schema, settings=settings)
 
     def mean(
@@ -272,18 +239,7 @@ class DPFrameAccessor(_Base):
         >>> lo <= m <= hi
         True
         """
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            out_of_bounds,
-            random_state,
-            budget,
-            self._rows(neighbouring),
-            self._contributions(privacy_unit, max_rows_per_unit, schema),
-        )
+        settings = self._settings(locals())
         return self._moment(
             "mean", columns, bounds=bounds, schema=schema, settings=settings, method=method
         )
@@ -317,18 +273,7 @@ class DPFrameAccessor(_Base):
         >>> 0 <= v <= v.attrs["dp"].output_bounds[1]
         True
         """
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            out_of_bounds,
-            random_state,
-            budget,
-            self._rows(neighbouring),
-            self._contributions(privacy_unit, max_rows_per_unit, schema),
-        )
+        settings = self._settings(locals())
         return self._moment(
             "var",
             columns,
@@ -368,18 +313,7 @@ class DPFrameAccessor(_Base):
         >>> s.attrs["dp"].statistic
         'std'
         """
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            out_of_bounds,
-            random_state,
-            budget,
-            self._rows(neighbouring),
-            self._contributions(privacy_unit, max_rows_per_unit, schema),
-        )
+        settings = self._settings(locals())
         return self._moment(
             "std",
             columns,
@@ -451,18 +385,7 @@ class DPFrameAccessor(_Base):
         >>> list(qs.index), bool(qs.is_monotonic_increasing)
         ([0.25, 0.75], True)
         """
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            out_of_bounds,
-            random_state,
-            budget,
-            len(self._obj),
-            self._contributions(privacy_unit, max_rows_per_unit, schema),
-        )
+        settings = self._settings(locals())
         return self._quantile(columns, q, bounds, schema, bins, settings, "quantile")
 
     def median(
@@ -501,18 +424,7 @@ class DPFrameAccessor(_Base):
         >>> bool(lo <= hi)
         True
         """
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            out_of_bounds,
-            random_state,
-            budget,
-            len(self._obj),
-            self._contributions(privacy_unit, max_rows_per_unit, schema),
-        )
+        settings = self._settings(locals())
         out = self._quantile(columns, 0.5, bounds, schema, bins, settings, "median")
         if isinstance(out, pd.Series):
             out.name = None  # pandas' df.median() has no name
@@ -610,7 +522,8 @@ class DPFrameAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
-            (privacy_unit, max_rows_per_unit),
+            privacy_unit,
+            max_rows_per_unit,
             corr=False,
         )
 
@@ -662,7 +575,8 @@ class DPFrameAccessor(_Base):
             out_of_bounds,
             random_state,
             budget,
-            (privacy_unit, max_rows_per_unit),
+            privacy_unit,
+            max_rows_per_unit,
             corr=True,
         )
 
@@ -682,22 +596,12 @@ class DPFrameAccessor(_Base):
         out_of_bounds: str,
         random_state: int | np.random.Generator | None,
         budget: PrivacyBudget | None,
-        unit: tuple[Hashable | None, int | None],
+        privacy_unit: Hashable | None,
+        max_rows_per_unit: int | None,
         *,
         corr: bool,
     ) -> pd.DataFrame:
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            out_of_bounds,
-            random_state,
-            budget,
-            self._rows(neighbouring),
-            self._contributions(*unit, schema),
-        )
+        settings = self._settings(locals())
         selected, _ = self._select([columns] if isinstance(columns, str) else columns)
         name = "corr" if corr else "cov"
         _check_numeric(name, selected)
@@ -763,18 +667,7 @@ class DPFrameAccessor(_Base):
         ['count', 'mean', 'std', 'min (declared)', '25%', '50%', '75%', 'max (declared)']
         """
         wanted_percentiles = check_percentiles(percentiles)
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            out_of_bounds,
-            random_state,
-            budget,
-            self._rows(neighbouring),
-            self._contributions(privacy_unit, max_rows_per_unit, schema),
-        )
+        settings = self._settings(locals())
         frame = self._obj
         attached = (
             attached_schema(frame)
@@ -892,18 +785,7 @@ class DPFrameAccessor(_Base):
         >>> t.index.tolist()
         [('f', False), ('f', True), ('m', False), ('m', True)]
         """
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            out_of_bounds,
-            random_state,
-            budget,
-            self._rows(neighbouring),
-            self._contributions(privacy_unit, max_rows_per_unit, schema),
-        )
+        settings = self._settings(locals())
         if isinstance(column, list | pd.Index):
             grouping = resolve_grouping(self._obj, list(column), keys=categories, schema=schema)
             return release_contingency(
@@ -960,18 +842,7 @@ class DPFrameAccessor(_Base):
         >>> list(p.index), round(float(p.sum()), 12)
         (['N', 'S', 'E', 'W'], 1.0)
         """
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            out_of_bounds,
-            random_state,
-            budget,
-            self._rows(neighbouring),
-            self._contributions(privacy_unit, max_rows_per_unit, schema),
-        )
+        settings = self._settings(locals())
         series = self._select(column)[0][column]
         return self._histogram(
             series,
@@ -1031,18 +902,7 @@ class DPFrameAccessor(_Base):
         >>> list(c.index)
         ['smokers', 'old smokers']
         """
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            "clip",
-            random_state,
-            budget,
-            self._rows(neighbouring),
-            self._contributions(privacy_unit, max_rows_per_unit, None),
-        )
+        settings = self._settings(locals())
         queries = dict(queries)
         for name, q in queries.items():  # every check first, on no rows of the data
             self._mask(name, q, self._obj.iloc[:0] if isinstance(q, str) else self._obj)

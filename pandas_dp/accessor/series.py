@@ -67,17 +67,7 @@ class DPSeriesAccessor(_Base):
         >>> isinstance(c, int)
         True
         """
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            "clip",
-            random_state,
-            budget,
-            self._rows(neighbouring),
-        )
+        settings = self._settings(locals())
         result = st.release_count({self._obj.name: self._obj}, settings, scalar=True)
         assert isinstance(result, DPInt)
         return result
@@ -94,17 +84,7 @@ class DPSeriesAccessor(_Base):
         budget: PrivacyBudget | None = None,
     ) -> DPInt:
         """Noisy length of the Series, like ``len(s)``."""
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            "clip",
-            random_state,
-            budget,
-            self._rows(neighbouring),
-        )
+        settings = self._settings(locals())
         return st.release_len(settings)
 
     def sum(
@@ -122,17 +102,7 @@ class DPSeriesAccessor(_Base):
         budget: PrivacyBudget | None = None,
     ) -> DPFloat:
         """Noisy sum of the bounded values, like ``s.sum()``."""
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            out_of_bounds,
-            random_state,
-            budget,
-            self._rows(neighbouring),
-        )
+        settings = self._settings(locals())
         return self._scalar("sum", bounds, schema, settings)
 
     def mean(
@@ -151,17 +121,7 @@ class DPSeriesAccessor(_Base):
         budget: PrivacyBudget | None = None,
     ) -> DPFloat:
         """Noisy mean of the bounded values, like ``s.mean()``."""
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            out_of_bounds,
-            random_state,
-            budget,
-            self._rows(neighbouring),
-        )
+        settings = self._settings(locals())
         return self._scalar("mean", bounds, schema, settings, method=method)
 
     def var(
@@ -181,17 +141,7 @@ class DPSeriesAccessor(_Base):
         budget: PrivacyBudget | None = None,
     ) -> DPFloat:
         """Noisy sample variance (``ddof=1`` like pandas) of the bounded values."""
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            out_of_bounds,
-            random_state,
-            budget,
-            self._rows(neighbouring),
-        )
+        settings = self._settings(locals())
         return self._scalar("var", bounds, schema, settings, ddof=ddof, method=method)
 
     def std(
@@ -211,17 +161,7 @@ class DPSeriesAccessor(_Base):
         budget: PrivacyBudget | None = None,
     ) -> DPFloat:
         """Noisy standard deviation: the square root of :meth:`var`."""
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            out_of_bounds,
-            random_state,
-            budget,
-            self._rows(neighbouring),
-        )
+        settings = self._settings(locals())
         return self._scalar("std", bounds, schema, settings, ddof=ddof, method=method)
 
     def value_counts(
@@ -277,17 +217,7 @@ class DPSeriesAccessor(_Base):
         >>> sorted(vc.index), str(vc.dtype)
         (['E', 'N', 'S', 'W', 'other'], 'int64')
         """
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            out_of_bounds,
-            random_state,
-            budget,
-            self._rows(neighbouring),
-        )
+        settings = self._settings(locals())
         return self._histogram(
             self._obj,
             normalize=normalize,
@@ -348,17 +278,7 @@ class DPSeriesAccessor(_Base):
         >>> bool(((p >= 0) & (p <= 1)).all()), round(float(p.sum()), 12)
         (True, 1.0)
         """
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            out_of_bounds,
-            random_state,
-            budget,
-            self._rows(neighbouring),
-        )
+        settings = self._settings(locals())
         return self._histogram(
             self._obj,
             normalize=True,
@@ -415,17 +335,7 @@ class DPSeriesAccessor(_Base):
         >>> list(qs.index), qs.name
         ([0.1, 0.9], 'age')
         """
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            out_of_bounds,
-            random_state,
-            budget,
-            len(self._obj),
-        )
+        settings = self._settings(locals())
         return self._quantile(q, bounds, schema, bins, settings, "quantile")
 
     def median(
@@ -458,17 +368,7 @@ class DPSeriesAccessor(_Base):
         >>> isinstance(m, float)
         True
         """
-        settings = st.Settings(
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            neighbouring,
-            out_of_bounds,
-            random_state,
-            budget,
-            len(self._obj),
-        )
+        settings = self._settings(locals())
         out = self._quantile(0.5, bounds, schema, bins, settings, "median")
         assert isinstance(out, DPFloat)
         return out
