@@ -203,6 +203,7 @@ def release_value_counts(
         (float(noise.lower[0]), float(noise.upper[0])),
         other,
         dropna,
+        sens=plan.measurements[key].sensitivity,  # per bucket: k rows of one unit
     )
     return _ordered(released.astype(np.int64), labels, decl.column, "count", meta, sort, ascending)
 

@@ -326,3 +326,25 @@ def test_private_keys_order_does_not_depend_on_row_order() -> None:
     ]
     assert released[0] == released[1]
     assert len(released[0]) == 4
+
+
+@pytest.mark.parametrize("release", ["cov", "describe", "value_counts", "count"])
+def test_every_frame_method_scales_with_the_privacy_unit(release: str) -> None:
+    """privacy_unit reaches each frame method's sensitivities (k = 3: three times)."""
+    frame = pd.DataFrame(
+        {"pid": [1, 1, 2, 3] * 50, "a": np.linspace(0, 1, 200), "r": ["x", "y"] * 100}
+    )
+    calls = {
+        "cov": lambda **kw: frame.dp.cov(["a", "a2"], bounds=(0, 1), **kw),
+        "describe": lambda **kw: frame.dp.describe(["a"], bounds=(0, 1), **kw),
+        "value_counts": lambda **kw: frame.dp.value_counts("r", categories=["x", "y"], **kw),
+        "count": lambda **kw: frame.dp.count(**kw),
+    }
+    frame["a2"] = 1 - frame["a"]
+    plain = calls[release](epsilon=1.0, random_state=0).attrs["dp"].sensitivity
+    unit = (
+        calls[release](epsilon=1.0, random_state=0, privacy_unit="pid", max_rows_per_unit=3)
+        .attrs["dp"]
+        .sensitivity
+    )
+    assert np.allclose(np.asarray(unit) / np.asarray(plain), 3.0)
