@@ -103,18 +103,16 @@ def release_describe(
         if tree is not None
     }
     plan.calibrate()
-    read = engine_input({**numeric, **categorical}, numeric_decls, settings, grouping, frame)
-
-    def data() -> dict[Any, Any]:
-        made = read()
-        for c, d in categorical_decls.items():
-            made[("categories", c)] = partial(
-                _exact_buckets, categorical[c], d, dropna=True, other=None
-            )
+    sources: dict[Any, Any] = {
+        ("categories", c): partial(_exact_buckets, categorical[c], d, dropna=True, other=None)
+        for c, d in categorical_decls.items()
+    }
+    if tree is not None:
         for c in grid_keys:
-            assert tree is not None
-            made[("grid", c)] = partial(_exact_tree, numeric[c], numeric_decls[c], tree)
-        return made
+            sources[("grid", c)] = partial(_exact_tree, numeric[c], numeric_decls[c], tree)
+    data = engine_input(
+        {**numeric, **categorical}, numeric_decls, settings, grouping, frame, sources
+    )
 
     columns = (*numeric, *categorical)
     by = grouping.by if grouping is not None else ()

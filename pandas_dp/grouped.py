@@ -136,14 +136,10 @@ def release_group_counts(
     plan = Plan(settings, grouping)
     key = plan.categories(decl.column, len(labels))
     plan.calibrate()
-    data = engine_input({decl.column: series}, {}, settings, grouping, frame)
-
-    def with_buckets() -> dict[Any, Any]:
-        made = data()
-        made[("categories", decl.column)] = partial(
-            _exact_buckets, series, decl, dropna=dropna, other=other
-        )
-        return made
+    reader = partial(_exact_buckets, series, decl, dropna=dropna, other=other)
+    data = engine_input(
+        {decl.column: series}, {}, settings, grouping, frame, {("categories", decl.column): reader}
+    )
 
     check = (
         partial(validate, {decl.column: series}, {decl.column: decl})
@@ -151,7 +147,7 @@ def release_group_counts(
         else None
     )
     statistic = "proportions" if normalize else "value_counts"
-    noisy = plan.run(with_buckets, statistic, (*grouping.by, decl.column), check=check)
+    noisy = plan.run(data, statistic, (*grouping.by, decl.column), check=check)
     keys = plan.released_index
     assert keys is not None
     k = len(labels)

@@ -174,14 +174,10 @@ def release_value_counts(
     plan = Plan(settings)
     key = plan.categories(decl.column, len(labels))
     plan.calibrate()
-    read = engine_input({decl.column: series}, {}, settings, None, frame)
-
-    def data() -> dict[Any, Any]:
-        made = read()
-        made[("categories", decl.column)] = partial(
-            _exact_buckets, series, decl, dropna=dropna, other=other
-        )
-        return made
+    reader = partial(_exact_buckets, series, decl, dropna=dropna, other=other)
+    data = engine_input(
+        {decl.column: series}, {}, settings, None, frame, {("categories", decl.column): reader}
+    )
 
     noisy = plan.run(
         data,

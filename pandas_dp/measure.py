@@ -171,6 +171,7 @@ def engine_input(
     settings: Settings,
     grouping: Grouping | None = None,
     frame: pd.DataFrame | None = None,
+    sources: Mapping[Any, Any] | None = None,
 ) -> Callable[[], dict[Any, Any]]:
     """The engine's input, built only when called (after the charge).
 
@@ -178,6 +179,8 @@ def engine_input(
     group codes (``"groups"``): the declared key of each row's group (``-1`` for a
     row in no released group), with the rows above a privacy unit's contribution
     bounds also set to ``-1`` by keyed-hash truncation (REFERENCE.md §9).
+    ``sources`` adds the readers of other measurement sources, e.g.
+    ``{("categories", column): reader}`` (a reader is called with the group codes).
     """
 
     def build() -> dict[Any, Any]:
@@ -198,6 +201,7 @@ def engine_input(
         data["groups"] = groups
         if _is_dask(frame):  # the Dask engine reads the row counts from its partitions
             data["frame"] = frame
+        data.update(sources or {})
         return data
 
     return build

@@ -448,13 +448,8 @@ def release_quantiles(
     check = (
         partial(validate, dict(columns), dict(decls)) if settings.out_of_bounds == "raise" else None
     )
-    read = engine_input(dict(columns), dict(decls), settings, grouping, frame)
-
-    def data() -> dict[Any, Any]:
-        made = read()
-        for c in labels:
-            made[("grid", c)] = partial(_exact_tree, columns[c], decls[c], tree)
-        return made
+    readers = {("grid", c): partial(_exact_tree, columns[c], decls[c], tree) for c in labels}
+    data = engine_input(dict(columns), dict(decls), settings, grouping, frame, readers)
 
     noisy = plan.run(data, statistic, (*(grouping.by if grouping else ()), *labels), check=check)
     groups = plan.released_groups
