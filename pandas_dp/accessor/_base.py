@@ -18,6 +18,7 @@ from pandas_dp.declarations import (
     attached_schema,
     resolve_bounds,
     resolve_categories,
+    split_declared,
 )
 from pandas_dp.errors import MissingBoundsError
 from pandas_dp.plan import Contributions
@@ -312,36 +313,21 @@ def describe_columns(
 ]:
     """describe's columns: numeric ones with bounds, others with categories (public).
 
-    Returns the numeric columns and their declarations, then the categorical ones;
-    with ``strict`` (columns named by the caller) an undeclared column raises,
-    else it is skipped and listed last.
+    :func:`~pandas_dp.declarations.split_declared` sorts them; this returns the
+    numeric columns and their declarations, then the categorical ones, then the
+    undeclared labels. With ``strict`` (columns named by the caller) an undeclared
+    column raises instead.
     """
-    numeric: dict[Hashable, pd.Series] = {}
-    categorical: dict[Hashable, pd.Series] = {}
-    undeclared: list[Hashable] = []
-    for c in wanted:  # declarations only: public, nothing is read
-        s = frame[c]
-        as_numbers = _is_numeric(s) and not pd.api.types.is_bool_dtype(s.dtype)
-        declares = isinstance(categories, dict) and c in categories
-        try:
-            if as_numbers and not declares:
-                resolve_bounds({c: s}, bounds=bounds, schema=schema, attached=attached, known=known)
-                numeric[c] = s
-            else:
-                resolve_categories(
-                    {c: s}, categories=categories, schema=schema, attached=attached, known=known
-                )
-                categorical[c] = s
-        except MissingBoundsError:
-            if strict:
-                raise
-            undeclared.append(c)
-    if not numeric and not categorical:
-        raise MissingBoundsError([str(c) for c in wanted], what="bounds or categories")
-    num_decls = resolve_bounds(
-        numeric, bounds=bounds, schema=schema, attached=attached, known=known
+    declared = split_declared(
+        {c: frame[c] for c in wanted},
+        bounds=bounds,
+        categories=categories,
+        schema=schema,
+        attached=attached,
+        known=known,
     )
-    cat_decls = resolve_categories(
-        categorical, categories=categories, schema=schema, attached=attached, known=known
-    )
-    return numeric, num_decls, categorical, cat_decls, undeclared
+    if strict and declared.undeclared:
+        raise MissingBoundsError([str(c) for c in declared.undeclared], what="bounds or categories")
+    numeric = {c: frame[c] for c in declared.numeric}
+    categorical = {c: frame[c] for c in declared.categorical}
+    return numeric, declared.numeric, categorical, declared.categorical, declared.undeclared
