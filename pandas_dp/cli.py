@@ -57,7 +57,7 @@ import pandas as pd
 import pandas_dp
 from pandas_dp.accessor.frame import DPFrameAccessor
 from pandas_dp.accessor.groupby import DPGroupBy, contributions
-from pandas_dp.declarations import resolve_bounds, resolve_categories
+from pandas_dp.declarations import split_declared
 from pandas_dp.errors import MissingBoundsError
 from pandas_dp.grouping import resolve_grouping
 from pandas_dp.report import Report, print_report, write_html
@@ -526,33 +526,29 @@ def _plan(
             f"column(s) {absent} are declared but not in the data file; it has {list(header)}"
         )
     empty = _empty_frame(schema, needed)
-    numeric: list[str] = []
-    categorical: list[str] = []
-    undeclared: list[str] = []
-    rows: list[dict[str, str]] = []
-    for c in wanted:
-        s = empty[c]
-        try:
-            if _dtype_kind(schema, c) == "number":
-                d = resolve_bounds({c: s}, bounds=None, schema=schema, attached=None)[c]
-                numeric.append(c)
-                rows.append(
-                    {"column": c, "kind": "numeric", "public": f"[{d.lower:g}, {d.upper:g}]"}
-                )
-            else:
-                cats = resolve_categories({c: s}, categories=None, schema=schema, attached=None)
-                categorical.append(c)
-                listed = ", ".join(str(v) for v in cats[c].categories)
-                rows.append({"column": c, "kind": "categorical", "public": f"{{{listed}}}"})
-        except MissingBoundsError as err:
-            if columns:
-                raise CLIError(f"column {c!r}: {err}") from None
-            undeclared.append(c)
-    if not numeric and not categorical:
+    try:
+        split = split_declared({c: empty[c] for c in wanted}, schema=schema)
+    except MissingBoundsError:
         raise CLIError(
             "no column to describe: the schema declares no bounds (in_range, between, "
             "ge + le) or categories (isin, bool) for the columns asked"
+        ) from None
+    if columns and split.undeclared:
+        raise CLIError(
+            f"column(s) {[str(c) for c in split.undeclared]}: the schema declares neither "
+            f"bounds (in_range, between, ge + le) nor categories (isin, bool) for them"
         )
+    numeric = [str(c) for c in split.numeric]
+    categorical = [str(c) for c in split.categorical]
+    undeclared = [str(c) for c in split.undeclared]
+    rows: list[dict[str, str]] = []
+    for c in wanted:
+        if c in split.numeric:
+            d = split.numeric[c]
+            rows.append({"column": c, "kind": "numeric", "public": f"[{d.lower:g}, {d.upper:g}]"})
+        elif c in split.categorical:
+            listed = ", ".join(str(v) for v in split.categorical[c].categories)
+            rows.append({"column": c, "kind": "categorical", "public": f"{{{listed}}}"})
     if by:
         try:
             grouping = resolve_grouping(empty, list(by), keys=None, schema=schema)
