@@ -13,8 +13,8 @@ All contenders run side by side in this one process.
 1. **Speed**: the median of a uniform float column on the declared bounds
    (0, 100): ``s.dp.median(epsilon=1, bounds=(0, 100))`` against ``np.median`` on
    the same array, pandas' ``s.median()``, ``diffprivlib.tools.median`` and an
-   OpenDP ``make_private_quantile`` measurement (candidates: the 1025 edges of
-   pandas-dp's 1024-bin grid; built and calibrated once, invoked on a writable
+   OpenDP ``make_private_quantile`` measurement (candidates: the 65537 edges of
+   pandas-dp's grid of 2**16 bins; built and calibrated once, invoked on a writable
    ndarray). Timing conventions of ``benchmarks/run.py`` (its helpers are
    imported): one warm-up call, interleaved rounds, the median (and minimum) of
    the repetitions, the garbage collector paused; the load average is printed
@@ -26,8 +26,9 @@ All contenders run side by side in this one process.
    data on (0, 100), n = 1000 and 100 000. The data of a cell is drawn once; the
    randomness is the mechanisms'. Each RMSE has its Monte-Carlo standard error
    (delta method: ``sd(e^2) / (2 RMSE sqrt(reps))``, ``e^2`` the squared error
-   of one release). The quartiles cost the whole epsilon: pandas-dp reads all
-   three from one noisy tree; diffprivlib's ``tools.quantile`` splits epsilon
+   of one release). The quartiles cost the whole epsilon: pandas-dp selects the
+   three recursively (the median at half of it, then each quartile among the rows
+   on its side at the other half); diffprivlib's ``tools.quantile`` splits epsilon
    evenly over them (its own rule); OpenDP gets three measurements at epsilon / 3
    (basic composition).
 
@@ -57,7 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run as base  # benchmarks/run.py: timing, machine table, formatting
 
 import pandas_dp  # noqa: F401  (registers the accessor)
-from pandas_dp.quantiles import DEFAULT_BINS
+from pandas_dp.quantiles import SELECT_BINS
 
 LOWER, UPPER = 0.0, 100.0
 BOUNDS = (LOWER, UPPER)
@@ -68,7 +69,7 @@ ACC_EPSILONS = (1.0, 0.1)
 DISTRIBUTIONS = ("uniform", "normal", "lognormal")
 CONTENDERS = ("pandas-dp", "diffprivlib", "OpenDP")
 #: OpenDP's candidates: the edges of pandas-dp's grid.
-CANDIDATES = np.linspace(LOWER, UPPER, DEFAULT_BINS + 1)
+CANDIDATES = np.linspace(LOWER, UPPER, SELECT_BINS + 1)
 
 
 def draw(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -378,7 +379,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "pandas-dp and OpenDP: add/remove one record; diffprivlib: its own (Smith's"
         " exponential mechanism, sensitivity-1 utility, fixed n). OpenDP's candidates:"
-        f" the {DEFAULT_BINS + 1} edges of pandas-dp's grid; quartiles at epsilon / 3 each.",
+        f" the {SELECT_BINS + 1} edges of pandas-dp's grid; quartiles at epsilon / 3 each.",
         "",
         report_accuracy(cells),
         "## Targets",

@@ -26,16 +26,14 @@ from pandas_dp.declarations import CategoricalDeclaration, NumericDeclaration
 from pandas_dp.grouping import Grouping
 from pandas_dp.histograms import _exact_buckets, _share_bounds
 from pandas_dp.plan import Plan, Settings, engine_input
-from pandas_dp.quantiles import (
-    BRANCHING,
-    DEFAULT_BINS,
+from pandas_dp.quantile_tree import (
     Tree,
     _exact_tree,
-    check_bins,
     consistent_leaves,
     quantile_interval,
     read_quantiles,
 )
+from pandas_dp.quantiles import BRANCHING, DEFAULT_BINS, check_bins
 
 __all__ = ["check_percentiles", "release_describe"]
 

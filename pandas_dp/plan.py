@@ -45,7 +45,7 @@ from numpy.typing import NDArray
 
 from pandas_dp import engines
 from pandas_dp import sensitivity as sensitivity_table
-from pandas_dp.accounting import rho_of_noise
+from pandas_dp.accounting import rho_of_noise, rho_of_pure
 from pandas_dp.bounding import NoisePlan, apply_noise, apply_noise_exact, check_mode, plan_noise
 from pandas_dp.budget import PrivacyBudget, charge_all
 from pandas_dp.declarations import NumericDeclaration, check_out_of_bounds
@@ -208,6 +208,10 @@ class Measurement:
         Sensitivity of the whole vector after dividing each entry by its own.
     noise : NoisePlan or None
         Set by :meth:`Plan.calibrate`.
+    select : callable or None
+        A private selection (quantiles): its measurement spends its epsilon, pure,
+        through the callable instead of noise; a ``("derived", ...)`` source is
+        computed by another measurement's selection, not by the engine.
     """
 
     key: str
@@ -223,6 +227,10 @@ class Measurement:
     joint_l2: float | None = None
     index: int = 0
     noise: NoisePlan | None = None
+    #: A private selection instead of additive noise: called after the charge with
+    #: the exact vector (never released) and the plan; returns the released vectors
+    #: by measurement key (its own, and any measurement it derives).
+    select: Callable[[NDArray[Any], Plan], dict[str, FloatArray]] | None = None
 
     @property
     def calibrated(self) -> NoisePlan:
@@ -573,6 +581,66 @@ class Plan:
             )
         )
 
+    def grid_selection(
+        self,
+        column: Hashable,
+        bins: int,
+        select: Callable[[NDArray[Any], Plan], dict[str, FloatArray]],
+        weight: float = 1.0,
+    ) -> str:
+        """Counts over a public grid that a private selection reads (quantiles).
+
+        The exact counts are never released: ``select`` spends this measurement's
+        epsilon on them (permute-and-flip, pure DP) after the charge. The
+        sensitivity recorded is a histogram's (per-entry, L1 and L2 over the
+        bins): the selection's own calibration starts from the L1.
+        """
+        linf, l1, l2 = self._bucket_norms()
+        return self.add(
+            Measurement(
+                f"{_label(column)}: grid_selection",
+                "grid_selection",
+                ("grid", column),
+                bins * self.groups,
+                linf,
+                -math.inf,
+                math.inf,
+                True,
+                weight,
+                joint_l1=l1 / linf,
+                joint_l2=l2 / linf,
+                select=select,
+            )
+        )
+
+    def derived_counts(self, column: Hashable, name: str, weight: float = 1.0) -> str:
+        """Counts over a partition laid out by another measurement's selection.
+
+        Calibrated as one bucket per group of a histogram (any number of disjoint
+        buckets has the same per-entry noise); the selection computes the exact
+        counts and noises them with this plan, repeated per bucket.
+        """
+        linf, l1, l2 = self._bucket_norms()
+        return self.add(
+            Measurement(
+                f"{_label(column)}: {name}",
+                "category_counts",
+                ("derived", column),
+                self.groups,
+                linf,
+                -math.inf,
+                math.inf,
+                True,
+                weight,
+                joint_l1=l1 / linf,
+                joint_l2=l2 / linf,
+            )
+        )
+
+    def histogram_l1(self) -> float:
+        """Rows one unit may add or remove, counted over public buckets (all groups)."""
+        return self._bucket_norms()[1]
+
     def _bucket_norms(self) -> tuple[float, float, float]:
         """Per-entry, L1 and L2 sensitivity of counts over public buckets (per group)."""
         s = self.settings
@@ -643,6 +711,9 @@ class Plan:
             if m.statistic == "distinct_units":
                 self._calibrate_selection(key, m, share)
                 continue
+            if m.select is not None:  # pure epsilon, spent by the selection itself
+                self.measurements[key] = replace(m, noise=self._pure(m, share))
+                continue
             ranged = math.isfinite(m.lower) or math.isfinite(m.upper)
             noise = s.noise(
                 np.full(m.size, m.sensitivity),
@@ -661,23 +732,27 @@ class Plan:
                 )
             self.measurements[key] = replace(m, noise=noise)
 
-    def _calibrate_selection(self, key: str, m: Measurement, share: float) -> None:
-        """Partition selection: discrete Laplace counts of units, and their threshold."""
-        from pandas_dp import partition
-
-        s = self.settings
-        assert self.grouping is not None
-        noise = plan_noise(
+    def _pure(self, m: Measurement, share: float) -> NoisePlan:
+        """A discrete Laplace plan at the measurement's share: a pure epsilon."""
+        return plan_noise(
             np.full(1, m.sensitivity),
             np.full(1, m.lower),
             np.full(1, m.upper),
-            epsilon=s.epsilon * share,
+            epsilon=self.settings.epsilon * share,
             mechanism="laplace",
             bounding="none",
             integer=True,
             joint_l1=m.joint_l1,
             joint_l2=m.joint_l2,
         )
+
+    def _calibrate_selection(self, key: str, m: Measurement, share: float) -> None:
+        """Partition selection: discrete Laplace counts of units, and their threshold."""
+        from pandas_dp import partition
+
+        s = self.settings
+        assert self.grouping is not None
+        noise = self._pure(m, share)
         self.selection = partition.selection_threshold(
             s.epsilon * share, self.grouping.delta, s.contributions.groups
         )
@@ -738,6 +813,9 @@ class Plan:
             return None
         total = 0.0
         for m in ms:
+            if m.select is not None:  # a pure selection
+                total += rho_of_pure(m.epsilon)
+                continue
             rho = rho_of_noise(m.calibrated, m.sensitivity, m.joint_l2)
             if rho is None:
                 return None
@@ -771,7 +849,13 @@ class Plan:
         out: dict[str, FloatArray] = {}
         if self.grouping is not None and self.grouping.private:
             data = self._select(data, out)
-        exact = exact_values([m for m in self.measurements.values() if m.key not in out], data)
+        engine = [
+            m for m in self.measurements.values() if m.key not in out and m.source[0] != "derived"
+        ]
+        exact = exact_values(engine, data)
+        for key, m in self.measurements.items():
+            if m.select is not None:  # a private selection (and what it derives)
+                out.update(m.select(exact[key], self))
         for key, m in self.measurements.items():
             if key in out:
                 continue

@@ -1,57 +1,32 @@
-"""Quantiles on a public grid: a noisy hierarchical histogram (REFERENCE.md §12).
+"""Quantiles on a public grid (REFERENCE.md §12): the releases and their shapes.
 
-Planning. The declared bounds ``[a, b]`` of a column are cut into ``bins``
-equal-width bins (a public grid). A ``branching``-ary tree is laid over the bins:
-level ``h`` (the leaves) holds the bins, level ``l`` nodes of ``branching**(h - l)``
-bins each (the last node of a level may be partial), and the root -- the number
-of non-missing values -- is not measured. The counts of every node of every
-level are one measurement of the plan (:meth:`~pandas_dp.plan.Plan.grid`): one
-row lands in one node per level, so its joint L1 sensitivity is ``h`` times a
-histogram's (``h`` under add/remove, ``2h`` under substitute, times the
-contribution bounds; L2 ``sqrt(h)`` times). The counts get discrete Laplace or
-discrete Gaussian noise, exact, from the CSPRNG, like every count.
+Two estimators share one sufficient statistic, the counts of a column's clamped
+values in the bins of an equal-width grid over its declared bounds (one pass,
+mergeable across chunks, partitions and groups):
 
-Estimating (post-processing, free of budget). The noisy tree is made consistent
-by least squares (two passes: bottom-up inverse-variance averaging of a node with
-the sum of its children, then top-down distribution of each parent's surplus in
-proportion to the children's variances; Hay et al. 2010, with partial nodes and
-an unmeasured root). The cumulative counts of the consistent leaves are made
-non-decreasing (isotonic regression, pool adjacent violators) and clipped to
-``[0, T]``, ``T`` the consistent root: the noisy number of non-missing values
-(under ``add_remove`` there is no public ``n``). The ``q``-quantile is the value at
-which this noisy CDF reaches ``q T``, interpolated linearly within its bin.
-Several quantiles are read from one tree, and are non-decreasing in ``q``.
+* ``method="exponential"`` (the default; :mod:`pandas_dp.quantile_search`):
+  exact permute-and-flip selections among the grid's edges, recursive over the
+  requested quantiles; a small share of the budget (:data:`INTERVAL_SHARE`) buys
+  the noisy counts the intervals read.
+* ``method="tree"`` (:mod:`pandas_dp.quantile_tree`): one noisy hierarchical
+  histogram per column, every quantile and interval read from it.
 
-Intervals (honest, from the raw noisy counts). The exact count below bin edge
-``e_j`` is a sum of ``k_j`` tree nodes (at most ``branching - 1`` per level); the
-noise of that sum is bounded one-sidedly by a Chernoff bound (discrete Laplace)
-or the sub-Gaussian tail (discrete Gaussian). The lower end is the last edge
-before which every noisy count plus its bound stays at or below the (lower
-bounded) rank ``floor(q (N - 1))``; the upper end, symmetrically. Each end can
-only fail through the noise at one fixed edge (the first edge whose exact count
-passes the rank), so four one-sided events at ``alpha / 4`` each -- two for the
-edges, two for the total ``N`` -- cover the quantile of the clamped values
-(pandas' linear interpolation lies between the order statistics bounded).
+The default was chosen in ``benchmarks/quantiles.py`` (``results/quantiles.md``):
+the selection's RMSE is lower than the tree's in every cell measured (median and
+quartiles; uniform, normal, lognormal; n = 10**3, 10**5; epsilon = 1, 0.1).
 
 Examples
 --------
->>> t = Tree(bins=8, branching=2)
->>> t.sizes, t.counts
-((4, 2, 1), (2, 4, 8))
->>> exact = tree_counts(np.array([[1, 0, 2, 0, 0, 0, 3, 1]]), t)
->>> exact.tolist()
-[[3, 4, 1, 2, 0, 4, 1, 0, 2, 0, 0, 0, 3, 1]]
->>> leaves, total = consistent_leaves(exact.astype(float), t)
->>> leaves.tolist(), total.tolist()
-([[1.0, 0.0, 2.0, 0.0, 0.0, 0.0, 3.0, 1.0]], [7.0])
+>>> check_q([0.25, 0.75])
+((0.25, 0.75), False)
+>>> default_bins("exponential", None)
+65536
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
-from functools import cached_property, partial
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -59,43 +34,62 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp import engines
-from pandas_dp.bounding import NoisePlan
+from pandas_dp.bounding import NoisePlan, apply_noise
 from pandas_dp.declarations import NumericDeclaration
 from pandas_dp.engines.grid import check_grid
 from pandas_dp.grouping import Grouping
 from pandas_dp.plan import Plan, Settings, engine_input
+from pandas_dp.quantile_search import ladder_counts, ladder_edges, levels, select_quantiles
+from pandas_dp.quantile_tree import (
+    Tree,
+    _exact_tree,
+    band_interval,
+    consistent_leaves,
+    quantile_interval,
+    read_quantiles,
+)
 from pandas_dp.result import DPFloat
 from pandas_dp.statistics import build_metadata, validate
 
 __all__ = [
     "BRANCHING",
     "DEFAULT_BINS",
+    "GROUPED_CELLS",
+    "INTERVAL_SHARE",
     "METHODS",
-    "Tree",
+    "SELECT_BINS",
     "check_bins",
     "check_q",
-    "consistent_leaves",
-    "quantile_interval",
-    "read_quantiles",
+    "default_bins",
     "release_quantiles",
-    "tree_counts",
 ]
 
 FloatArray = NDArray[np.float64]
 
-#: Default grid resolution, chosen by ``benchmarks/quantile_grid.py`` (quartile
+#: The tree's grid resolution, chosen by ``benchmarks/quantile_grid.py`` (quartile
 #: RMSE on uniform, normal and lognormal data on [0, 100], n = 10**3 and 10**5,
 #: epsilon = 0.1, 1, 10; ratio to the best of 12 (bins, branching) per setting):
 #: 256 bins is up to 9x worse at epsilon = 10 (the bin width dominates), 4096 bins
 #: up to 1.8x worse at n = 1000, epsilon = 0.1 (three levels of finer noise); 1024
-#: is within 4.7x everywhere and best or near-best at epsilon <= 1 (median of
-#: uniform n = 1000, epsilon = 1: RMSE 0.68 vs 0.57 at 256 and 1.05 at 4096).
+#: is within 4.7x everywhere and best or near-best at epsilon <= 1.
 DEFAULT_BINS = 1024
+#: The selection's grid resolution (one group): the selection's error does not
+#: grow with the number of candidates where the data are dense, so the grid only
+#: has to be finer than the rank noise: 2**16 edges (a step of 1.5e-5 of the
+#: bounds' width) against 2**18 in ``benchmarks/quantiles.py`` cost at most 1.3x
+#: RMSE at n = 10**5, epsilon = 1, and the selection over 2**16 candidates takes
+#: about 12 ms (2**18: about 48 ms).
+SELECT_BINS = 1 << 16
+#: Per group-by, at most this many grid cells (groups x bins) for the selection.
+GROUPED_CELLS = 1 << 22
+#: Share of a column's budget spent on the ladder counts that the intervals of
+#: ``method="exponential"`` read (the selections get the rest).
+INTERVAL_SHARE = 0.1
 #: Branching factor of the tree: 16 (3 levels over 1024 bins) had the lowest mean
 #: ratio at 1024 bins (1.69, against 1.80 for 4, 1.75 for 8 and 1.82 for 32).
 BRANCHING = 16
 #: The estimators on offer.
-METHODS: tuple[str, ...] = ("tree",)
+METHODS: tuple[str, ...] = ("exponential", "tree")
 
 
 # ----------------------------------------------------------------------------- checks
@@ -141,256 +135,29 @@ def check_bins(bins: Any, decls: Mapping[Hashable, NumericDeclaration]) -> int:
     return int(bins)
 
 
-# ----------------------------------------------------------------------------- the tree
+# ----------------------------------------------------------------------------- releases
 
 
-@dataclass(frozen=True)
-class Tree:
-    """The shape of a ``branching``-ary tree over ``bins`` leaves (public).
+def default_bins(method: str, grouping: Grouping | None) -> int:
+    """The grid's resolution when ``bins`` is not given (public facts only).
 
-    Attributes
-    ----------
-    bins : int
-        Leaves (grid bins).
-    branching : int
-        Children per node.
-    """
-
-    bins: int
-    branching: int
-
-    @cached_property
-    def sizes(self) -> tuple[int, ...]:
-        """Leaves per node, level 1 (below the root) to the leaves (size 1)."""
-        h = 1
-        while self.branching**h < self.bins:
-            h += 1
-        return tuple(self.branching ** (h - 1 - level) for level in range(h))
-
-    @cached_property
-    def counts(self) -> tuple[int, ...]:
-        """Nodes per level, level 1 to the leaves."""
-        return tuple(-(-self.bins // s) for s in self.sizes)
-
-    @property
-    def levels(self) -> int:
-        """Measured levels (the root is not measured)."""
-        return len(self.sizes)
-
-    @property
-    def nodes(self) -> int:
-        """Measured nodes per group."""
-        return int(sum(self.counts))
-
-    @cached_property
-    def offsets(self) -> tuple[int, ...]:
-        """Where each level starts in the concatenated vector (and its end)."""
-        return (0, *np.cumsum(self.counts).tolist())
-
-    def level(self, vector: FloatArray, level: int) -> FloatArray:
-        """Level ``level`` (0: just below the root) of a ``(groups, nodes)`` array."""
-        return vector[:, self.offsets[level] : self.offsets[level + 1]]
-
-    def child_starts(self, level: int) -> NDArray[np.intp]:
-        """Positions in level ``level`` where each parent's children start."""
-        return np.arange(0, self.counts[level], self.branching if level else self.counts[0])
-
-    @cached_property
-    def prefix_nodes(self) -> NDArray[np.int64]:
-        """Per bin edge ``e_0 .. e_bins``: nodes summed for the count below it."""
-        j = np.arange(self.bins + 1)
-        covered = np.zeros_like(j)
-        k = np.zeros_like(j)
-        for s in self.sizes:
-            upto = (j // s) * s
-            k += (upto - covered) // s
-            covered = upto
-        return k
-
-
-def tree_counts(leaves: NDArray[Any], tree: Tree) -> NDArray[np.int64]:
-    """Every level's node counts from the leaf counts, concatenated (one row per group)."""
-    rows = np.asarray(leaves, dtype=np.int64).reshape(-1, tree.bins)
-    parts = [np.add.reduceat(rows, np.arange(0, tree.bins, s), axis=1) for s in tree.sizes]
-    return np.concatenate(parts, axis=1) if rows.shape[0] else np.zeros((0, tree.nodes), np.int64)
-
-
-def _exact_tree(
-    series: pd.Series, decl: NumericDeclaration, tree: Tree, groups: engines.Groups | None
-) -> NDArray[np.float64]:
-    """The engine call (after the charge): the exact tree, group after group."""
-    leaves = engines.grid_counts(series, decl.lower, decl.upper, tree.bins, groups=groups)
-    return tree_counts(leaves, tree).astype(np.float64).reshape(-1)
-
-
-def consistent_leaves(noisy: FloatArray, tree: Tree) -> tuple[FloatArray, FloatArray]:
-    """Least-squares consistent leaves and root of noisy trees (one row per group).
-
-    Every node has the same noise variance; the root is unmeasured. Returns the
-    leaves ``(groups, bins)`` and the root ``(groups,)``.
-    """
-    rows = np.asarray(noisy, dtype=np.float64).reshape(-1, tree.nodes)
-    h = tree.levels
-    z: list[FloatArray] = [np.empty(0)] * h
-    var: list[FloatArray] = [np.empty(0)] * h
-    z[h - 1] = tree.level(rows, h - 1)
-    var[h - 1] = np.ones(tree.counts[h - 1])
-    for level in range(h - 2, -1, -1):  # bottom-up: own count and children's sum
-        starts = tree.child_starts(level + 1)
-        s = np.add.reduceat(z[level + 1], starts, axis=1)
-        vs = np.add.reduceat(var[level + 1], starts)
-        z[level] = (tree.level(rows, level) + s / vs) / (1.0 + 1.0 / vs)
-        var[level] = 1.0 / (1.0 + 1.0 / vs)
-    root = z[0].sum(axis=1)
-    parent = root[:, None]
-    for level in range(h):  # top-down: each parent's surplus, shared by variance
-        starts = tree.child_starts(level)
-        diff = parent - np.add.reduceat(z[level], starts, axis=1)
-        vs = np.add.reduceat(var[level], starts)
-        owner = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, tree.counts[level])))
-        parent = z[level] + (var[level] / vs[owner]) * diff[:, owner]
-    return parent, root
-
-
-def _isotonic(y: FloatArray) -> FloatArray:
-    """Non-decreasing least-squares fit of a sequence (pool adjacent violators)."""
-    means: list[float] = []
-    weights: list[int] = []
-    for v in y.tolist():
-        m, w = v, 1
-        while means and means[-1] > m:
-            m = (means[-1] * weights[-1] + m * w) / (weights[-1] + w)
-            w += weights[-1]
-            means.pop()
-            weights.pop()
-        means.append(m)
-        weights.append(w)
-    return np.repeat(np.array(means, dtype=np.float64), weights)
-
-
-def read_quantiles(
-    leaves: FloatArray, total: float, qs: Sequence[float], lower: float, upper: float
-) -> FloatArray:
-    """Quantiles of one group from its consistent leaves: non-decreasing in ``q``.
-
-    The cumulative counts are made non-decreasing and clipped to ``[0, total]``;
-    the ``q``-quantile is where they reach ``q total``, interpolated in its bin.
-    With a non-positive total (no data, or noise) the grid carries no
-    information: the quantiles of the uniform distribution on the bounds.
-    """
-    bins = leaves.shape[0]
-    q = np.asarray(qs, dtype=np.float64)
-    if not total > 0:
-        return np.asarray(lower + q * (upper - lower), dtype=np.float64)
-    cdf = np.empty(bins + 1)
-    cdf[0] = 0.0
-    cdf[1:] = np.cumsum(leaves)
-    cdf[1:-1] = _isotonic(cdf[1:-1])
-    cdf[-1] = total
-    np.clip(cdf, 0.0, total, out=cdf)
-    cdf = np.maximum.accumulate(cdf)
-    target = q * total
-    j = np.clip(np.searchsorted(cdf[1:], target, side="left"), 0, bins - 1)
-    mass = cdf[j + 1] - cdf[j]
-    frac = np.where(mass > 0, (target - cdf[j]) / np.where(mass > 0, mass, 1.0), 0.0)
-    width = (upper - lower) / bins
-    values = lower + (j + np.clip(frac, 0.0, 1.0)) * width
-    order = np.argsort(q, kind="stable")
-    values[order] = np.maximum.accumulate(values[order])
-    return np.asarray(np.clip(values, lower, upper), dtype=np.float64)
-
-
-# ----------------------------------------------------------------------------- intervals
-
-
-def tail_width(noise: NoisePlan, k: NDArray[Any], alpha: float) -> FloatArray:
-    """Per entry of ``k``: ``w`` with ``P(sum of k noise draws >= w) <= alpha`` (one side).
-
-    Discrete Laplace with scale ``s`` (``P(x) ∝ exp(-|x|/s)``): the Chernoff bound
-    ``exp(-λ w) M(λ)^k`` with the moment generating function
-    ``M(λ) = (1 - p)² / ((1 - p e^λ)(1 - p e^-λ))``, ``p = e^{-1/s}``, minimised over
-    a grid of ``λ < 1/s`` (any ``λ`` gives a valid bound). Discrete Gaussian with
-    ``sigma``: sub-Gaussian, ``w = sigma sqrt(2 k ln(1/alpha))`` (Canonne, Kamath
-    & Steinke 2020). Rounded up to whole counts.
+    The tree reads every quantile off one noisy histogram: :data:`DEFAULT_BINS`.
+    The selection scores every edge of a fine grid: :data:`SELECT_BINS` for one
+    group; per group as many as keep ``groups * bins`` within
+    :data:`GROUPED_CELLS` (a power of two, at least :data:`DEFAULT_BINS`), and
+    :data:`DEFAULT_BINS` for private keys, whose number is not public.
 
     Examples
     --------
-    >>> from pandas_dp.bounding import plan_noise
-    >>> plan = plan_noise(np.ones(1), np.array([-np.inf]), np.array([np.inf]),
-    ...                   epsilon=1.0, bounding="none", integer=True)
-    >>> tail_width(plan, np.array([1, 4]), 0.05).tolist()
-    [5.0, 8.0]
+    >>> default_bins("exponential", None), default_bins("tree", None)
+    (65536, 1024)
     """
-    kk = np.asarray(k, dtype=np.float64)
-    s = float(noise.scale[0])
-    log_a = math.log(1.0 / alpha)
-    if noise.mechanism == "gaussian":
-        return np.ceil(s * np.sqrt(2.0 * kk * log_a))
-    lam = np.linspace(1e-3, 1.0 - 1e-3, 400)[:, None] / s
-    inv = 1.0 / s
-    log_m = (
-        2.0 * np.log(-np.expm1(-inv)) - np.log(-np.expm1(lam - inv)) - np.log(-np.expm1(-lam - inv))
-    )
-    w = np.min((kk[None, :] * log_m + log_a) / lam, axis=0)
-    return np.asarray(np.ceil(w - 1e-9), dtype=np.float64)
-
-
-def _raw_prefix(noisy: FloatArray, tree: Tree) -> FloatArray:
-    """Per bin edge, the noisy count below it from the raw (inconsistent) nodes."""
-    j = np.arange(tree.bins + 1)
-    out = np.zeros(tree.bins + 1)
-    covered = np.zeros_like(j)
-    row = noisy.reshape(1, -1)
-    for level, s in enumerate(tree.sizes):
-        cum = np.concatenate([[0.0], np.cumsum(tree.level(row, level)[0])])
-        upto = (j // s) * s
-        out += cum[upto // s] - cum[covered // s]
-        covered = upto
-    return out
-
-
-def quantile_interval(
-    noisy: FloatArray,
-    tree: Tree,
-    noise: NoisePlan,
-    qs: Sequence[float],
-    lower: float,
-    upper: float,
-    alpha: float,
-) -> tuple[FloatArray, FloatArray]:
-    """``1 - alpha`` intervals for the quantiles of one group's clamped values.
-
-    From the raw noisy tree ``noisy`` (one group's nodes); see the module text.
-    Each interval holds with probability at least ``1 - alpha`` on its own.
-    """
-    a4 = alpha / 4.0
-    counts = _raw_prefix(noisy, tree)
-    k = tree.prefix_nodes
-    inner = slice(1, tree.bins)
-    w_edge = tail_width(noise, k[inner], a4)
-    w_total = float(tail_width(noise, np.array([tree.counts[0]]), a4)[0])
-    total = float(np.sum(tree.level(noisy.reshape(1, -1), 0)))
-    n_lo, n_hi = total - w_total, total + w_total
-    step = (upper - lower) / tree.bins
-    edges = lower + np.arange(tree.bins + 1) * step
-    edges[-1] = upper
-    below_hi = counts[inner] + w_edge  # exact count below edge j is at most this
-    below_lo = counts[inner] - w_edge  # ... and at least this
-    los, his = [], []
-    for q in qs:
-        r_lo = math.floor(q * (n_lo - 1.0)) if n_lo >= 1 else -1
-        fail = np.flatnonzero(below_hi > r_lo)
-        j_lo = int(fail[0]) if fail.size else tree.bins - 1  # edges 1.. before it hold
-        r_hi = math.ceil(q * (n_hi - 1.0))
-        short = np.flatnonzero(below_lo < r_hi + 1)
-        j_hi = int(short[-1]) + 2 if short.size else 1
-        lo, hi = float(edges[j_lo]), float(edges[min(j_hi, tree.bins)])
-        los.append(min(lo, hi))
-        his.append(max(lo, hi))
-    return np.array(los), np.array(his)
-
-
-# ----------------------------------------------------------------------------- releases
+    if method == "tree" or (grouping is not None and grouping.private):
+        return DEFAULT_BINS
+    if grouping is None:
+        return SELECT_BINS
+    fit = GROUPED_CELLS // max(grouping.size, 1)
+    return max(DEFAULT_BINS, min(SELECT_BINS, 1 << max(fit.bit_length() - 1, 0)))
 
 
 def release_quantiles(
@@ -400,13 +167,13 @@ def release_quantiles(
     settings: Settings,
     *,
     scalar: bool,
-    bins: int = DEFAULT_BINS,
-    method: str = "tree",
+    bins: int | None = None,
+    method: str = "exponential",
     grouping: Grouping | None = None,
     frame: pd.DataFrame | None = None,
     statistic: str = "quantile",
 ) -> DPFloat | pd.Series | pd.DataFrame:
-    """Release quantiles of numeric columns from one noisy tree per column.
+    """Release quantiles of numeric columns, one estimator per column (and group).
 
     Parameters
     ----------
@@ -420,12 +187,15 @@ def release_quantiles(
         The privacy settings of the call.
     scalar : bool
         One column named as a scalar (pandas' shapes: no column axis).
-    bins : int
-        The grid's resolution.
-    method : {"tree"}
-        The estimator.
+    bins : int, optional
+        The grid's resolution (default: :func:`default_bins`).
+    method : {"exponential", "tree"}
+        ``"exponential"``: permute-and-flip selections on the grid's edges
+        (:mod:`pandas_dp.quantile_search`), with :data:`INTERVAL_SHARE` of the
+        budget on the counts its intervals read; ``"tree"``: one noisy
+        hierarchical histogram (:mod:`pandas_dp.quantile_tree`).
     grouping : Grouping, optional
-        Per group: one tree per group and column.
+        Per group: one estimator per group and column.
     frame : DataFrame, optional
         Where the privacy unit and the group columns live.
     statistic : str
@@ -439,55 +209,206 @@ def release_quantiles(
     qs, scalar_q = check_q(q)
     if method not in METHODS:
         raise ValueError(f"method={method!r} is not supported for quantiles; use one of {METHODS}")
-    bins = check_bins(bins, decls)
-    tree = Tree(bins, BRANCHING)
+    bins = check_bins(default_bins(method, grouping) if bins is None else bins, decls)
     labels = list(columns)
     plan = Plan(settings, grouping)
-    keys = {c: plan.grid(c, tree.nodes, tree.levels) for c in labels}
+    estimator = (_Tree if method == "tree" else _Selection)(bins, qs, decls, plan)
+    readers = {}
+    for c in labels:
+        readers[("grid", c)] = estimator.add(c, columns[c])
     plan.calibrate()
     check = (
         partial(validate, dict(columns), dict(decls)) if settings.out_of_bounds == "raise" else None
     )
-    readers = {("grid", c): partial(_exact_tree, columns[c], decls[c], tree) for c in labels}
     data = engine_input(dict(columns), dict(decls), settings, grouping, frame, readers)
-
     noisy = plan.run(data, statistic, (*(grouping.by if grouping else ()), *labels), check=check)
     groups = plan.released_groups
     values = np.zeros((groups, len(qs), len(labels)))
-    raws: dict[Hashable, FloatArray] = {}
     for i, c in enumerate(labels):
-        raw = noisy[keys[c]].reshape(groups, tree.nodes)
-        raws[c] = raw
-        leaves, roots = consistent_leaves(raw, tree)
-        d = decls[c]
-        for g in range(groups):
-            values[g, :, i] = read_quantiles(leaves[g], float(roots[g]), qs, d.lower, d.upper)
-    noises = {c: plan.measurements[keys[c]].calibrated for c in labels}
-    interval = partial(_intervals, raws, tree, noises, qs, decls, labels)
+        values[:, :, i] = estimator.values(c, noisy, groups)
+    estimator.plan = None  # the metadata keeps the estimator: not the plan's random source
     return _shaped(
-        values, interval, plan, labels, decls, qs, scalar, scalar_q, grouping, statistic, bins
+        values,
+        partial(_intervals, estimator, labels, groups, len(qs)),
+        plan,
+        labels,
+        decls,
+        qs,
+        scalar,
+        scalar_q,
+        grouping,
+        statistic,
+        estimator.details(),
     )
 
 
+class _Tree:
+    """One noisy tree per column: every quantile read off it (post-processing)."""
+
+    def __init__(
+        self,
+        bins: int,
+        qs: tuple[float, ...],
+        decls: Mapping[Hashable, NumericDeclaration],
+        plan: Plan,
+    ) -> None:
+        self.tree = Tree(bins, BRANCHING)
+        self.qs, self.decls = qs, decls
+        self.plan: Plan | None = plan
+        self.keys: dict[Hashable, str] = {}
+        self.raws: dict[Hashable, FloatArray] = {}
+        self.noises: dict[Hashable, NoisePlan] = {}
+
+    def add(self, c: Hashable, series: pd.Series) -> Any:
+        assert self.plan is not None
+        self.keys[c] = self.plan.grid(c, self.tree.nodes, self.tree.levels)
+        return partial(_exact_tree, series, self.decls[c], self.tree)
+
+    def values(self, c: Hashable, noisy: Mapping[str, FloatArray], groups: int) -> FloatArray:
+        assert self.plan is not None
+        raw = noisy[self.keys[c]].reshape(groups, self.tree.nodes)
+        self.raws[c] = raw
+        self.noises[c] = self.plan.measurements[self.keys[c]].calibrated
+        leaves, roots = consistent_leaves(raw, self.tree)
+        d = self.decls[c]
+        out = np.zeros((groups, len(self.qs)))
+        for g in range(groups):
+            out[g] = read_quantiles(leaves[g], float(roots[g]), self.qs, d.lower, d.upper)
+        return out
+
+    def interval(self, c: Hashable, g: int, alpha: float) -> tuple[FloatArray, FloatArray]:
+        d = self.decls[c]
+        return quantile_interval(
+            self.raws[c][g], self.tree, self.noises[c], self.qs, d.lower, d.upper, alpha
+        )
+
+    def details(self) -> dict[str, Any]:
+        return {
+            "method": "tree",
+            "q": list(self.qs),
+            "bins": self.tree.bins,
+            "branching": BRANCHING,
+            "levels": self.tree.levels,
+            "grid": "equal-width bins over the declared bounds; values clamped to them",
+            "estimate": "consistent noisy tree (least squares), monotone CDF, "
+            "interpolated in a bin",
+            "interval": "for the quantile of the clamped values (rank band from the raw counts)",
+        }
+
+
+class _Selection:
+    """Permute-and-flip selections per column (recursive over the quantiles), and
+    a noisy ladder histogram around the selected edges for the intervals."""
+
+    def __init__(
+        self,
+        bins: int,
+        qs: tuple[float, ...],
+        decls: Mapping[Hashable, NumericDeclaration],
+        plan: Plan,
+    ) -> None:
+        self.bins, self.qs, self.decls = bins, qs, decls
+        self.plan: Plan | None = plan
+        self.levels = tuple(sorted(set(qs)))
+        self.keys: dict[Hashable, tuple[str, str]] = {}
+        #: per column and group: the selected edges (by distinct level) and the ladder
+        self.chosen: dict[Hashable, NDArray[np.int64]] = {}
+        self.ladders: dict[Hashable, list[tuple[NDArray[np.int64], FloatArray]]] = {}
+        self.noises: dict[Hashable, NoisePlan] = {}
+
+    def add(self, c: Hashable, series: pd.Series) -> Any:
+        assert self.plan is not None
+        ladder = self.plan.derived_counts(c, "interval_counts", weight=INTERVAL_SHARE)
+        key = self.plan.grid_selection(
+            c, self.bins, partial(self._select, c), weight=1.0 - INTERVAL_SHARE
+        )
+        self.keys[c] = (key, ladder)
+        d = self.decls[c]
+        return partial(_grid, series, d.lower, d.upper, self.bins)
+
+    def _select(self, c: Hashable, exact: NDArray[Any], plan: Plan) -> dict[str, FloatArray]:
+        """After the charge: select, then noise the ladder's counts (never raises)."""
+        key, ladder = self.keys[c]
+        src = plan.settings.source
+        epsilon = plan.measurements[key].epsilon
+        l1 = plan.histogram_l1()
+        one = plan.measurements[ladder].calibrated.head(1)
+        self.noises[c] = one
+        counts = np.asarray(exact).reshape(-1, self.bins).astype(np.int64)
+        chosen = np.zeros((counts.shape[0], len(self.levels)), dtype=np.int64)
+        ladders = []
+        for g in range(counts.shape[0]):
+            chosen[g] = select_quantiles(counts[g], self.levels, epsilon, l1, src)
+            edges = ladder_edges(chosen[g], self.bins)
+            exact_l = ladder_counts(counts[g], edges).astype(np.float64)
+            ladders.append((edges, apply_noise(exact_l, one.tiled(exact_l.size), src)))
+        self.chosen[c] = chosen
+        self.ladders[c] = ladders
+        return {key: chosen.reshape(-1).astype(np.float64), ladder: np.zeros(0)}
+
+    def _edge_values(self, c: Hashable, j: NDArray[np.int64]) -> FloatArray:
+        d = self.decls[c]
+        step = (d.upper - d.lower) / self.bins
+        return np.where(j >= self.bins, d.upper, d.lower + j * step)
+
+    def values(self, c: Hashable, noisy: Mapping[str, FloatArray], groups: int) -> FloatArray:
+        chosen = self.chosen[c]
+        position = [self.levels.index(q) for q in self.qs]
+        return np.asarray(self._edge_values(c, chosen[:, position]), dtype=np.float64)
+
+    def interval(self, c: Hashable, g: int, alpha: float) -> tuple[FloatArray, FloatArray]:
+        edges, noisy = self.ladders[c][g]
+        noise = self.noises[c]
+        below = np.cumsum(noisy)
+        return band_interval(
+            self._edge_values(c, edges),
+            below[:-1],
+            np.arange(1, edges.size - 1),
+            float(below[-1]),
+            edges.size - 1,
+            noise,
+            self.qs,
+            alpha,
+        )
+
+    def details(self) -> dict[str, Any]:
+        return {
+            "method": "exponential",
+            "q": list(self.qs),
+            "bins": self.bins,
+            "grid": "the edges of equal-width bins over the declared bounds; values clamped",
+            "estimate": (
+                "permute-and-flip on integer rank scores, exact; several quantiles "
+                f"recursively ({levels(len(self.levels))} levels, each the selection's "
+                "epsilon divided by the levels)"
+            ),
+            "interval": (
+                f"rank band from a noisy histogram over a ladder of bins around the "
+                f"selected edges ({INTERVAL_SHARE:.0%} of the budget)"
+            ),
+        }
+
+
+def _grid(
+    series: pd.Series, lower: float, upper: float, bins: int, groups: engines.Groups | None
+) -> NDArray[np.int64]:
+    """The engine call (after the charge): the grid's counts, group after group."""
+    return engines.grid_counts(series, lower, upper, bins, groups=groups)
+
+
 def _intervals(
-    raws: Mapping[Hashable, FloatArray],
-    tree: Tree,
-    noises: Mapping[Hashable, NoisePlan],
-    qs: Sequence[float],
-    decls: Mapping[Hashable, NumericDeclaration],
+    estimator: _Tree | _Selection,
     labels: Sequence[Hashable],
+    groups: int,
+    count: int,
     alpha: float,
 ) -> tuple[FloatArray, FloatArray]:
     """Every entry's interval, in the result's order: (group, q, column), flattened."""
-    first = raws[labels[0]]
-    groups = first.shape[0]
-    lo = np.zeros((groups, len(qs), len(labels)))
+    lo = np.zeros((groups, count, len(labels)))
     hi = np.zeros_like(lo)
     for i, c in enumerate(labels):
-        d = decls[c]
         for g in range(groups):
-            a, b = quantile_interval(raws[c][g], tree, noises[c], qs, d.lower, d.upper, alpha)
-            lo[g, :, i], hi[g, :, i] = a, b
+            lo[g, :, i], hi[g, :, i] = estimator.interval(c, g, alpha)
     return lo.reshape(-1), hi.reshape(-1)
 
 
@@ -502,21 +423,11 @@ def _shaped(
     scalar_q: bool,
     grouping: Grouping | None,
     statistic: str,
-    bins: int,
+    details: dict[str, Any],
 ) -> DPFloat | pd.Series | pd.DataFrame:
     """pandas' shapes: scalar, Series by q / column / key, DataFrame otherwise."""
     input_bounds = {c: (decls[c].lower, decls[c].upper) for c in labels}
     output_bounds: Any = input_bounds[labels[0]] if scalar else input_bounds
-    details: dict[str, Any] = {
-        "method": "tree",
-        "q": list(qs),
-        "bins": bins,
-        "branching": BRANCHING,
-        "levels": Tree(bins, BRANCHING).levels,
-        "grid": "equal-width bins over the declared bounds; values clamped to them",
-        "estimate": "consistent noisy tree (least squares), monotone CDF, interpolated in a bin",
-        "interval": "for the quantile of the clamped values (rank band from the raw counts)",
-    }
     if grouping is not None:
         details.update(plan.group_details())
     index = plan.released_index

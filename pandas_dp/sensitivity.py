@@ -22,6 +22,8 @@ The sufficient statistics (what an engine computes and the plan noises):
 * ``cross_products`` -- ``Σ (x - m_x)(y - m_y)`` over complete rows (two columns);
 * ``category_counts`` / ``category_counts_l2`` -- counts over declared categories
   (L1 and L2 norm of the whole vector);
+* ``quantile_score`` -- the score of a candidate for quantile level ``α`` (given as
+  ``lower``): ``|(1 - α) #{x < c} - α #{x >= c}|``;
 * Liu's direct releases, valid only where ``n`` is public (``substitute``):
   ``mean_direct``, ``var_direct``, ``proportion_direct``, ``proportions_direct``
   (L1), ``proportions_direct_l2`` and, for two columns, ``cov_direct``.
@@ -145,6 +147,10 @@ _ROWS: list[Rule] = [
         "sqrt(2) (L2)",
         norm="L2",
     ),
+    # ---- the score of quantile level alpha (passed as ``a``) at a candidate c:
+    # |(1 - alpha) #{x < c} - alpha #{x >= c}| (REFERENCE.md §12)
+    Rule("quantile_score", "add_remove", lambda a, b, n: max(a, 1.0 - a), "max(α, 1 - α)"),
+    Rule("quantile_score", "substitute", lambda a, b, n: 1.0, "1"),
     # ---- Liu's direct releases: the frame's length n is public (substitute only)
     Rule(
         "mean_direct",

@@ -21,7 +21,7 @@ from pandas_dp.bounding import NoisePlan, apply_noise
 from pandas_dp.errors import MissingBoundsError
 from pandas_dp.mechanisms import RandomSource
 from pandas_dp.plan import Plan, Settings
-from pandas_dp.quantiles import (
+from pandas_dp.quantile_tree import (
     Tree,
     consistent_leaves,
     quantile_interval,
@@ -192,7 +192,12 @@ def test_one_charge_per_release() -> None:
     assert budget.spent[0] == pytest.approx(0.8)
     assert len(budget.ledger) == 1
     split = out.attrs["dp"].details["budget_split"]
-    assert split == {"x: grid_counts": pytest.approx(0.4), "y: grid_counts": pytest.approx(0.4)}
+    assert split == {
+        "x: grid_selection": pytest.approx(0.36),
+        "x: interval_counts": pytest.approx(0.04),
+        "y: grid_selection": pytest.approx(0.36),
+        "y: interval_counts": pytest.approx(0.04),
+    }
     DF.dp.groupby("k", keys=["a", "b"]).median("x", epsilon=0.5, bounds=(0, 10), budget=budget)
     assert budget.spent[0] == pytest.approx(1.3)
     assert len(budget.ledger) == 2
@@ -302,18 +307,18 @@ def test_interval_detects_a_too_narrow_band() -> None:
     truth = float(np.quantile(x, 0.5))
     hits = narrow = 0
     src = RandomSource(5)
-    from pandas_dp import quantiles
+    from pandas_dp import quantile_tree
 
-    real = quantiles.tail_width
+    real = quantile_tree.tail_width
     for _ in range(300):
         noisy = apply_noise(exact, noise, src)
         lo, hi = quantile_interval(noisy, tree, noise, [0.5], 0.0, 20.0, 0.1)
         hits += int(lo[0] <= truth <= hi[0])
-        quantiles.tail_width = lambda n, k, a: np.zeros(len(k))  # type: ignore[assignment]
+        quantile_tree.tail_width = lambda n, k, a: np.zeros(len(k))  # type: ignore[assignment]
         try:
             lo, hi = quantile_interval(noisy, tree, noise, [0.5], 0.0, 20.0, 0.1)
         finally:
-            quantiles.tail_width = real
+            quantile_tree.tail_width = real
         narrow += int(lo[0] <= truth <= hi[0])
     assert hits >= coverage_floor(300, 0.9, 1e-4)
     assert narrow < coverage_floor(300, 0.9, 1e-4)
@@ -363,7 +368,9 @@ def loss_pvalue(a: np.ndarray, b: np.ndarray, eps: float, bins: int = 20) -> flo
 
 def test_fast_path_is_the_accessor() -> None:
     values = [2.0] * 5 + [8.0] * 5
-    got = pd.Series(values).dp.median(epsilon=1.0, bounds=(0, 10), bins=32, random_state=7)
+    got = pd.Series(values).dp.median(
+        epsilon=1.0, bounds=(0, 10), bins=32, method="tree", random_state=7
+    )
     assert float(got) == pytest.approx(median_releases(values, 1, 7, 1.0)[0])
 
 

@@ -17,12 +17,26 @@ __all__ = ["SHARED", "stamp_docs"]
 
 T = TypeVar("T", bound=type)
 
-#: ``keyword -> numpydoc entry``.
+_QUANTILE_METHOD = (
+    'method : {"exponential", "tree"}, default "exponential"\n'
+    '    How quantiles are released. ``"exponential"``: exact permute-and-flip\n'
+    "    selections among the grid's edges (several quantiles recursively, the\n"
+    "    median first), with 10% of the budget on the counts the intervals read.\n"
+    '    ``"tree"``: one noisy hierarchical histogram over the grid (16-ary),\n'
+    "    every quantile and interval read off it."
+)
+
+#: ``keyword -> numpydoc entry``; ``"method.keyword"`` for one method's own text.
 SHARED: dict[str, str] = {
     "columns": "columns : label or list of labels, optional\n"
     "    One column (a scalar result) or several (a Series indexed by column);\n"
     "    ``None``: every declared numeric column.",
     "column": "column : label\n    The column to release.",
+    "bins": "bins : int, optional\n"
+    "    The grid's resolution: the declared bounds are cut into ``bins`` equal-width\n"
+    "    bins and quantiles are read off their edges. Default: 65536 for\n"
+    '    ``method="exponential"`` (fewer per group of a group-by, 1024 for private\n'
+    '    keys), 1024 for ``method="tree"``.',
     "ddof": "ddof : int, default 1\n    Delta degrees of freedom, as in pandas.",
     "epsilon": "epsilon : float\n"
     "    Privacy budget of this release (required, > 0). Smaller is more private\n"
@@ -84,6 +98,8 @@ SHARED: dict[str, str] = {
     "    public knowledge, not from the data.",
     "max_groups_per_unit": "max_groups_per_unit : int, optional\n"
     "    ``g``: groups one unit may contribute to (default ``max_rows_per_unit``).",
+    "quantile.method": _QUANTILE_METHOD,
+    "median.method": _QUANTILE_METHOD,
     "max_rows_per_group": "max_rows_per_group : int, optional\n"
     "    ``c``: rows one unit may contribute to one group (default ``max_rows_per_unit``).",
 }
@@ -94,10 +110,11 @@ _SECTIONS = ("Returns", "Raises", "See Also", "Notes", "Examples")
 def _stamp(fn: Callable[..., Any]) -> None:
     doc = inspect.getdoc(fn) or ""
     params = [p for p in inspect.signature(fn).parameters if p != "self"]
-    missing = [p for p in params if p in SHARED and f"\n{p} :" not in f"\n{doc}"]
+    own = {p: SHARED.get(f"{fn.__name__}.{p}", SHARED.get(p)) for p in params}
+    missing = [p for p in params if own[p] is not None and f"\n{p} :" not in f"\n{doc}"]
     if not missing:
         return
-    text = "\n".join(SHARED[p] for p in missing)
+    text = "\n".join(str(own[p]) for p in missing)
     header = "Parameters\n----------\n"
     if header in doc:
         head, tail = doc.split(header, 1)

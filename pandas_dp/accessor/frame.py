@@ -334,7 +334,8 @@ class DPFrameAccessor(_Base):
         delta: float = 0.0,
         bounds: Any = None,
         schema: Any = None,
-        bins: int = qmod.DEFAULT_BINS,
+        bins: int | None = None,
+        method: str = "exponential",
         mechanism: str = "laplace",
         bounding: str = "bit",
         neighbouring: str = "add_remove",
@@ -346,11 +347,13 @@ class DPFrameAccessor(_Base):
     ) -> DPFloat | pd.Series | pd.DataFrame:
         """Noisy quantiles of bounded numeric columns, like ``df[columns].quantile(q)``.
 
-        The declared bounds are cut into ``bins`` equal-width bins; one noisy
-        hierarchical histogram per column (a 16-ary tree over the bins) is
-        measured, and every quantile of the column is read from it, so a list of
-        quantiles costs what one does and comes out non-decreasing. Values are
-        clamped to the bounds; missing values are skipped.
+        The declared bounds are cut into ``bins`` equal-width bins, and each
+        quantile is chosen among their edges by an exact permute-and-flip
+        selection on its rank (no public ``n`` needed). A list of quantiles is
+        selected recursively, the middle one first, then each half among the
+        rows on its side, so ``Q`` quantiles cost ``log2(Q + 1)`` selections, not
+        ``Q``, and come out non-decreasing. Values are clamped to the bounds;
+        missing values are skipped.
 
         Parameters
         ----------
@@ -358,11 +361,6 @@ class DPFrameAccessor(_Base):
             One column or several; ``None``: every numeric column.
         q : float or list of float, default 0.5
             Quantiles in ``[0, 1]``.
-        bins : int, default 1024
-            The grid's resolution: the result is read off bins of width
-            ``(upper - lower) / bins`` (interpolated within a bin). More bins
-            resolve large, low-noise data better; fewer are less noisy for small
-            data. 1024 was the best compromise in ``benchmarks/quantile_grid.py``.
 
         Returns
         -------
@@ -386,7 +384,7 @@ class DPFrameAccessor(_Base):
         ([0.25, 0.75], True)
         """
         settings = self._settings(locals())
-        return self._quantile(columns, q, bounds, schema, bins, settings, "quantile")
+        return self._quantile(columns, q, bounds, schema, (bins, method), settings, "quantile")
 
     def median(
         self,
@@ -396,7 +394,8 @@ class DPFrameAccessor(_Base):
         delta: float = 0.0,
         bounds: Any = None,
         schema: Any = None,
-        bins: int = qmod.DEFAULT_BINS,
+        bins: int | None = None,
+        method: str = "exponential",
         mechanism: str = "laplace",
         bounding: str = "bit",
         neighbouring: str = "add_remove",
@@ -412,8 +411,6 @@ class DPFrameAccessor(_Base):
 
         Parameters
         ----------
-        bins : int, default 1024
-            The grid's resolution (see :meth:`quantile`).
 
         Examples
         --------
@@ -425,7 +422,7 @@ class DPFrameAccessor(_Base):
         True
         """
         settings = self._settings(locals())
-        out = self._quantile(columns, 0.5, bounds, schema, bins, settings, "median")
+        out = self._quantile(columns, 0.5, bounds, schema, (bins, method), settings, "median")
         if isinstance(out, pd.Series):
             out.name = None  # pandas' df.median() has no name
         assert not isinstance(out, pd.DataFrame)
@@ -437,7 +434,7 @@ class DPFrameAccessor(_Base):
         q: Any,
         bounds: Any,
         schema: Any,
-        bins: int,
+        grid: tuple[int | None, str],
         settings: st.Settings,
         statistic: str,
     ) -> DPFloat | pd.Series | pd.DataFrame:
@@ -458,7 +455,8 @@ class DPFrameAccessor(_Base):
             q,
             settings,
             scalar=scalar,
-            bins=bins,
+            bins=grid[0],
+            method=grid[1],
             frame=self._obj,
             statistic=statistic,
         )

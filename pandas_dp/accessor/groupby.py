@@ -483,7 +483,8 @@ class DPGroupBy:
         delta: float = 0.0,
         bounds: Any = None,
         schema: Any = None,
-        bins: int = qmod.DEFAULT_BINS,
+        bins: int | None = None,
+        method: str = "exponential",
         mechanism: str = "laplace",
         bounding: str = "bit",
         neighbouring: str = "add_remove",
@@ -497,9 +498,10 @@ class DPGroupBy:
     ) -> pd.Series | pd.DataFrame:
         """Noisy quantiles per group, like ``df.groupby(by)[columns].quantile(q)``.
 
-        One noisy hierarchical histogram per group and column over ``bins``
-        equal-width bins of the declared bounds (the groups share the budget
-        like every grouped count); every quantile is read from it.
+        Per group and column, each quantile is chosen among the edges of
+        ``bins`` equal-width bins of the declared bounds by exact
+        permute-and-flip (see ``df.dp.quantile``); the groups share the budget
+        like every grouped count.
 
         Parameters
         ----------
@@ -508,9 +510,6 @@ class DPGroupBy:
             numeric column that is not a group-by column.
         q : float or list of float, default 0.5
             Quantiles in ``[0, 1]``.
-        bins : int, default 1024
-            The grid's resolution (see ``df.dp.quantile``).
-
         Returns
         -------
         Series or DataFrame
@@ -540,7 +539,8 @@ class DPGroupBy:
         delta: float = 0.0,
         bounds: Any = None,
         schema: Any = None,
-        bins: int = qmod.DEFAULT_BINS,
+        bins: int | None = None,
+        method: str = "exponential",
         mechanism: str = "laplace",
         bounding: str = "bit",
         neighbouring: str = "add_remove",
@@ -556,9 +556,6 @@ class DPGroupBy:
 
         Parameters
         ----------
-        bins : int, default 1024
-            The grid's resolution (see ``df.dp.quantile``).
-
         Examples
         --------
         >>> import pandas as pd, pandas_dp
@@ -592,7 +589,8 @@ class DPGroupBy:
             q,
             settings,
             scalar=scalar,
-            bins=kw.get("bins", qmod.DEFAULT_BINS),
+            bins=kw.get("bins"),
+            method=kw.get("method", "exponential"),
             grouping=grouping,
             frame=self._frame,
             statistic=statistic,

@@ -302,7 +302,8 @@ class DPSeriesAccessor(_Base):
         delta: float = 0.0,
         bounds: Any = None,
         schema: Any = None,
-        bins: int = qmod.DEFAULT_BINS,
+        bins: int | None = None,
+        method: str = "exponential",
         mechanism: str = "laplace",
         bounding: str = "bit",
         neighbouring: str = "add_remove",
@@ -312,16 +313,14 @@ class DPSeriesAccessor(_Base):
     ) -> DPFloat | pd.Series:
         """Noisy quantiles of a bounded numeric Series, like ``s.quantile(q)``.
 
-        One noisy hierarchical histogram over ``bins`` equal-width bins of the
-        declared bounds; every quantile is read from it (non-decreasing in ``q``).
+        Each quantile is chosen among the edges of ``bins`` equal-width bins of
+        the declared bounds by exact permute-and-flip on its rank; a list
+        recursively, non-decreasing in ``q`` (see ``df.dp.quantile``).
 
         Parameters
         ----------
         q : float or list of float, default 0.5
             Quantiles in ``[0, 1]``.
-        bins : int, default 1024
-            The grid's resolution (see ``df.dp.quantile``).
-
         Returns
         -------
         float or Series
@@ -336,7 +335,7 @@ class DPSeriesAccessor(_Base):
         ([0.1, 0.9], 'age')
         """
         settings = self._settings(locals())
-        return self._quantile(q, bounds, schema, bins, settings, "quantile")
+        return self._quantile(q, bounds, schema, (bins, method), settings, "quantile")
 
     def median(
         self,
@@ -345,7 +344,8 @@ class DPSeriesAccessor(_Base):
         delta: float = 0.0,
         bounds: Any = None,
         schema: Any = None,
-        bins: int = qmod.DEFAULT_BINS,
+        bins: int | None = None,
+        method: str = "exponential",
         mechanism: str = "laplace",
         bounding: str = "bit",
         neighbouring: str = "add_remove",
@@ -357,9 +357,6 @@ class DPSeriesAccessor(_Base):
 
         Parameters
         ----------
-        bins : int, default 1024
-            The grid's resolution (see ``df.dp.quantile``).
-
         Examples
         --------
         >>> import pandas as pd, pandas_dp
@@ -369,7 +366,7 @@ class DPSeriesAccessor(_Base):
         True
         """
         settings = self._settings(locals())
-        out = self._quantile(0.5, bounds, schema, bins, settings, "median")
+        out = self._quantile(0.5, bounds, schema, (bins, method), settings, "median")
         assert isinstance(out, DPFloat)
         return out
 
@@ -378,7 +375,7 @@ class DPSeriesAccessor(_Base):
         q: Any,
         bounds: Any,
         schema: Any,
-        bins: int,
+        grid: tuple[int | None, str],
         settings: st.Settings,
         statistic: str,
     ) -> DPFloat | pd.Series:
@@ -392,7 +389,14 @@ class DPSeriesAccessor(_Base):
             selected, bounds=bounds, schema=self._schema_for(schema), attached=attached
         )
         out = qmod.release_quantiles(
-            selected, decls, q, settings, scalar=True, bins=bins, statistic=statistic
+            selected,
+            decls,
+            q,
+            settings,
+            scalar=True,
+            bins=grid[0],
+            method=grid[1],
+            statistic=statistic,
         )
         assert not isinstance(out, pd.DataFrame)
         return out

@@ -1,0 +1,168 @@
+"""Quantiles by private selection on a fine public grid (REFERENCE.md §12).
+
+The candidates are the ``bins + 1`` edges ``e_0 < ... < e_bins`` of an
+equal-width grid over the declared bounds; the data enter only through their
+counts per bin (one pass, mergeable across chunks, partitions and groups).
+
+One quantile ``alpha`` (a rational ``p / q``) is selected by exact
+permute-and-flip (:mod:`pandas_dp.mechanisms.selection`) on the integer score
+``-|q A(e) - p N|``, ``A(e)`` the number of values below ``e`` and ``N`` the
+number of values: no public ``n`` is needed. Adding or removing one row moves
+the score by at most ``max(p, q - p)`` -- the ``quantile_score`` row of the
+sensitivity table, in units of ``1 / q`` -- so with ``L`` the histogram's L1
+sensitivity (rows a unit may add or remove, over all bins) the selection's rate
+is ``epsilon / (2 L max(p, q - p))`` per unit of score.
+
+Several quantiles share the budget by recursion (Kaplan, Schnapp & Stemmer
+2022): the middle quantile is selected first; the quantiles below it are then
+selected among the edges below it, on the rows below it only, and those above
+likewise. The rows of the two sides are disjoint, so one level of the recursion
+costs one selection's epsilon (parallel composition), and ``Q`` quantiles cost
+``ceil(log2(Q + 1))`` levels instead of ``Q`` selections. The results are
+non-decreasing in ``q`` by construction.
+
+Intervals. A selected edge carries no information about the data's spread, so
+an interval needs a measurement of its own: a noisy histogram over a *ladder*
+of bins around the selected edges (edges at ``j ± 2**t`` grid steps), whose
+layout is public once the selections are. Its noisy counts bound the count
+below each ladder edge (Chernoff bounds on sums of noise), which brackets the
+quantile's rank as in :mod:`pandas_dp.quantile_tree`.
+
+Examples
+--------
+>>> from pandas_dp.mechanisms.source import RandomSource
+>>> counts = np.array([0, 10, 40, 40, 10, 0, 0, 0])
+>>> edges = select_quantiles(counts, (0.5,), 5.0, 1.0, RandomSource(0))
+>>> edges.tolist()
+[3]
+>>> ladder_edges(np.array([3]), 8).tolist()
+[0, 1, 2, 3, 4, 5, 7, 8]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pandas_dp.mechanisms.selection import permute_and_flip, selection_rate
+from pandas_dp.mechanisms.source import RandomSource
+from pandas_dp.sensitivity import sensitivity
+
+__all__ = ["DENOMINATOR", "ladder_edges", "levels", "score_rational", "select_quantiles"]
+
+IntArray = NDArray[np.int64]
+
+#: Quantile levels are scored as rationals with denominators up to this (``0.1`` is
+#: ``1/10``; a level that is not such a rational moves by less than ``2**-32``).
+DENOMINATOR = 1 << 16
+
+
+def levels(count: int) -> int:
+    """Recursion levels for ``count`` quantiles: ``ceil(log2(count + 1))``.
+
+    Examples
+    --------
+    >>> [levels(q) for q in (1, 2, 3, 4, 7, 8)]
+    [1, 2, 2, 3, 3, 4]
+    """
+    return max(1, math.ceil(math.log2(count + 1)))
+
+
+def score_rational(alpha: float) -> tuple[int, int]:
+    """``alpha`` as ``(p, q)``, ``p / q`` within ``2**-32`` of it, ``q <= DENOMINATOR``.
+
+    Examples
+    --------
+    >>> score_rational(0.25), score_rational(0.1), score_rational(1.0)
+    ((1, 4), (1, 10), (1, 1))
+    """
+    f = Fraction(alpha).limit_denominator(DENOMINATOR)
+    return f.numerator, f.denominator
+
+
+def _select_one(
+    below: IntArray, lo: int, hi: int, alpha: float, rate: float, src: RandomSource
+) -> int:
+    """The ``alpha``-quantile of the rows in bins ``lo .. hi - 1``: one of edges ``lo .. hi``."""
+    p, q = score_rational(alpha)
+    a = below[lo : hi + 1] - below[lo]  # values below each candidate edge, in the range
+    n = int(a[-1])
+    score = np.abs(q * a - p * n)
+    # the table's per-row score sensitivity, in units of 1/q: max(alpha, 1 - alpha)
+    delta = sensitivity("quantile_score", "add_remove", p / q) * q
+    return lo + permute_and_flip(score - score.min(), selection_rate(rate / delta), src)
+
+
+def select_quantiles(
+    counts: Sequence[int] | IntArray,
+    qs: Sequence[float],
+    epsilon: float,
+    l1: float,
+    src: RandomSource,
+) -> IntArray:
+    """The selected edge (``0 .. bins``) of each quantile, recursively (see the module text).
+
+    Parameters
+    ----------
+    counts : array_like of int
+        Exact counts per bin of one group (never released).
+    qs : sequence of float
+        Distinct quantile levels in ``[0, 1]``, increasing.
+    epsilon : float
+        The whole selection's budget: every level of the recursion spends
+        ``epsilon / levels(len(qs))``.
+    l1 : float
+        The histogram's L1 sensitivity: rows one unit may add or remove, counted
+        over all bins (``k`` under add/remove, ``2 k`` under substitute).
+    src : RandomSource
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        One edge index per quantile, non-decreasing.
+    """
+    h = np.asarray(counts, dtype=np.int64).reshape(-1)
+    below = np.concatenate([[0], np.cumsum(h)]).astype(np.int64)
+    # per level: rate = epsilon_level / (2 l1), per unit of (score / sensitivity)
+    rate = epsilon / levels(len(qs)) / (2.0 * l1)
+    out = np.zeros(len(qs), dtype=np.int64)
+
+    def recurse(first: int, last: int, lo: int, hi: int, a_lo: float, a_hi: float) -> None:
+        if first >= last:
+            return
+        mid = (first + last) // 2
+        alpha = qs[mid]
+        rel = 0.0 if a_hi <= a_lo else min(max((alpha - a_lo) / (a_hi - a_lo), 0.0), 1.0)
+        j = _select_one(below, lo, hi, rel, rate, src)
+        out[mid] = j
+        recurse(first, mid, lo, j, a_lo, alpha)
+        recurse(mid + 1, last, j, hi, alpha, a_hi)
+
+    recurse(0, len(qs), 0, h.size, 0.0, 1.0)
+    return out
+
+
+def ladder_edges(selected: IntArray, bins: int) -> IntArray:
+    """The ladder's edges: ``0``, ``bins`` and ``j ± 2**t`` around every selected ``j``.
+
+    Public once the selections are released; its bins partition the grid, so one
+    row lands in one ladder bin (a histogram's sensitivity).
+    """
+    steps = 1 << np.arange(max(1, math.ceil(math.log2(bins))) + 1)
+    parts = [np.array([0, bins])]
+    for j in np.asarray(selected, dtype=np.int64).reshape(-1):
+        parts.append(np.array([j]))
+        parts.append(j - steps)
+        parts.append(j + steps)
+    edges = np.unique(np.clip(np.concatenate(parts), 0, bins))
+    return edges.astype(np.int64)
+
+
+def ladder_counts(counts: IntArray, edges: IntArray) -> IntArray:
+    """Exact counts of the ladder's bins from the grid's (never released as they are)."""
+    below = np.concatenate([[0], np.cumsum(np.asarray(counts, dtype=np.int64))])
+    return np.diff(below[edges]).astype(np.int64)
