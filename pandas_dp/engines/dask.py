@@ -702,6 +702,9 @@ def _observed_part(uniques: pd.Index, label: Hashable, part: pd.DataFrame) -> Gr
     local, found = local_engine.observed_codes(part[label], sort=False)
     if len(found) == 0:
         return Groups(np.full(len(part), -1, dtype=np.intp), len(uniques))
+    if isinstance(found, pd.MultiIndex) or isinstance(uniques, pd.MultiIndex):
+        # keys that are all tuples make a MultiIndex: look up tuples in tuples
+        found, uniques = found.to_flat_index(), uniques.to_flat_index()
     position = np.append(np.asarray(uniques.get_indexer(found), dtype=np.intp), -1)
     return Groups(position[local.codes], len(uniques))
 

@@ -149,18 +149,37 @@ def _check_key(key: str) -> str:
 
 
 def _pandas_hash(values: pd.Series, key: str) -> U64:
-    """pandas' hash of a column, never raising on a value (a fallback via ``str``)."""
+    """pandas' hash of a column, each value's hash a function of that value alone.
+
+    pandas hashes an object column of strings (and bytes) value by value, but one
+    holding anything else wholly by ``str`` -- so a value's hash would depend on the
+    other rows (of the frame, or of a Dask partition). Such a column is hashed here
+    by each value's text, always. Never raises on a value.
+    """
+    try:
+        mixed = values.dtype == object and pd.api.types.infer_dtype(values, skipna=True) not in (
+            "string",
+            "empty",
+        )
+    except Exception:  # pragma: no cover - an exotic column: hash it by text
+        mixed = True
+    if mixed:
+        values = pd.Series([_text(x) for x in values], dtype=object)
     try:
         out = pd.util.hash_pandas_object(values, index=False, hash_key=key, categorize=False)
         return np.array(out, dtype=np.uint64)
-    except Exception:  # an object whose hashing fails: try its text
-        pass
-    try:
-        text = pd.Series([str(x) for x in values], dtype=object)
+    except Exception:  # an extension type whose hashing fails: by text
+        text = pd.Series([_text(x) for x in values], dtype=object)
         out = pd.util.hash_pandas_object(text, index=False, hash_key=key, categorize=False)
         return np.array(out, dtype=np.uint64)
-    except Exception:  # str() itself raised: every row the same (ties are broken by position)
-        return np.zeros(len(values), dtype=np.uint64)
+
+
+def _text(value: object) -> str:
+    """``str(value)``, or a fixed text when ``str`` raises."""
+    try:
+        return str(value)
+    except Exception:
+        return "\x00pandas-dp: a value without text"
 
 
 def _content_hash(values: pd.Series, key: str) -> U64:
