@@ -28,7 +28,7 @@ from pandas_dp.grouping import Grouping
 if TYPE_CHECKING:
     from pandas_dp.plan import Measurement, Settings
 
-__all__ = ["engine_input", "exact_values", "series_data"]
+__all__ = ["engine_input", "exact_values", "kept_groups", "observed_counts", "series_data"]
 
 
 def exact_values(measurements: Any, data: Mapping[Any, Any]) -> dict[str, NDArray[Any]]:
@@ -190,7 +190,7 @@ def engine_input(
         if grouping is not None and grouping.private:
             assert frame is not None
             # unsorted: the plan sorts the keys it keeps (and only those)
-            groups, data["keys"] = engines.observed_codes(frame[grouping.by[0]], sort=False)
+            groups, data["keys"] = _observed_codes(frame[grouping.by[0]])
         elif grouping is not None:
             groups = _group_codes(grouping, frame)
         unit = settings.contributions.unit
@@ -235,6 +235,43 @@ def _group_codes(grouping: Grouping, frame: pd.DataFrame | None) -> engines.Grou
     return engines.Groups(mapped, grouping.size)
 
 
+def _observed_codes(column: pd.Series) -> tuple[engines.Groups, pd.Index]:
+    """Private keys: each row's observed key, numbered in order of first appearance.
+
+    On Dask the keys are gathered from the partitions (one ``compute``) and every
+    partition numbers its rows by them, so a key has one code everywhere.
+    """
+    if _is_dask(column):
+        from pandas_dp.engines import dask as dask_engine
+
+        return dask_engine.observed_groups(column, sort=False)  # type: ignore[return-value]
+    return engines.observed_codes(column, sort=False)
+
+
+def observed_counts(groups: engines.Groups, units: pd.Series | None) -> NDArray[np.int64]:
+    """Partition selection's exact counts: rows, or distinct units, per observed key.
+
+    Dask input goes to :mod:`pandas_dp.engines.dask`, which runs this function on
+    each partition (each unit's rows in one partition) and adds the counts.
+    """
+    if not isinstance(groups, engines.Groups):
+        from pandas_dp.engines import dask as dask_engine
+
+        return dask_engine.observed_counts(groups, units, local=observed_counts)
+    if units is None:
+        return engines.row_counts(groups, int(groups.codes.shape[0]))
+    from pandas_dp.engines import units as unit_engine
+
+    return unit_engine.distinct_units(units, groups.codes, groups.size)
+
+
+def kept_groups(groups: engines.Groups, position: NDArray[np.intp], size: int) -> engines.Groups:
+    """Group codes renumbered by ``position`` (whose last entry, for code -1, is -1)."""
+    if not isinstance(groups, engines.Groups):  # Dask: each partition renumbers its rows
+        return groups.renumbered(position, size)  # type: ignore[no-any-return]
+    return engines.Groups(position[groups.codes], size)
+
+
 def _truncated(
     columns: Mapping[Hashable, pd.Series],
     settings: Settings,
@@ -242,16 +279,37 @@ def _truncated(
     frame: pd.DataFrame | None,
     groups: engines.Groups | None,
 ) -> engines.Groups:
-    """Group codes with the rows above the contribution bounds set to ``-1``."""
+    """Group codes with the rows above the contribution bounds set to ``-1``.
+
+    The hash key is drawn here, once. On Dask each partition truncates its own rows
+    with that key, after the engine has shuffled the rows by unit.
+    """
     from pandas_dp.engines import units
 
     assert frame is not None
     c = settings.contributions
     read = list(dict.fromkeys([*columns, *(grouping.by if grouping else ()), c.unit]))
+    truncate = partial(_truncate, read, c, units.hash_key(settings.source))
+    if _is_dask(frame):
+        from pandas_dp.engines import dask as dask_engine
+
+        return dask_engine.truncated(frame, read, c.unit, groups, truncate)  # type: ignore[arg-type,return-value]
+    return truncate(frame, groups)
+
+
+def _truncate(
+    read: list[Hashable],
+    c: Any,
+    key: str,
+    frame: pd.DataFrame,
+    groups: engines.Groups | None,
+) -> engines.Groups:
+    from pandas_dp.engines import units
+
     mask = units.contribution_mask(
         frame[read],
         frame[c.unit],
-        key=units.hash_key(settings.source),
+        key=key,
         max_rows_per_unit=c.rows,
         groups=None if groups is None else groups.codes,
         # a bound of k or more is implied by max_rows_per_unit: no ranking for it

@@ -50,7 +50,13 @@ from pandas_dp.bounding import NoisePlan, apply_noise, apply_noise_exact, check_
 from pandas_dp.budget import PrivacyBudget, charge_all
 from pandas_dp.declarations import NumericDeclaration, check_out_of_bounds
 from pandas_dp.grouping import Grouping
-from pandas_dp.measure import engine_input, exact_values, series_data
+from pandas_dp.measure import (
+    engine_input,
+    exact_values,
+    kept_groups,
+    observed_counts,
+    series_data,
+)
 from pandas_dp.mechanisms import RandomSource
 from pandas_dp.sensitivity import (
     check_neighbouring,
@@ -875,13 +881,7 @@ class Plan:
         """
         observed: engines.Groups = data["groups"]
         uniques: pd.Index = data["keys"]
-        units = data.get("units")
-        if units is None:
-            counts = engines.row_counts(observed, int(observed.codes.shape[0]))
-        else:
-            from pandas_dp.engines import units as unit_engine
-
-            counts = unit_engine.distinct_units(units, observed.codes, observed.size)
+        counts = observed_counts(observed, data.get("units"))
         from pandas_dp import partition
 
         assert self.selection is not None
@@ -896,8 +896,8 @@ class Plan:
             return dict(data)
         position = np.full(observed.size + 1, -1, dtype=np.intp)
         position[kept] = np.arange(len(kept))
-        codes = position[observed.codes]  # -1 stays -1 (the extra last slot)
-        return {**data, "groups": engines.Groups(codes, len(kept))}
+        # -1 stays -1 (the extra last slot)
+        return {**data, "groups": kept_groups(observed, position, len(kept))}
 
     def noise_for(self, key: str) -> NoisePlan:
         """The noise plan of a measurement's whole released vector.

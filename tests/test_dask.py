@@ -250,13 +250,6 @@ def test_one_compute_per_plan(df: pd.DataFrame, release: Callable[[Any], Any], r
 
 
 REFUSED: dict[str, Callable[[Any], Any]] = {
-    "privacy unit": lambda dp: dp.mean(
-        "age", epsilon=1.0, bounds=BOUNDS, privacy_unit="region", max_rows_per_unit=5
-    ),
-    "private keys": lambda dp: dp.groupby("region", keys="private").len(epsilon=1.0),
-    "group unit": lambda dp: dp.groupby("region", keys=CATS["region"]).mean(
-        "age", epsilon=1.0, bounds=BOUNDS, privacy_unit="sex"
-    ),
     "counts": lambda dp: dp.counts({"old": "age > 60"}, epsilon=1.0),
     "out_of_bounds raise": lambda dp: dp.mean(
         "age", epsilon=1.0, bounds=BOUNDS, out_of_bounds="raise"
@@ -333,6 +326,8 @@ def test_local_cluster_on_parquet(df: pd.DataFrame, tmp_path: Path) -> None:
     want_groups = local.dp.groupby("region", keys=CATS["region"]).mean(
         "age", epsilon=1.0, bounds=BOUNDS, random_state=5
     )
+    # a privacy unit (the rows shuffled by unit) and private keys (gathered keys)
+    want_units = _unit_release(local.dp)
     with (
         distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
@@ -344,5 +339,13 @@ def test_local_cluster_on_parquet(df: pd.DataFrame, tmp_path: Path) -> None:
         got_groups = ddf.dp.groupby("region", keys=CATS["region"]).mean(
             "age", epsilon=1.0, bounds=BOUNDS, random_state=5
         )
+        got_units = _unit_release(ddf.dp)
     pd.testing.assert_frame_equal(want_describe, got_describe, check_exact=True)
     pd.testing.assert_series_equal(want_groups, got_groups, check_exact=True)
+    pd.testing.assert_series_equal(want_units, got_units, check_exact=True)
+
+
+def _unit_release(dp: Any) -> Any:
+    return dp.groupby("sex", keys="private", delta=1e-3).mean(
+        "age", epsilon=2.0, bounds=BOUNDS, privacy_unit="kids", max_rows_per_unit=50, random_state=6
+    )

@@ -10,10 +10,13 @@ noise is added once, on the client.
 What needs the frame's length reads it only where the length is public
 (``neighbouring="substitute"``: ``len(ddf)``, one pass, before the charge).
 
-Not yet on Dask (refused before the budget is charged): privacy units
-(``privacy_unit=``, or one declared by a schema), private group-by keys
-(``keys="private"``), predicate counts (``ddf.dp.counts``),
-``out_of_bounds="raise"`` and ``method="direct"`` covariances.
+Privacy units (``privacy_unit=``, or one declared by a schema) shuffle the rows by
+unit inside the engine, after the charge; private group-by keys (``keys="private"``)
+take two more passes (the observed keys, their counts) before the kept keys are
+measured. Either way the release equals the pandas accessor's on the same rows.
+
+Not yet on Dask (refused before the budget is charged): predicate counts
+(``ddf.dp.counts``), ``out_of_bounds="raise"`` and ``method="direct"`` covariances.
 
 Examples
 --------
@@ -41,8 +44,6 @@ from pandas_dp.accessor.frame import DPFrameAccessor
 from pandas_dp.accessor.groupby import DPGroupBy
 from pandas_dp.accessor.series import DPSeriesAccessor
 from pandas_dp.budget import PrivacyBudget
-from pandas_dp.grouping import Grouping
-from pandas_dp.plan import Contributions, Settings
 from pandas_dp.result import DPInt
 
 __all__ = ["DaskFrameAccessor", "DaskGroupBy", "DaskSeriesAccessor", "register"]
@@ -60,12 +61,6 @@ def _refuse(method: str, kwargs: dict[str, Any]) -> None:
     """Raise for what the Dask engine cannot do yet (before any charge)."""
     if method in _NOT_YET:
         raise NotImplementedError(_NOT_YET[method])
-    if kwargs.get("privacy_unit") is not None:
-        raise NotImplementedError(
-            "privacy_unit= is not available on Dask yet: bounding each unit's "
-            "contributions needs all of its rows in one place (a shuffle by unit). "
-            "Use one row per person, or compute on pandas"
-        )
     if kwargs.get("out_of_bounds") == "raise":
         raise NotImplementedError(
             "out_of_bounds='raise' (pandera validation) is not available on Dask; "
@@ -99,15 +94,6 @@ def _checked(cls: type[_T]) -> type[_T]:
     return cls
 
 
-def _no_unit(c: Contributions) -> Contributions:
-    if c.unit is not None:
-        raise NotImplementedError(
-            f"the schema declares the privacy unit {c.unit!r}; privacy units are not "
-            f"available on Dask yet (bounding a unit's contributions needs a shuffle by unit)"
-        )
-    return c
-
-
 def _public_length(obj: Any, neighbouring: str) -> int | None:
     """``len(ddf)`` where the length is declared public, else ``None`` (never computed)."""
     return len(obj) if neighbouring == "substitute" else None
@@ -117,25 +103,13 @@ def _public_length(obj: Any, neighbouring: str) -> int | None:
 class DaskGroupBy(DPGroupBy):
     """``ddf.dp.groupby(by, keys=...)``: the group-by of :class:`DPGroupBy` on Dask.
 
-    Declared keys only; each partition maps its rows onto the declared keys itself.
+    Each partition maps its rows onto the declared keys itself. With private keys
+    the observed keys are gathered first (one ``compute``, after the charge), and
+    every partition numbers its rows by them.
     """
 
     def _rows(self, neighbouring: str) -> int | None:
         return _public_length(self._frame, neighbouring)
-
-    def _grouping(self, schema: Any) -> Grouping:
-        grouping = super()._grouping(schema)
-        if grouping.private:
-            raise NotImplementedError(
-                "keys='private' (partition selection) is not available on Dask yet; "
-                "declare the keys: ddf.dp.groupby(by, keys=[...])"
-            )
-        return grouping
-
-    def _settings(self, kw: dict[str, Any], schema: Any) -> Settings:
-        settings = super()._settings(kw, schema)
-        _no_unit(settings.contributions)
-        return settings
 
 
 @_checked
@@ -150,15 +124,10 @@ class DaskFrameAccessor(DPFrameAccessor):
     def _frame(self) -> Any:
         return self._obj
 
-    def _contributions(
-        self, privacy_unit: Hashable | None, max_rows_per_unit: int | None, schema: Any
-    ) -> Contributions:
-        return _no_unit(super()._contributions(privacy_unit, max_rows_per_unit, schema))
-
     def groupby(
         self, by: Any, keys: Any = None, *, other: Hashable | None = None, delta: float = 0.0
     ) -> DaskGroupBy:
-        """Group by declared keys: see :meth:`pandas_dp.DPFrameAccessor.groupby`.
+        """Group by declared or private keys: see :meth:`pandas_dp.DPFrameAccessor.groupby`.
 
         Examples
         --------
@@ -168,11 +137,6 @@ class DaskFrameAccessor(DPFrameAccessor):
         >>> list(n.index)
         ['a', 'b']
         """
-        if isinstance(keys, str) and keys == "private":
-            raise NotImplementedError(
-                "keys='private' (partition selection) is not available on Dask yet; "
-                "declare the keys: ddf.dp.groupby(by, keys=[...])"
-            )
         g = super().groupby(by, keys, other=other, delta=delta)
         return DaskGroupBy(g._frame, g._by, g._keys, other=g._other, delta=g._delta)
 

@@ -15,9 +15,17 @@ sums of their union, whatever the partitioning. This engine therefore
    the pandas engine's on the same rows.
 
 Noise is never drawn here: the plan (:mod:`pandas_dp.plan`) adds it once, on the
-client, to the combined exact values. Rows are never shuffled. Group codes are
-computed inside each partition from the public declared keys (the codes never
-leave the partition).
+client, to the combined exact values. Group codes are computed inside each
+partition from the public declared keys (the codes never leave the partition).
+
+With a privacy unit the rows are first shuffled by unit (every unit's rows in one
+partition: :class:`PartitionGroups` ``shuffle_on``), and each partition runs the
+pandas path's keyed-hash truncation (:func:`truncated`, the key drawn on the
+client), which keeps exactly the rows the pandas engine keeps. Private keys
+(partition selection) are gathered from the partitions (:func:`observed_groups`)
+and counted per key (:func:`observed_counts`) before the plan measures the kept
+keys; these two passes send the data's distinct keys and their exact counts to the
+client, which releases only what the selection keeps.
 
 :func:`exact_values` measures a whole plan with one ``dask.compute``: all its
 sources (every column's moments, a block's products, histograms, row counts) are
@@ -26,10 +34,8 @@ computed in the same pass over each partition. The single-kernel functions
 :func:`present_counts`, :func:`row_counts`) mirror the pandas engine's, for
 direct use and tests; each is one ``dask.compute``.
 
-Not on Dask yet: privacy units (their truncation needs all of a unit's rows in one
-place, i.e. a shuffle by unit), private keys (partition selection needs the distinct
-keys), and predicate counts (``df.dp.counts``); the accessor refuses them before the
-budget is charged.
+Not on Dask yet: predicate counts (``df.dp.counts``); the accessor refuses them
+before the budget is charged.
 
 Examples
 --------
@@ -64,9 +70,12 @@ __all__ = [
     "exact_values",
     "is_dask",
     "moments",
+    "observed_counts",
+    "observed_groups",
     "present_counts",
     "products",
     "row_counts",
+    "truncated",
 ]
 
 #: Partials added per task of the combining tree.
@@ -99,11 +108,39 @@ class PartitionGroups:
         on the workers); it reads only the public declared keys.
     size : int
         The number of groups (public).
+    shuffle_on : dask Series, optional
+        A privacy unit's column: the engine first shuffles the rows so that all of
+        a unit's rows share one partition (``make`` then bounds each unit's
+        contributions, as the pandas engine does on the whole frame).
     """
 
     columns: Sequence[Any]
     make: Callable[[pd.DataFrame], Groups]
     size: int
+    shuffle_on: Any = None
+
+    def renumbered(self, position: NDArray[np.intp], size: int) -> PartitionGroups:
+        """These codes mapped through ``position`` (``position[-1]``: code ``-1``'s).
+
+        Examples
+        --------
+        >>> import pandas as pd, dask.dataframe as dd
+        >>> ddf = dd.from_pandas(pd.DataFrame({"k": [0, 1, 2, 1]}), npartitions=2)
+        >>> g = PartitionGroups([ddf["k"]], lambda p: Groups(p["k"].to_numpy(), 3), 3)
+        >>> kept = g.renumbered(np.array([-1, 0, 1, -1]), 2)
+        >>> row_counts(ddf, kept).tolist()
+        [2, 1]
+        """
+        return replace(self, make=partial(_renumber, self.make, position, size), size=size)
+
+
+def _renumber(
+    make: Callable[[pd.DataFrame], Groups],
+    position: NDArray[np.intp],
+    size: int,
+    part: pd.DataFrame,
+) -> Groups:
+    return Groups(position[make(part).codes], size)
 
 
 # ----------------------------------------------------------------------------- plumbing
@@ -133,6 +170,14 @@ class _Columns:
     def __init__(self) -> None:
         self.series: list[Any] = []
         self.names: dict[str, str] = {}
+        #: the column (positional name) to shuffle the rows by: a privacy unit
+        self.shuffle: str | None = None
+
+    def shuffle_by(self, series: Any) -> None:
+        name = self.marker(series).name
+        if self.shuffle not in (None, name):
+            raise ValueError("one computation cannot bound two privacy units")
+        self.shuffle = name
 
     def marker(self, series: Any) -> _Column:
         token = str(series._name)
@@ -150,14 +195,20 @@ class _Columns:
         import dask.dataframe as dd
 
         if len(self.series) == 1:
-            return self.series[0].to_frame()
-        return dd.concat(self.series, axis=1)
+            frame = self.series[0].to_frame()
+        else:
+            frame = dd.concat(self.series, axis=1)
+        if self.shuffle is not None:  # every unit's rows in one partition
+            frame = frame.shuffle(on=self.shuffle)
+        return frame
 
 
 def _template(value: Any, cols: _Columns) -> Any:
     """``value`` with every Dask Series replaced by a marker (recursively in partials)."""
     if isinstance(value, PartitionGroups):
         markers = [cols.marker(s) for s in value.columns]
+        if value.shuffle_on is not None:
+            cols.shuffle_by(value.shuffle_on)
         return _LocalGroups(
             tuple(m.name for m in markers), tuple(m.label for m in markers), value.make
         )
@@ -234,14 +285,16 @@ def exact_values(
     import dask
 
     ms = list(measurements)
-    if any(m.source[0] in ("masks", "selection") for m in ms) or "units" in data:
-        raise NotImplementedError(
-            "predicate counts, privacy units and private keys are not available on Dask yet"
-        )
+    if not ms:  # e.g. private keys' len: the selection's counts are the release
+        return {}
+    if any(m.source[0] in ("masks", "selection") for m in ms):
+        raise NotImplementedError("predicate counts are not available on Dask yet")
     additive, finish = _additive(ms, data)
     cols = _Columns()
     frame = data.get("frame")
-    template = {k: _template(v, cols) for k, v in data.items() if k != "frame"}
+    # the units and observed keys served partition selection (already done)
+    skip = ("frame", "units", "keys")
+    template = {k: _template(v, cols) for k, v in data.items() if k not in skip}
     if not cols.series:  # nothing but rows to count: read the frame's first column
         if frame is None:
             raise ValueError("the Dask engine was given no column to read")
@@ -523,3 +576,169 @@ def row_counts(frame: Any, groups: PartitionGroups | None = None) -> NDArray[np.
 
 def _sum_arrays(*parts: NDArray[np.int64]) -> NDArray[np.int64]:
     return sum(parts[1:], parts[0])
+
+
+# ----------------------------------------------------------------------------- units, keys
+
+
+def truncated(
+    frame: Any,
+    read: Sequence[Hashable],
+    unit: Hashable,
+    groups: PartitionGroups | None,
+    truncate: Callable[[pd.DataFrame, Groups | None], Groups],
+) -> PartitionGroups:
+    """Group codes with each unit's rows above its bounds set to ``-1``, per partition.
+
+    The engine shuffles the rows by ``unit`` first, so every unit's rows share one
+    partition; there ``truncate`` (the pandas path's truncation with the key drawn
+    on the client) keeps exactly the rows it keeps on the whole frame: the choice
+    is a function of each unit's own rows.
+
+    Parameters
+    ----------
+    frame : dask DataFrame
+        The frame holding the released, group-by and unit columns.
+    read : sequence of labels
+        The columns the truncation reads (the group-by and unit columns included).
+    unit : label
+        The privacy unit's column.
+    groups : PartitionGroups, optional
+        The group codes before truncation (``None``: one group of all rows).
+    truncate : callable
+        ``truncate(part, codes) -> Groups`` on one partition's pandas frame (its
+        columns ``read``) and its group codes. Picklable.
+
+    Returns
+    -------
+    PartitionGroups
+
+    Examples
+    --------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> ddf = dd.from_pandas(pd.DataFrame({"pid": [1, 2, 1, 1]}), npartitions=2)
+    >>> first = lambda part, codes: Groups((~part["pid"].duplicated()).to_numpy() - 1, 1)
+    >>> row_counts(ddf, truncated(ddf, ["pid"], "pid", None, first)).tolist()
+    [2]
+    """
+    read = list(read)
+    if groups is not None:
+        labels = [s.name for s in groups.columns]
+        missing = [c for c in labels if c not in read]
+        if missing:
+            raise ValueError(f"the truncation must read the group-by columns {missing}")
+    return PartitionGroups(
+        [frame[c] for c in read],
+        partial(_truncate_part, None if groups is None else groups.make, truncate),
+        1 if groups is None else groups.size,
+        shuffle_on=frame[unit],
+    )
+
+
+def _truncate_part(
+    make: Callable[[pd.DataFrame], Groups] | None,
+    truncate: Callable[[pd.DataFrame, Groups | None], Groups],
+    part: pd.DataFrame,
+) -> Groups:
+    return truncate(part, None if make is None else make(part))
+
+
+def observed_groups(column: Any, *, sort: bool = False) -> tuple[PartitionGroups, pd.Index]:
+    """Private keys of a Dask column: the observed keys, and per-partition codes.
+
+    One ``dask.compute`` gathers each partition's distinct keys in order of first
+    appearance and merges them in partition order: the result is
+    :func:`pandas_dp.engines.pandas.observed_codes` of the whole column (same
+    keys, same order, hence the same codes), whatever the partitioning. Each
+    partition then numbers its own rows by these keys, so a key seen in only some
+    partitions has one code everywhere.
+
+    The keys are PRIVATE (see :func:`~pandas_dp.engines.pandas.observed_codes`):
+    only a differentially private selection may release any of them.
+
+    Parameters
+    ----------
+    column : dask Series
+        The key column.
+    sort : bool, default False
+        Sort the keys (when comparable), as ``observed_codes(sort=True)``.
+
+    Returns
+    -------
+    groups : PartitionGroups
+    uniques : pandas.Index
+
+    Examples
+    --------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> s = dd.from_pandas(pd.Series(["b", "a", None, "b", "c"]), npartitions=3)
+    >>> g, keys = observed_groups(s)
+    >>> list(keys), row_counts(s.to_frame(), g).tolist()
+    (['b', 'a', 'c'], [2, 1, 1])
+    """
+    frame, (markers, _) = _frame_of([column], None)
+    marker = markers[0]
+
+    def kernel(part: pd.DataFrame) -> pd.Index:
+        return local_engine.observed_codes(_local(marker, part), sort=False)[1]
+
+    uniques: pd.Index = _compute(_reduce(frame, kernel, _first_seen))
+    if sort:
+        uniques = local_engine.observed_codes(pd.Series(uniques), sort=True)[1]
+    label = column.name
+    return PartitionGroups([column], partial(_observed_part, uniques, label), len(uniques)), uniques
+
+
+def _first_seen(*parts: pd.Index) -> pd.Index:
+    """Distinct keys of consecutive partitions, in order of first appearance."""
+    found = [p for p in parts if len(p)] or [parts[0]]
+    if len(found) == 1:
+        return found[0]
+    return local_engine.observed_codes(pd.Series(found[0].append(found[1:])), sort=False)[1]
+
+
+def _observed_part(uniques: pd.Index, label: Hashable, part: pd.DataFrame) -> Groups:
+    """One partition's rows numbered by the global keys (``-1``: missing key)."""
+    local, found = local_engine.observed_codes(part[label], sort=False)
+    if len(found) == 0:
+        return Groups(np.full(len(part), -1, dtype=np.intp), len(uniques))
+    if isinstance(found, pd.MultiIndex) or isinstance(uniques, pd.MultiIndex):
+        # keys that are all tuples make a MultiIndex: look up tuples in tuples
+        found, uniques = found.to_flat_index(), uniques.to_flat_index()
+    position = np.append(np.asarray(uniques.get_indexer(found), dtype=np.intp), -1)
+    return Groups(position[local.codes], len(uniques))
+
+
+def observed_counts(
+    groups: PartitionGroups,
+    units: Any | None,
+    *,
+    local: Callable[[Groups, pd.Series | None], NDArray[np.int64]],
+) -> NDArray[np.int64]:
+    """Partition selection's exact counts per observed key, from every partition.
+
+    Parameters
+    ----------
+    groups : PartitionGroups
+        The observed keys' codes (truncated when there is a privacy unit; the rows
+        are then shuffled by unit, so distinct units per partition add up).
+    units : dask Series, optional
+        The privacy unit's column (``None``: count rows).
+    local : callable
+        The pandas path, :func:`pandas_dp.measure.observed_counts`.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        One exact count per observed key.
+    """
+    cols = _Columns()
+    g = _template(groups, cols)
+    u = None if units is None else cols.marker(units)
+
+    def kernel(part: pd.DataFrame) -> NDArray[np.int64]:
+        codes = _local(g, part)
+        return np.asarray(local(codes, None if u is None else _local(u, part)), dtype=np.int64)
+
+    result: NDArray[np.int64] = _compute(_reduce(cols.frame(), kernel, _sum_arrays))
+    return result

@@ -26,7 +26,10 @@ keyed hash of (unit value, group code). So
 Hashing uses :func:`pandas.util.hash_pandas_object` (SipHash-2-4 keyed with the
 16-character key for strings and objects; pandas hashes numbers by their bits,
 unkeyed, with ``0.0 == -0.0`` and one ``NaN``), followed here by a keyed 64-bit
-mix (the splitmix64 finaliser, a bijection), so every column is keyed.
+mix (the splitmix64 finaliser, a bijection), so every column is keyed. In the rank
+hash, a missing value (``NaN``, ``None``, ``pd.NA``, ``NaT``) hashes alike in every
+dtype, so a Dask partition holding a ``str`` column as ``string[pyarrow]`` keeps the
+same rows as pandas.
 
 Which rows are one unit
 -----------------------
@@ -79,6 +82,8 @@ _GOLDEN: Final = 0x9E3779B97F4A7C15
 _S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 #: pandas' own default key, for unit identities that need no secret
 _PANDAS_KEY: Final = "0123456789123456"
+#: the content hash of a missing value, of any dtype (before the keyed mixes)
+_MISSING_CONTENT: Final = np.uint64(0x6D697373696E6700)
 
 
 def hash_key(source: RandomSource) -> str:
@@ -108,9 +113,20 @@ def hash_key(source: RandomSource) -> str:
 
 
 def _key_words(key: str, count: int) -> list[int]:
-    """``count`` 64-bit words derived from ``key`` (BLAKE2b): the keys of the mixes."""
-    digest = hashlib.blake2b(key.encode("utf-8"), digest_size=8 * count, person=b"pandas-dp-unit")
-    return [int.from_bytes(digest.digest()[8 * i : 8 * i + 8], "little") for i in range(count)]
+    """``count`` 64-bit words derived from ``key`` (BLAKE2b): the keys of the mixes.
+
+    BLAKE2b gives at most 8 words per digest; block ``b > 0`` of 8 more words is
+    personalised with ``b`` (the first block, all that 4 columns need, is unchanged).
+    """
+    words: list[int] = []
+    block = 0
+    while len(words) < count:
+        take = min(8, count - len(words))
+        person = b"pandas-dp-unit" + (block.to_bytes(2, "little") if block else b"")
+        digest = hashlib.blake2b(key.encode("utf-8"), digest_size=8 * take, person=person).digest()
+        words += [int.from_bytes(digest[8 * i : 8 * i + 8], "little") for i in range(take)]
+        block += 1
+    return words
 
 
 def _mix(v: U64, word: int) -> U64:
@@ -133,18 +149,51 @@ def _check_key(key: str) -> str:
 
 
 def _pandas_hash(values: pd.Series, key: str) -> U64:
-    """pandas' hash of a column, never raising on a value (a fallback via ``str``)."""
+    """pandas' hash of a column, each value's hash a function of that value alone.
+
+    pandas hashes an object column of strings (and bytes) value by value, but one
+    holding anything else wholly by ``str`` -- so a value's hash would depend on the
+    other rows (of the frame, or of a Dask partition). Such a column is hashed here
+    by each value's text, always. Never raises on a value.
+    """
+    try:
+        mixed = values.dtype == object and pd.api.types.infer_dtype(values, skipna=True) not in (
+            "string",
+            "empty",
+        )
+    except Exception:  # pragma: no cover - an exotic column: hash it by text
+        mixed = True
+    if mixed:
+        values = pd.Series([_text(x) for x in values], dtype=object)
     try:
         out = pd.util.hash_pandas_object(values, index=False, hash_key=key, categorize=False)
         return np.array(out, dtype=np.uint64)
-    except Exception:  # an object whose hashing fails: try its text
-        pass
-    try:
-        text = pd.Series([str(x) for x in values], dtype=object)
+    except Exception:  # an extension type whose hashing fails: by text
+        text = pd.Series([_text(x) for x in values], dtype=object)
         out = pd.util.hash_pandas_object(text, index=False, hash_key=key, categorize=False)
         return np.array(out, dtype=np.uint64)
-    except Exception:  # str() itself raised: every row the same (ties are broken by position)
-        return np.zeros(len(values), dtype=np.uint64)
+
+
+def _text(value: object) -> str:
+    """``str(value)``, or a fixed text when ``str`` raises."""
+    try:
+        return str(value)
+    except Exception:
+        return "\x00pandas-dp: a value without text"
+
+
+def _content_hash(values: pd.Series, key: str) -> U64:
+    """pandas' hash of a column's contents, every missing value hashed alike.
+
+    ``NaN``, ``None``, ``pd.NA`` and ``NaT`` are one content: a column's missing
+    values hash the same whatever its dtype represents them with (a Dask frame
+    holds pandas' ``str`` columns as ``string[pyarrow]``, ``NA`` for ``NaN``).
+    """
+    out = _pandas_hash(values, key)
+    missing = _missing(values)
+    if missing.any():
+        out[missing] = _MISSING_CONTENT
+    return out
 
 
 def _column_hash(values: pd.Series, key: str, word: int) -> U64:
@@ -346,7 +395,7 @@ def contribution_mask(
     # rank hash: unit, then every column's values, then the group
     h = hu.copy()
     for i in range(rows.shape[1]):
-        h += _pandas_hash(rows.iloc[:, i], key)
+        h += _content_hash(rows.iloc[:, i], key)
         _mix(h, words[4 + i])
     if grp is not None:
         active &= grp >= 0
