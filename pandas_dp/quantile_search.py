@@ -52,7 +52,14 @@ from pandas_dp.mechanisms.selection import permute_and_flip, selection_rate
 from pandas_dp.mechanisms.source import RandomSource
 from pandas_dp.sensitivity import sensitivity
 
-__all__ = ["DENOMINATOR", "ladder_edges", "levels", "score_rational", "select_quantiles"]
+__all__ = [
+    "DENOMINATOR",
+    "check_rates",
+    "ladder_edges",
+    "levels",
+    "score_rational",
+    "select_quantiles",
+]
 
 IntArray = NDArray[np.int64]
 
@@ -82,6 +89,40 @@ def score_rational(alpha: float) -> tuple[int, int]:
     """
     f = Fraction(alpha).limit_denominator(DENOMINATOR)
     return f.numerator, f.denominator
+
+
+def _relative_levels(qs: Sequence[float]) -> list[float]:
+    """The level each selection of the recursion scores, in the order they run.
+
+    A function of ``qs`` alone (public): the ``alpha`` of a quantile within the rows
+    between its parents' selected edges.
+    """
+    out: list[float] = []
+
+    def walk(first: int, last: int, a_lo: float, a_hi: float) -> None:
+        if first >= last:
+            return
+        mid = (first + last) // 2
+        alpha = qs[mid]
+        out.append(0.0 if a_hi <= a_lo else min(max((alpha - a_lo) / (a_hi - a_lo), 0.0), 1.0))
+        walk(first, mid, a_lo, alpha)
+        walk(mid + 1, last, alpha, a_hi)
+
+    walk(0, len(qs), 0.0, 1.0)
+    return out
+
+
+def check_rates(qs: Sequence[float], epsilon: float, l1: float) -> None:
+    """Raise, before any charge, if a selection's rate is not representable.
+
+    Examples
+    --------
+    >>> check_rates((0.25, 0.5, 0.75), 1.0, 1.0)
+    """
+    rate = epsilon / levels(len(qs)) / (2.0 * l1)
+    for rel in _relative_levels(qs):
+        p, q = score_rational(rel)
+        selection_rate(rate / (sensitivity("quantile_score", "add_remove", p / q) * q))
 
 
 def _select_one(
@@ -130,19 +171,18 @@ def select_quantiles(
     # per level: rate = epsilon_level / (2 l1), per unit of (score / sensitivity)
     rate = epsilon / levels(len(qs)) / (2.0 * l1)
     out = np.zeros(len(qs), dtype=np.int64)
+    rels = iter(_relative_levels(qs))  # the same walk, in the same order
 
-    def recurse(first: int, last: int, lo: int, hi: int, a_lo: float, a_hi: float) -> None:
+    def recurse(first: int, last: int, lo: int, hi: int) -> None:
         if first >= last:
             return
         mid = (first + last) // 2
-        alpha = qs[mid]
-        rel = 0.0 if a_hi <= a_lo else min(max((alpha - a_lo) / (a_hi - a_lo), 0.0), 1.0)
-        j = _select_one(below, lo, hi, rel, rate, src)
+        j = _select_one(below, lo, hi, next(rels), rate, src)
         out[mid] = j
-        recurse(first, mid, lo, j, a_lo, alpha)
-        recurse(mid + 1, last, j, hi, alpha, a_hi)
+        recurse(first, mid, lo, j)
+        recurse(mid + 1, last, j, hi)
 
-    recurse(0, len(qs), 0, h.size, 0.0, 1.0)
+    recurse(0, len(qs), 0, h.size)
     return out
 
 

@@ -39,7 +39,13 @@ from pandas_dp.declarations import NumericDeclaration
 from pandas_dp.engines.grid import check_grid
 from pandas_dp.grouping import Grouping
 from pandas_dp.plan import Plan, Settings, engine_input
-from pandas_dp.quantile_search import ladder_counts, ladder_edges, levels, select_quantiles
+from pandas_dp.quantile_search import (
+    check_rates,
+    ladder_counts,
+    ladder_edges,
+    levels,
+    select_quantiles,
+)
 from pandas_dp.quantile_tree import (
     Tree,
     _exact_tree,
@@ -217,6 +223,7 @@ def release_quantiles(
     for c in labels:
         readers[("grid", c)] = estimator.add(c, columns[c])
     plan.calibrate()
+    estimator.check()  # public arguments only: may raise, before the charge
     check = (
         partial(validate, dict(columns), dict(decls)) if settings.out_of_bounds == "raise" else None
     )
@@ -263,6 +270,9 @@ class _Tree:
         assert self.plan is not None
         self.keys[c] = self.plan.grid(c, self.tree.nodes, self.tree.levels)
         return partial(_exact_tree, series, self.decls[c], self.tree)
+
+    def check(self) -> None:
+        """Nothing beyond the plan's calibration to check."""
 
     def values(self, c: Hashable, noisy: Mapping[str, FloatArray], groups: int) -> FloatArray:
         assert self.plan is not None
@@ -325,6 +335,13 @@ class _Selection:
         self.keys[c] = (key, ladder)
         d = self.decls[c]
         return partial(_grid, series, d.lower, d.upper, self.bins)
+
+    def check(self) -> None:
+        """Every selection's rate is representable (raises before the charge)."""
+        assert self.plan is not None
+        for key, _ in self.keys.values():
+            m = self.plan.measurements[key]
+            check_rates(self.levels, m.epsilon, self.plan.histogram_l1())
 
     def _select(self, c: Hashable, exact: NDArray[Any], plan: Plan) -> dict[str, FloatArray]:
         """After the charge: select, then noise the ladder's counts (never raises)."""

@@ -256,3 +256,15 @@ def test_compiled_grid_counts_equal_the_numpy_path(monkeypatch: pytest.MonkeyPat
     slow = [grid.grid_counts(s, 0.0, 100.0, b, groups=g) for b in (3, 1000) for g in (None, groups)]
     for a, b in zip(fast, slow, strict=True):
         assert a.shape == b.shape and (a == b).all()
+
+
+def test_unrepresentable_rate_raises_before_the_charge() -> None:
+    """A selection rate below what the exact sampler supports is refused before the
+    budget is charged (the same release at a usable epsilon goes through)."""
+    budget = PrivacyBudget(epsilon=1.0)
+    x = pd.Series(np.random.default_rng(2).uniform(0, 10, 100))
+    with pytest.raises(ValueError, match="selection rate"):
+        x.dp.quantile([0.1, 0.5, 0.9], epsilon=1e-12, bounds=(0, 10), budget=budget)
+    assert budget.spent[0] == 0 and len(budget.ledger) == 0
+    x.dp.quantile([0.1, 0.5, 0.9], epsilon=0.5, bounds=(0, 10), budget=budget)
+    assert len(budget.ledger) == 1
