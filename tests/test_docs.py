@@ -8,6 +8,8 @@ same check before building the HTML.)
 from __future__ import annotations
 
 import doctest
+import inspect
+import re
 from pathlib import Path
 
 import pytest
@@ -31,3 +33,37 @@ def test_page_examples_run_as_shown(page: Path) -> None:
     )
     assert result.attempted > 0
     assert result.failed == 0, f"{result.failed} example(s) of {page.name} failed (see stdout)"
+
+
+def _sections(doc: str) -> dict[str, str]:
+    """A numpydoc docstring cut at its section headers (a title line over dashes)."""
+    parts = re.split(r"^([A-Z][A-Za-z ]+)\n-+\n", doc, flags=re.MULTILINE)
+    return {title: body for title, body in zip(parts[1::2], parts[2::2], strict=True)}
+
+
+def _public_methods() -> list[tuple[str, object]]:
+    from pandas_dp.accessor.frame import DPFrameAccessor
+    from pandas_dp.accessor.groupby import DPGroupBy
+    from pandas_dp.accessor.series import DPSeriesAccessor
+
+    return [
+        (f"{cls.__name__}.{name}", member)
+        for cls in (DPFrameAccessor, DPSeriesAccessor, DPGroupBy)
+        for name, member in vars(cls).items()
+        if not name.startswith("_") and inspect.isfunction(member)
+    ]
+
+
+@pytest.mark.parametrize("name, method", _public_methods(), ids=[n for n, _ in _public_methods()])
+def test_every_parameter_is_documented_in_its_section(name: str, method: object) -> None:
+    doc = inspect.getdoc(method) or ""
+    sections = _sections(doc)
+    params = [p for p in inspect.signature(method).parameters if p != "self"]  # type: ignore[arg-type]
+    if params:
+        documented = re.findall(r"^(\w+) :", sections.get("Parameters", ""), flags=re.MULTILINE)
+        undocumented = set(params) - set(documented)
+        assert not undocumented, f"{name}: undocumented {undocumented}"
+    for title, body in sections.items():
+        if title != "Parameters":
+            stray = re.findall(r"^(\w+) :", body, flags=re.MULTILINE)
+            assert not set(stray) & set(params), f"{name}: parameters under {title!r}: {stray}"

@@ -10,6 +10,7 @@ describes ``epsilon``, ``bounds``, ``schema`` ... without copies in the source.
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -107,6 +108,13 @@ SHARED: dict[str, str] = {
 _SECTIONS = ("Returns", "Raises", "See Also", "Notes", "Examples")
 
 
+def _next_section(text: str) -> int:
+    """Where the first numpydoc section header (a title over dashes) in ``text`` starts."""
+    names = "|".join(_SECTIONS)
+    found = re.search(rf"^(?:{names})\n-+\n", text, flags=re.MULTILINE)
+    return found.start() if found else len(text)
+
+
 def _stamp(fn: Callable[..., Any]) -> None:
     doc = inspect.getdoc(fn) or ""
     params = [p for p in inspect.signature(fn).parameters if p != "self"]
@@ -118,13 +126,12 @@ def _stamp(fn: Callable[..., Any]) -> None:
     header = "Parameters\n----------\n"
     if header in doc:
         head, tail = doc.split(header, 1)
-        cut = min(
-            [tail.find(f"\n\n{s}\n") for s in _SECTIONS if f"\n\n{s}\n" in tail] or [len(tail)]
-        )
-        doc = head + header + tail[:cut].rstrip("\n") + "\n" + text + tail[cut:]
     else:
-        cut = min([doc.find(f"\n\n{s}\n") for s in _SECTIONS if f"\n\n{s}\n" in doc] or [len(doc)])
-        doc = doc[:cut] + "\n\n" + header + text + doc[cut:]
+        cut = _next_section(doc)
+        head, tail = doc[:cut].rstrip("\n") + "\n\n", doc[cut:]
+    cut = _next_section(tail)
+    params_text = (tail[:cut].rstrip("\n") + "\n" + text).lstrip("\n")
+    doc = head + header + params_text + ("\n\n" + tail[cut:] if cut < len(tail) else "")
     fn.__doc__ = doc
 
 

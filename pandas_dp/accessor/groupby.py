@@ -510,6 +510,7 @@ class DPGroupBy:
             numeric column that is not a group-by column.
         q : float or list of float, default 0.5
             Quantiles in ``[0, 1]``.
+
         Returns
         -------
         Series or DataFrame
@@ -556,6 +557,7 @@ class DPGroupBy:
 
         Parameters
         ----------
+
         Examples
         --------
         >>> import pandas as pd, pandas_dp

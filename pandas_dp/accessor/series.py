@@ -321,6 +321,7 @@ class DPSeriesAccessor(_Base):
         ----------
         q : float or list of float, default 0.5
             Quantiles in ``[0, 1]``.
+
         Returns
         -------
         float or Series
@@ -357,6 +358,7 @@ class DPSeriesAccessor(_Base):
 
         Parameters
         ----------
+
         Examples
         --------
         >>> import pandas as pd, pandas_dp
