@@ -289,7 +289,9 @@ def _truncated(
     assert frame is not None
     c = settings.contributions
     read = list(dict.fromkeys([*columns, *(grouping.by if grouping else ()), c.unit]))
-    truncate = partial(_truncate, read, c, units.hash_key(settings.source))
+    # private keys are numbered by first appearance: rank their groups by value
+    by = list(grouping.by) if grouping is not None and grouping.private else []
+    truncate = partial(_truncate, read, by, c, units.hash_key(settings.source))
     if _is_dask(frame):
         from pandas_dp.engines import dask as dask_engine
 
@@ -299,6 +301,7 @@ def _truncated(
 
 def _truncate(
     read: list[Hashable],
+    by: list[Hashable],
     c: Any,
     key: str,
     frame: pd.DataFrame,
@@ -312,6 +315,7 @@ def _truncate(
         key=key,
         max_rows_per_unit=c.rows,
         groups=None if groups is None else groups.codes,
+        group_by=by,
         # a bound of k or more is implied by max_rows_per_unit: no ranking for it
         max_groups_per_unit=c.groups if groups is not None and c.groups < c.rows else None,
         max_rows_per_group=(

@@ -52,7 +52,7 @@ def df() -> pd.DataFrame:
     n = 3_000
     half = n // 2
     keys = np.concatenate([rng.choice(KEYS[:4], half), rng.choice(KEYS, n - half)])
-    keys[-40:] = "z"
+    keys[-90:] = "z"  # ~80 units: well above the selection threshold
     out = pd.DataFrame(
         {
             "pid": rng.integers(0, 400, n).astype(float),

@@ -111,6 +111,53 @@ def test_unit_local() -> None:
         assert got.sort_index().equals(base[base["pid"] != pid].sort_index())
 
 
+def _first_appearance_mask(df: pd.DataFrame, group_by: tuple[str, ...]) -> np.ndarray:
+    """Truncation with the group numbered by first appearance, as private keys are."""
+    codes = pd.factorize(df["g"], sort=False)[0]
+    return contribution_mask(
+        df[["x", "g"]],
+        df["pid"],
+        key=KEY,
+        max_rows_per_unit=3,
+        groups=codes,
+        group_by=group_by,
+        max_groups_per_unit=2,
+        max_rows_per_group=1,
+    )
+
+
+def test_unit_local_when_codes_follow_row_order() -> None:
+    """Private keys are coded by first appearance, so one added unit whose rows come
+    first renumbers the keys. Ranked by the keys' values (``group_by``), no other
+    unit's kept rows change; ranked by the codes, some do."""
+    df = frame(4)
+    newcomer = pd.DataFrame({"pid": [-1] * 6, "x": 1.0, "g": [11, 10, 9, 8, 7, 6]})
+    grown = pd.concat([newcomer, df], ignore_index=True)
+    for group_by, unchanged in ((("g",), True), ((), False)):
+        base = kept(df, _first_appearance_mask(df, group_by))
+        mask = _first_appearance_mask(grown, group_by)
+        others = kept(grown.iloc[6:], mask[6:])
+        assert (others == base) is unchanged, group_by
+
+
+def test_equal_keys_of_different_types_rank_alike() -> None:
+    """``1``, ``1.0`` and ``True`` are one group key: the unit's groups are ranked by
+    the smallest hash over its rows, so the kept rows do not depend on row order."""
+    rng = np.random.default_rng(5)
+    n = 600
+    df = pd.DataFrame(
+        {
+            "pid": rng.integers(0, 40, n),
+            "x": rng.integers(0, 3, n).astype(float),
+            "g": pd.Series([[1, 1.0, True, "a", "b", 2][i] for i in rng.integers(0, 6, n)]),
+        }
+    )
+    base = kept(df, _first_appearance_mask(df, ("g",)))
+    for seed in range(4):
+        shuffled = df.sample(frac=1.0, random_state=seed)
+        assert kept(shuffled, _first_appearance_mask(shuffled, ("g",))) == base
+
+
 def test_hash_key_reproducible_and_secure() -> None:
     a, b = hash_key(RandomSource(5)), hash_key(RandomSource(5))
     assert a == b and len(a) == 16 and len(a.encode()) == 16
@@ -247,3 +294,36 @@ def test_ties_in_the_packed_key_are_ranked_by_the_full_hash() -> None:
         assert sorted(h[p][keep].tolist()) == [2, 2]
         keep = _keep_lowest(codes, 1, h[p], 3, active)
         assert sorted(h[p][keep].tolist()) == [2, 2, 3]
+
+
+def test_private_key_releases_rank_groups_by_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A private-key group-by with a privacy unit truncates with ``group_by`` set (its
+    codes follow row order); a declared-key one ranks by the public codes."""
+    import pandas_dp  # noqa: F401
+    from pandas_dp.engines import units
+
+    seen: list[object] = []
+    original = units.contribution_mask
+
+    def spy(*args: object, **kwargs: object) -> np.ndarray:
+        seen.append(kwargs.get("group_by"))
+        return original(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(units, "contribution_mask", spy)
+    df = frame(6)
+    unit = {"privacy_unit": "pid", "max_rows_per_unit": 3, "max_groups_per_unit": 2}
+    df.dp.groupby("g", keys="private", delta=1e-3).count(epsilon=1.0, **unit)
+    df.dp.groupby("g", keys=list(range(12))).count(epsilon=1.0, **unit)
+    assert [list(g) for g in seen] == [["g"], []]  # type: ignore[call-overload]
+
+
+def test_different_keys_with_the_same_text_hash_apart() -> None:
+    """``1`` and ``"1"`` are different group keys: their rank hashes differ, so two
+    groups of one unit do not tie (a tie would be broken by row position)."""
+    from pandas_dp.engines.units import _content_hash
+
+    values = pd.Series([1, "1", 1.0, True, b"1", "a"], dtype=object)
+    hashed = _content_hash(values, KEY)
+    assert len(set(hashed.tolist())) == len(values)
+    # a string hashes as in a column of strings only (Dask partitions may hold either)
+    assert hashed[5] == _content_hash(pd.Series(["a"], dtype=object), KEY)[0]

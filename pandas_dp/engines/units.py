@@ -60,6 +60,7 @@ Examples
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Hashable, Sequence
 from typing import Final
 
 import numpy as np
@@ -154,7 +155,9 @@ def _pandas_hash(values: pd.Series, key: str) -> U64:
     pandas hashes an object column of strings (and bytes) value by value, but one
     holding anything else wholly by ``str`` -- so a value's hash would depend on the
     other rows (of the frame, or of a Dask partition). Such a column is hashed here
-    by each value's text, always. Never raises on a value.
+    value by value: a string as itself, anything else by its type and text (so that
+    ``1`` and ``"1"``, which are different group keys, differ). Never raises on a
+    value.
     """
     try:
         mixed = values.dtype == object and pd.api.types.infer_dtype(values, skipna=True) not in (
@@ -163,8 +166,8 @@ def _pandas_hash(values: pd.Series, key: str) -> U64:
         )
     except Exception:  # pragma: no cover - an exotic column: hash it by text
         mixed = True
-    if mixed:
-        values = pd.Series([_text(x) for x in values], dtype=object)
+    if mixed:  # strings as themselves (as pandas hashes them); others by type and text
+        values = pd.Series([x if isinstance(x, str) else _typed(x) for x in values], dtype=object)
     try:
         out = pd.util.hash_pandas_object(values, index=False, hash_key=key, categorize=False)
         return np.array(out, dtype=np.uint64)
@@ -172,6 +175,12 @@ def _pandas_hash(values: pd.Series, key: str) -> U64:
         text = pd.Series([_text(x) for x in values], dtype=object)
         out = pd.util.hash_pandas_object(text, index=False, hash_key=key, categorize=False)
         return np.array(out, dtype=np.uint64)
+
+
+def _typed(value: object) -> str:
+    """A non-string value's text, prefixed by its type's name."""
+    kind = type(value)
+    return f"\x00{kind.__module__}.{kind.__qualname__}\x00{_text(value)}"
 
 
 def _text(value: object) -> str:
@@ -320,6 +329,7 @@ def contribution_mask(
     key: str,
     max_rows_per_unit: int,
     groups: NDArray[np.intp] | None = None,
+    group_by: Sequence[Hashable] = (),
     max_groups_per_unit: int | None = None,
     max_rows_per_group: int | None = None,
 ) -> NDArray[np.bool_]:
@@ -340,12 +350,19 @@ def contribution_mask(
         ``k``: at most this many rows of each unit are kept.
     groups : numpy.ndarray of intp, optional
         The group code of each row, ``-1`` for a row in no group (never kept).
-        Codes must be a function of the group's key value only (its position in
-        the declared keys, or in the sorted observed keys), not of row order, for
-        the choice of groups to be order-invariant.
+        Without ``group_by`` the codes are hashed, so they must be a function of
+        the group's key alone (its position among declared keys), not of row order.
+    group_by : sequence of labels, optional
+        The columns of ``rows`` holding the group keys. When given, groups are
+        ranked by their values, never by their codes: needed when the codes
+        depend on row order (private keys, numbered by first appearance), as one
+        added unit could otherwise renumber the keys and change which rows every
+        other unit keeps.
     max_groups_per_unit : int, optional
-        ``g``: at most this many groups of each unit keep rows (needs ``groups``);
-        a unit's groups are ranked by a keyed hash of (unit, group code).
+        ``g``: at most this many groups of each unit keep rows (needs ``groups``).
+        A unit's groups are ranked by a keyed hash of the unit and the group (the
+        smallest over the unit's rows in the group): a function of the unit's own
+        rows alone.
     max_rows_per_group : int, optional
         ``c``: at most this many rows of each unit in each group (needs ``groups``).
 
@@ -392,30 +409,45 @@ def contribution_mask(
     hu = _column_hash(unit, key, words[0])
     codes, nunits = _unit_codes(unit, hu)
     active = codes >= 0
-    # rank hash: unit, then every column's values, then the group
+    # rank hash: the unit, then every column's values (a function of the row alone)
     h = hu.copy()
     for i in range(rows.shape[1]):
         h += _content_hash(rows.iloc[:, i], key)
         _mix(h, words[4 + i])
     if grp is not None:
         active &= grp >= 0
-        h += _mix(grp.astype(np.uint64), words[2])
-        _mix(h, words[1])
+        gh = _group_hash(rows, group_by, grp, key)
+        if not group_by:  # the codes are public positions: rank by them too
+            h += _mix(gh.copy(), words[2])
+            _mix(h, words[1])
         if g is not None or c is not None:
             pairs, npairs = _pair_codes(codes, grp, nunits, active)
         if g is not None:
-            # rank each unit's groups by a keyed hash of (unit, group): a bijection of
-            # the group for a fixed unit hash, so two groups of one unit never tie
-            hp = _mix(hu ^ _mix(grp.astype(np.uint64), words[3]), words[1])
-            pair_hash = np.zeros(npairs, dtype=np.uint64)
+            # each (unit, group) pair ranked by the smallest keyed hash of (unit,
+            # group) over its rows: one unit's groups tie only on a 64-bit collision
+            hp = _mix(hu ^ _mix(gh, words[3]), words[1])
+            pair_hash = np.full(npairs, np.iinfo(np.uint64).max, dtype=np.uint64)
             pair_unit = np.zeros(npairs, dtype=np.intp)
-            pair_hash[pairs[active]] = hp[active]
+            np.minimum.at(pair_hash, pairs[active], hp[active])
             pair_unit[pairs[active]] = codes[active]
             chosen = _keep_lowest(pair_unit, nunits, pair_hash, g, np.ones(npairs, dtype=bool))
             active &= chosen[pairs]
         if c is not None:
             active = _keep_lowest(pairs, npairs, h, c, active)
     return _keep_lowest(codes, nunits, h, k, active)
+
+
+def _group_hash(
+    rows: pd.DataFrame, group_by: Sequence[Hashable], grp: NDArray[np.intp], key: str
+) -> U64:
+    """Each row's group as a 64-bit value: its key's contents, or else its code."""
+    if not group_by:
+        return grp.astype(np.uint64)
+    out = np.zeros(len(rows), dtype=np.uint64)
+    for i, col in enumerate(group_by):
+        out += _content_hash(rows[col], key)
+        _mix(out, i + 1)
+    return out
 
 
 def _pair_codes(
