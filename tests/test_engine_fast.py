@@ -279,6 +279,41 @@ def test_long_kernel_calls(monkeypatch: pytest.MonkeyPatch) -> None:
             assert (fast.total, fast.squares) == (slow.total, slow.squares), name
 
 
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.array([], dtype=np.float64),
+        np.full(7, np.nan),
+        np.concatenate(
+            [
+                (np.arange(-300, 300) + 0.5) * engines.accumulation_step(2.0),  # ties
+                [np.nan, np.inf, -np.inf, 1e308, -1e308, -0.0, 5e-324, 2.0, -2.0],
+                np.random.default_rng(17).normal(0, 3, 500),
+            ]
+        ),
+        np.random.default_rng(18).normal(0, 5, 1001).astype(np.float32),
+        np.random.default_rng(19).integers(-(2**40), 2**40, 999),
+        np.random.default_rng(20).integers(0, 255, 999).astype(np.uint8),
+        np.random.default_rng(21).random(999) < 0.5,
+    ],
+    ids=["empty", "all-nan", "ties-and-extremes", "float32", "int64", "uint8", "bool"],
+)
+def test_one_chunk_path_equals_chunked_path(values: NDArrayAny) -> None:
+    """A short ungrouped column (one chunk) skips the chunk loop's buffers and
+    accumulators: the same integers as the chunked numpy kernel."""
+    assert values.shape[0] <= engine_module.CHUNK
+    for lower, upper in [(-2.0, 2.0), (0.0, 1.0), (-1e150, 1e150), (3.0, 3.5)]:
+        for squares in (False, True):
+            short = engines.moments(pd.Series(values), lower, upper, squares=squares)
+            half = 0.5 * (upper - lower)
+            step = engines.accumulation_step(half)
+            sq_step = engines.accumulation_step(half * half) if squares else 1.0
+            chunked = engine_module._moments_numpy(
+                values, lower + half, half, step, sq_step, squares, None
+            )
+            _same_moments(short, chunked)
+
+
 @pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
 def test_threads_work_in_a_forked_child(monkeypatch: pytest.MonkeyPatch) -> None:
     """A child made by fork after the thread pool exists gets its own pool (the
