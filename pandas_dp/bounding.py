@@ -286,8 +286,10 @@ def plan_uniform_noise(
     Examples
     --------
     >>> plan, finite = plan_uniform_noise(1, 1.0, 0.0, 10.0, epsilon=1.0, integer=True)
-    >>> float(plan.scale[0]), finite
-    (1.0, True)
+    >>> plan.scale.shape, plan.integer, finite
+    ((1,), True, True)
+    >>> plan_uniform_noise(1, 1.0, 0.0, 10.0, epsilon=1.0, integer=True)[0] is plan
+    True
     """
     numbers = struct.pack(
         "<5d", float(sensitivity), float(lower), float(upper), float(epsilon), float(delta)
