@@ -131,6 +131,13 @@ class NoisePlan:
         return units
 
     @functools.cached_property
+    def laplace_split(self) -> list[tuple[int, int]]:
+        """:attr:`units`, checked and split for the small-path discrete Laplace
+        sampler (:func:`pandas_dp.mechanisms.small.laplace_split`); a refused scale
+        raises on every read (nothing is kept)."""
+        return small.laplace_split(self.units)
+
+    @functools.cached_property
     def exact_grid(self) -> list[tuple[int, int, int, int, float, float, _Ratio, _Ratio]]:
         """Per entry, the grid and the range as integers, for :func:`apply_noise_exact`.
 
@@ -507,7 +514,7 @@ def _draw_small(plan: NoisePlan, src: mech.RandomSource) -> list[int]:
     """
     if plan.mechanism == "gaussian":
         return small.discrete_gaussian(plan.units, src)
-    return small.discrete_laplace(plan.units, src)
+    return small.discrete_laplace_split(plan.laplace_split, src)
 
 
 def _draw(plan: NoisePlan, src: mech.RandomSource) -> FloatArray:

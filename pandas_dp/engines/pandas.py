@@ -47,6 +47,7 @@ array([1, 1])
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -311,13 +312,13 @@ class MomentSums:
     @property
     def total_exact(self) -> list[Fraction]:
         """Per group, ``Σ y`` exactly (an integer times the power-of-two step)."""
-        q = Fraction(self.step)
+        q = _fraction(self.step)
         return [t * q for t in self.total]
 
     @property
     def squares_exact(self) -> list[Fraction]:
         """Per group, ``Σ y²`` exactly."""
-        q = Fraction(self.square_step)
+        q = _fraction(self.square_step)
         return [s * q for s in self.squares]
 
     @property
@@ -329,6 +330,12 @@ class MomentSums:
     def squares_value(self) -> NDArray[np.float64]:
         """Per group, ``Σ y²`` (the centred squares) as a float."""
         return np.array([float(s) * self.square_step for s in self.squares], dtype=np.float64)
+
+
+@functools.lru_cache(maxsize=256)
+def _fraction(step: float) -> Fraction:
+    """``Fraction(step)`` of a public step (a power of two; kept, as few exist)."""
+    return Fraction(step)
 
 
 def _scaler(step: float) -> Callable[[NDArray[np.float64]], object]:
