@@ -234,6 +234,8 @@ def present_counts(series: pd.Series, groups: Groups | None) -> NDArray[np.int64
             if groups is None:
                 return np.array([x.shape[0] - _numba.nan_count(fast, x)], dtype=np.int64)
             return _numba.present_counts(fast, x, groups.codes, groups.size)
+        if groups is None:  # (no negated copy of the mask)
+            return np.array([x.shape[0] - int(np.count_nonzero(np.isnan(x)))], dtype=np.int64)
         present = ~np.isnan(x)
     else:
         present = series.notna().to_numpy(dtype=bool)
@@ -419,12 +421,13 @@ def _moments_one_chunk(
     ``[-half, half]``, NaN kept), without its Python wrapper.
     """
     n = x.shape[0]
+    add = np.add.reduce  # (``b.sum()`` without its Python wrapper)
     b = np.empty(n, dtype=np.float64)
     np.subtract(x, mid, out=b, casting="unsafe")
     np.maximum(b, -half, out=b)
     np.minimum(b, half, out=b)
     missing = 0
-    if math.isnan(float(b.sum())):  # missing values: count, then zero
+    if math.isnan(float(add(b))):  # missing values: count, then zero
         holes = np.isnan(b)
         missing = int(np.count_nonzero(holes))
         b[holes] = 0.0
@@ -433,10 +436,10 @@ def _moments_one_chunk(
         c = np.multiply(b, b)
         _scaler(sq_step)(c)
         np.rint(c, out=c)
-        sq = int(float(c.sum()))  # exact: see the module
+        sq = int(float(add(c)))  # exact: see the module
     _scaler(step)(b)
     np.rint(b, out=b)
-    total = int(float(b.sum()))
+    total = int(float(add(b)))
     count = np.array([n - missing], dtype=np.int64)
     return MomentSums(count, [total], [sq], step, sq_step)
 
