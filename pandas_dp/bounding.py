@@ -41,6 +41,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -61,6 +62,7 @@ __all__ = [
     "apply_noise_exact",
     "halfwidth",
     "plan_noise",
+    "plan_uniform_noise",
 ]
 
 BOUNDING_MODES: tuple[str, ...] = ("bit", "truncated", "none")
@@ -127,6 +129,13 @@ class NoisePlan:
         """
         units: list[float] = (self.scale / self.granularity).tolist()
         return units
+
+    @functools.cached_property
+    def laplace_split(self) -> list[tuple[int, int]]:
+        """:attr:`units`, checked and split for the small-path discrete Laplace
+        sampler (:func:`pandas_dp.mechanisms.small.laplace_split`); a refused scale
+        raises on every read (nothing is kept)."""
+        return small.laplace_split(self.units)
 
     @functools.cached_property
     def exact_grid(self) -> list[tuple[int, int, int, int, float, float, _Ratio, _Ratio]]:
@@ -251,6 +260,75 @@ def plan_noise(
         joint_l2,
         max_changed,
     )
+
+
+def plan_uniform_noise(
+    size: int,
+    sensitivity: float,
+    lower: float,
+    upper: float,
+    *,
+    epsilon: float,
+    delta: float = 0.0,
+    mechanism: str = "laplace",
+    bounding: str = "bit",
+    integer: bool = False,
+    joint_l1: float | None = None,
+    joint_l2: float | None = None,
+) -> tuple[NoisePlan, bool]:
+    """:func:`plan_noise` for ``size`` entries sharing one sensitivity and one range.
+
+    Every argument is public, and the plan is a pure function of them: it is
+    calibrated once per distinct set of arguments and cached, so a repeated
+    release skips building and checking its arrays. The numbers are keyed by their
+    bit patterns (``-0.0`` is not ``0.0``), so a cached plan is exactly the plan
+    :func:`plan_noise` would return for ``np.full(size, ...)`` arrays.
+
+    Returns
+    -------
+    tuple
+        The plan and whether every noise scale is finite. Refused arguments raise
+        on every call, as :func:`plan_noise` does (nothing is cached for them).
+
+    Examples
+    --------
+    >>> plan, finite = plan_uniform_noise(1, 1.0, 0.0, 10.0, epsilon=1.0, integer=True)
+    >>> plan.scale.shape, plan.integer, finite
+    ((1,), True, True)
+    >>> plan_uniform_noise(1, 1.0, 0.0, 10.0, epsilon=1.0, integer=True)[0] is plan
+    True
+    """
+    numbers = struct.pack(
+        "<5d", float(sensitivity), float(lower), float(upper), float(epsilon), float(delta)
+    )
+    return _uniform(numbers, int(size), mechanism, bounding, bool(integer), joint_l1, joint_l2)
+
+
+@functools.lru_cache(maxsize=1024)
+def _uniform(
+    numbers: bytes,
+    size: int,
+    mechanism: str,
+    bounding: str,
+    integer: bool,
+    joint_l1: float | None,
+    joint_l2: float | None,
+) -> tuple[NoisePlan, bool]:
+    """The body of :func:`plan_uniform_noise` (which caches it)."""
+    sensitivity, lower, upper, epsilon, delta = struct.unpack("<5d", numbers)
+    plan = plan_noise(
+        np.full(size, sensitivity),
+        np.full(size, lower),
+        np.full(size, upper),
+        epsilon=epsilon,
+        delta=delta,
+        mechanism=mechanism,
+        bounding=bounding,
+        integer=integer,
+        joint_l1=joint_l1,
+        joint_l2=joint_l2,
+    )
+    return plan, bool(np.all(np.isfinite(plan.scale)))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -436,7 +514,7 @@ def _draw_small(plan: NoisePlan, src: mech.RandomSource) -> list[int]:
     """
     if plan.mechanism == "gaussian":
         return small.discrete_gaussian(plan.units, src)
-    return small.discrete_laplace(plan.units, src)
+    return small.discrete_laplace_split(plan.laplace_split, src)
 
 
 def _draw(plan: NoisePlan, src: mech.RandomSource) -> FloatArray:

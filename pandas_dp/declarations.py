@@ -42,6 +42,7 @@ import decimal
 import importlib
 import math
 import numbers
+import sys
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -163,6 +164,8 @@ def check_out_of_bounds(policy: str) -> str:
 
 def _is_number(value: Any) -> bool:
     """A real number that is not a boolean (numbers, numpy numbers, Decimal)."""
+    if type(value) is float or type(value) is int:  # the usual case, without the ABCs
+        return True
     return isinstance(value, numbers.Real | decimal.Decimal) and not isinstance(value, bool)
 
 
@@ -209,6 +212,8 @@ def _checked_pair(column: Hashable, lower: Any, upper: Any) -> tuple[float, floa
 
 
 def _pair(value: Any, column: Hashable) -> tuple[Any, Any]:
+    if type(value) is tuple and len(value) == 2:  # the usual case, without the ABCs
+        return value[0], value[1]
     if isinstance(value, str) or not isinstance(value, Iterable):
         raise ValueError(
             f"bounds for column {column!r} must be a (lower, upper) pair; got {value!r}"
@@ -301,6 +306,8 @@ def attached_schema(obj: Any) -> Any:
     pandera schema or None
         ``None`` also when pandera was never imported (then nothing was attached).
     """
+    if "pandera" not in sys.modules:  # pandera's accessor exists only once it is imported
+        return None
     try:
         return obj.pandera.schema
     except AttributeError:

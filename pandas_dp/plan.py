@@ -708,6 +708,8 @@ class Plan:
     # ------------------------------------------------------------------ calibration
     def calibrate(self) -> None:
         """Split the budget by weight and calibrate every measurement (may raise)."""
+        from pandas_dp.bounding import plan_uniform_noise
+
         s = self.settings
         if not self.measurements:
             raise ValueError("the release measures nothing; name at least one column")
@@ -721,22 +723,31 @@ class Plan:
                 self.measurements[key] = replace(m, noise=self._pure(m, share))
                 continue
             ranged = math.isfinite(m.lower) or math.isfinite(m.upper)
-            noise = s.noise(
-                np.full(m.size, m.sensitivity),
-                np.full(m.size, m.lower),
-                np.full(m.size, m.upper),
-                share=share,
+            # what s.noise(np.full(m.size, ...), share=share, ...) returns, cached on
+            # its public arguments (a repeated release skips the calibration)
+            noise, finite = plan_uniform_noise(
+                m.size,
+                m.sensitivity,
+                m.lower,
+                m.upper,
+                epsilon=s.epsilon * share,
+                delta=s.delta * share,
+                mechanism=s.mechanism,
                 bounding=s.bounding if ranged else "none",
                 integer=m.integer,
                 joint_l1=m.joint_l1,
                 joint_l2=m.joint_l2,
             )
-            if not np.all(np.isfinite(noise.scale)):
+            if not finite:
                 raise ValueError(
                     f"epsilon={s.epsilon:g} gives {key} an infinite noise scale; use a larger "
                     f"epsilon or narrower bounds"
                 )
-            self.measurements[key] = replace(m, noise=noise)
+            # replace(m, noise=noise) without its keyword round trip (Measurement is a
+            # plain frozen dataclass: no __post_init__ to run)
+            calibrated = object.__new__(Measurement)
+            calibrated.__dict__.update(m.__dict__, noise=noise)
+            self.measurements[key] = calibrated
 
     def _pure(self, m: Measurement, share: float) -> NoisePlan:
         """A discrete Laplace plan at the measurement's share: a pure epsilon."""

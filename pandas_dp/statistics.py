@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 from pandas_dp import estimators as est
 from pandas_dp.declarations import NumericDeclaration
 from pandas_dp.grouping import Grouping
-from pandas_dp.plan import Plan, Settings, engine_input
+from pandas_dp.plan import Measurement, Plan, Settings, engine_input
 from pandas_dp.result import DPFloat, DPInt, DPMetadata, deferred
 from pandas_dp.sensitivity import output_range
 
@@ -272,8 +272,7 @@ def build_metadata(
     names = [m.key for m in ms]
     # pandas objects are built on first read (deferred): most records are never read
     sens = deferred(partial(pd.Series, [m.sensitivity for m in ms], index=names, dtype=float))
-    scales = [float(np.max(m.noise.scale)) for m in ms if m.noise]
-    scale = deferred(partial(pd.Series, scales, index=names))
+    scale = deferred(partial(_scales, ms, names))
     info: dict[str, Any] = {
         "budget_split": plan.split(),
         "noised": {m.key: _unit(m.statistic) for m in ms},
@@ -305,6 +304,12 @@ def build_metadata(
         _interval=interval,
         _index=index,
     )
+
+
+def _scales(ms: list[Measurement], names: list[str]) -> pd.Series:
+    """Per measurement, its largest noise scale (built on first read: the plans are
+    immutable, so a later build gives what an eager one would have)."""
+    return pd.Series([float(np.max(m.noise.scale)) for m in ms if m.noise], index=names)
 
 
 _UNITS = {
@@ -379,7 +384,6 @@ def release_moments(
     )
     labels = list(columns)
     integer = statistic == "count"
-    values = np.column_stack([table.values[(c, statistic)] for c in labels])
     ranges = {c: table.ranges[(c, statistic)] for c in labels}
     details = {"method": table.method, **({"ddof": ddof} if statistic in ("var", "std") else {})}
     if grouping is not None:
@@ -389,6 +393,7 @@ def release_moments(
     )
     fns = [table.fns[(c, statistic)] for c in labels]
     if grouping is not None:
+        values = np.column_stack([table.values[(c, statistic)] for c in labels])
         index = table.index
         assert index is not None
         flat = [fn for g in range(len(index)) for fn in (f[g] for f in fns)]
@@ -411,7 +416,7 @@ def release_moments(
             grouped = pd.DataFrame(data, index=index, columns=pd.Index(labels))
         grouped.attrs["dp"] = meta
         return grouped
-    row = values[0]
+    row = np.array([table.values[(c, statistic)][0] for c in labels], dtype=np.float64)
     meta = table.metadata(
         statistic,
         labels,

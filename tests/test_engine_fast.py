@@ -240,6 +240,80 @@ def test_big_endian_columns(both: Any) -> None:
     assert np.array_equal(fast.codes, slow.codes)
 
 
+def test_long_kernel_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kernel calls long enough for their prefetched blocks (``AHEAD_ROWS`` rows
+    ahead, one request per cache line of each ``BLOCK_ROWS`` block) and a short tail:
+    contiguous and strided columns, several dtypes, missing values, ties and infinite
+    values give the numpy path's integers."""
+    from pandas_dp.engines import _kernels, _numba
+
+    assert _numba.kernels() is not None
+    monkeypatch.setattr(_numba, "PARALLEL_ROWS", 1 << 40)  # one call per column
+    rows = 3 * _kernels.AHEAD_ROWS + _kernels.BLOCK_ROWS // 2 + 3  # whole blocks and a tail
+    rng = np.random.default_rng(16)
+    step = engines.accumulation_step(2.0)
+    x = np.concatenate(
+        [
+            (rng.integers(-(2**39), 2**39, rows) + 0.5) * step,  # ties, some out of bounds
+            rng.normal(0.0, 3.0, rows),
+        ]
+    )
+    x[rng.integers(0, x.shape[0], 300)] = np.nan
+    x[rng.integers(0, x.shape[0], 20)] = np.inf
+    x[rng.integers(0, x.shape[0], 20)] = -np.inf
+    columns = {
+        "float64": x,
+        "float64 strided": x[::2],
+        "float32": x.astype(np.float32),
+        "int8": rng.integers(-128, 127, 2 * rows).astype(np.int8),
+        "bool": rng.random(2 * rows) < 0.5,
+    }
+    for name, values in columns.items():
+        series = pd.Series(values, copy=False)
+        for squares in (False, True):
+            monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 0)
+            fast = engines.moments(series, -2.0, 2.0, squares=squares)
+            monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 1 << 62)
+            slow = engines.moments(series, -2.0, 2.0, squares=squares)
+            assert fast.count.tolist() == slow.count.tolist(), name
+            assert (fast.total, fast.squares) == (slow.total, slow.squares), name
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.array([], dtype=np.float64),
+        np.full(7, np.nan),
+        np.concatenate(
+            [
+                (np.arange(-300, 300) + 0.5) * engines.accumulation_step(2.0),  # ties
+                [np.nan, np.inf, -np.inf, 1e308, -1e308, -0.0, 5e-324, 2.0, -2.0],
+                np.random.default_rng(17).normal(0, 3, 500),
+            ]
+        ),
+        np.random.default_rng(18).normal(0, 5, 1001).astype(np.float32),
+        np.random.default_rng(19).integers(-(2**40), 2**40, 999),
+        np.random.default_rng(20).integers(0, 255, 999).astype(np.uint8),
+        np.random.default_rng(21).random(999) < 0.5,
+    ],
+    ids=["empty", "all-nan", "ties-and-extremes", "float32", "int64", "uint8", "bool"],
+)
+def test_one_chunk_path_equals_chunked_path(values: NDArrayAny) -> None:
+    """A short ungrouped column (one chunk) skips the chunk loop's buffers and
+    accumulators: the same integers as the chunked numpy kernel."""
+    assert values.shape[0] <= engine_module.CHUNK
+    for lower, upper in [(-2.0, 2.0), (0.0, 1.0), (-1e150, 1e150), (3.0, 3.5)]:
+        for squares in (False, True):
+            short = engines.moments(pd.Series(values), lower, upper, squares=squares)
+            half = 0.5 * (upper - lower)
+            step = engines.accumulation_step(half)
+            sq_step = engines.accumulation_step(half * half) if squares else 1.0
+            chunked = engine_module._moments_numpy(
+                values, lower + half, half, step, sq_step, squares, None
+            )
+            _same_moments(short, chunked)
+
+
 @pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
 def test_threads_work_in_a_forked_child(monkeypatch: pytest.MonkeyPatch) -> None:
     """A child made by fork after the thread pool exists gets its own pool (the

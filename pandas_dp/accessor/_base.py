@@ -29,6 +29,8 @@ Columns = Hashable | Sequence[Hashable] | None
 
 def _is_numeric(series: pd.Series) -> bool:
     dtype = series.dtype
+    if isinstance(dtype, np.dtype):  # numpy: numbers and booleans (not datetimes)
+        return dtype.kind in "biufc"
     return bool(pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype))
 
 

@@ -47,6 +47,7 @@ array([1, 1])
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -233,6 +234,8 @@ def present_counts(series: pd.Series, groups: Groups | None) -> NDArray[np.int64
             if groups is None:
                 return np.array([x.shape[0] - _numba.nan_count(fast, x)], dtype=np.int64)
             return _numba.present_counts(fast, x, groups.codes, groups.size)
+        if groups is None:  # (no negated copy of the mask)
+            return np.array([x.shape[0] - int(np.count_nonzero(np.isnan(x)))], dtype=np.int64)
         present = ~np.isnan(x)
     else:
         present = series.notna().to_numpy(dtype=bool)
@@ -311,13 +314,13 @@ class MomentSums:
     @property
     def total_exact(self) -> list[Fraction]:
         """Per group, ``Σ y`` exactly (an integer times the power-of-two step)."""
-        q = Fraction(self.step)
+        q = _fraction(self.step)
         return [t * q for t in self.total]
 
     @property
     def squares_exact(self) -> list[Fraction]:
         """Per group, ``Σ y²`` exactly."""
-        q = Fraction(self.square_step)
+        q = _fraction(self.square_step)
         return [s * q for s in self.squares]
 
     @property
@@ -329,6 +332,12 @@ class MomentSums:
     def squares_value(self) -> NDArray[np.float64]:
         """Per group, ``Σ y²`` (the centred squares) as a float."""
         return np.array([float(s) * self.square_step for s in self.squares], dtype=np.float64)
+
+
+@functools.lru_cache(maxsize=256)
+def _fraction(step: float) -> Fraction:
+    """``Fraction(step)`` of a public step (a power of two; kept, as few exist)."""
+    return Fraction(step)
 
 
 def _scaler(step: float) -> Callable[[NDArray[np.float64]], object]:
@@ -396,7 +405,43 @@ def moments(
         size = 1 if groups is None else groups.size
         count, total, sq = _numba.moments(fast, x, codes, size, mid, half, scale, sq_scale, squares)
         return MomentSums(count, total, sq, step, sq_step)
+    if groups is None and n <= CHUNK:
+        return _moments_one_chunk(x, mid, half, step, sq_step, squares)
     return _moments_numpy(x, mid, half, step, sq_step, squares, groups)
+
+
+def _moments_one_chunk(
+    x: NDArray[Any], mid: float, half: float, step: float, sq_step: float, squares: bool
+) -> MomentSums:
+    """:func:`_moments_numpy` for one group of at most :data:`CHUNK` rows: its one
+    chunk's float operations, in the same order, without the chunk loop's buffers and
+    accumulators (a short column's release spends most of its engine time on those).
+
+    ``np.maximum`` then ``np.minimum`` is ``np.clip`` (the nearest point of
+    ``[-half, half]``, NaN kept), without its Python wrapper.
+    """
+    n = x.shape[0]
+    add = np.add.reduce  # (``b.sum()`` without its Python wrapper)
+    b = np.empty(n, dtype=np.float64)
+    np.subtract(x, mid, out=b, casting="unsafe")
+    np.maximum(b, -half, out=b)
+    np.minimum(b, half, out=b)
+    missing = 0
+    if math.isnan(float(add(b))):  # missing values: count, then zero
+        holes = np.isnan(b)
+        missing = int(np.count_nonzero(holes))
+        b[holes] = 0.0
+    sq = 0
+    if squares:
+        c = np.multiply(b, b)
+        _scaler(sq_step)(c)
+        np.rint(c, out=c)
+        sq = int(float(add(c)))  # exact: see the module
+    _scaler(step)(b)
+    np.rint(b, out=b)
+    total = int(float(add(b)))
+    count = np.array([n - missing], dtype=np.int64)
+    return MomentSums(count, [total], [sq], step, sq_step)
 
 
 def _moments_numpy(

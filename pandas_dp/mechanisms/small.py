@@ -50,7 +50,9 @@ __all__ = [
     "discrete_gaussian",
     "discrete_laplace",
     "discrete_laplace_js",
+    "discrete_laplace_split",
     "geometric_e1",
+    "laplace_split",
     "split_scale",
     "uniform_below",
 ]
@@ -67,6 +69,9 @@ class Words(Protocol):
 _TWO64: Final = 1 << 64
 _BIG_V: Final = 1 << 20  # the vectorised path switches to Python ints for V >= 2**20
 _CAP: Final = 1 << 62
+#: A word at or above these is rejected by a uniform below 24 / below 720.
+_LIMIT_24: Final = _TWO64 - _TWO64 % 24
+_LIMIT_720: Final = _TWO64 - _TWO64 % 720
 
 
 def _first_failures(first: int, last: int) -> tuple[int, ...]:
@@ -220,10 +225,11 @@ def bernoulli_exp_pow2(
     return out
 
 
-def bernoulli_exp_one(size: int, src: Words) -> list[bool]:
+def bernoulli_exp_one(size: int, src: Words, first: list[int] | None = None) -> list[bool]:
     """Exact Bernoulli(``e^{-1}``) coins: terms 2..6 of the series from one uniform
-    below 720 (term 1 always succeeds), the rest only if they all succeed."""
-    out = [_EXP_ONE[r] for r in _uniform_const(720, size, src)]
+    below 720 (term 1 always succeeds), the rest only if they all succeed.
+    ``first``: the ``size`` words of the uniforms, when the caller has read them."""
+    out = [_EXP_ONE[r] for r in _uniform_const(720, size, src, first)]
     if None in out:
         rest = [i for i, b in enumerate(out) if b is None]
         for i, b in zip(rest, _alternating_tail(None, 7, len(rest), src), strict=True):
@@ -237,7 +243,10 @@ def geometric_e1(size: int, src: Words) -> list[int]:
     v = [0] * size
     pend = list(range(size))
     while pend:
-        trials = bernoulli_exp_one(len(pend) * GEO_BLOCK, src)
+        w = src.words(len(pend) * GEO_BLOCK)
+        trials: Sequence[bool | None] = [_EXP_ONE[x % 720] for x in w]
+        if None in trials or max(w) >= _LIMIT_720:  # a rejected uniform or a series tail
+            trials = bernoulli_exp_one(len(w), src, w)
         rest = []
         for q, p in enumerate(pend):
             row = trials[GEO_BLOCK * q : GEO_BLOCK * q + GEO_BLOCK]
@@ -286,11 +295,65 @@ def discrete_laplace_js(j: list[int], s: list[int], src: Words) -> list[int]:
     return out
 
 
+def _exp_pow2_one_j(u: list[int], j: int, src: Words, first: list[int]) -> list[bool]:
+    """:func:`bernoulli_exp_pow2` of ``u`` with every ``j`` equal, from its first
+    block ``first``, when that block decides every entry (the usual case); else
+    the general function on the same words (nothing was read here, so it reads
+    exactly what it would have read)."""
+    size = len(u)
+    coins = first[4 * size :]
+    if max(coins) >= _LIMIT_24:  # a rejected uniform below 24
+        return bernoulli_exp_pow2(u, [j] * size, src, first)
+    shift = 64 - j
+    out = []
+    for i in range(size):
+        limit, fail = u[i], _FIRST_1_4[coins[i] % 24]
+        stop = 4 if fail < 0 else fail
+        for c in range(stop):
+            if first[4 * i + c] >> shift >= limit:
+                stop = c
+                break
+        if stop == 4:  # every term of the first block succeeded: the series goes on
+            return bernoulli_exp_pow2(u, [j] * size, src, first)
+        out.append(stop % 2 == 0)
+    return out
+
+
+def _discrete_laplace_one(j: int, s: int, src: Words) -> int:
+    """``discrete_laplace_js([j], [s], src)[0]``: the same words read in the same
+    order and the same arithmetic, without the bookkeeping of several entries."""
+    shift = 64 - j
+    while True:
+        word = src.words(6 * TRIES)
+        u = [w >> shift for w in word[:TRIES]]
+        keep = _exp_pow2_one_j(u, j, src, word[TRIES:])
+        v = geometric_e1(TRIES, src)
+        for i in range(TRIES):
+            y = (u[i] + (v[i] << j)) // s
+            if v[i] >= _BIG_V:
+                y = min(y, _CAP)
+            negative = word[i] & 1
+            if keep[i] and not (negative and y == 0):
+                return -y if negative else y
+
+
+def laplace_split(scales: Sequence[float]) -> list[tuple[int, int]]:
+    """The checked scales as :func:`split_scale` pairs (what :func:`discrete_laplace`
+    draws with; a caller with fixed public scales may keep them)."""
+    check_scales(scales, "discrete Laplace scales")
+    return [split_scale(x) for x in scales]
+
+
+def discrete_laplace_split(js: Sequence[tuple[int, int]], src: Words) -> list[int]:
+    """:func:`discrete_laplace` of the scales whose :func:`laplace_split` is ``js``."""
+    if len(js) == 1:
+        return [_discrete_laplace_one(*js[0], src)]
+    return discrete_laplace_js([p[0] for p in js], [p[1] for p in js], src)
+
+
 def discrete_laplace(scales: Sequence[float], src: Words) -> list[int]:
     """:func:`pandas_dp.mechanisms.discrete_laplace` for a short list of scales."""
-    check_scales(scales, "discrete Laplace scales")
-    js = [split_scale(x) for x in scales]
-    return discrete_laplace_js([p[0] for p in js], [p[1] for p in js], src)
+    return discrete_laplace_split(laplace_split(scales), src)
 
 
 def _uniform_below_int(n: int, src: Words) -> int:
