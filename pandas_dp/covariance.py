@@ -38,7 +38,7 @@ from pandas_dp.errors import InvalidBoundsError
 from pandas_dp.plan import Plan, Settings, direct_allowance, engine_input
 from pandas_dp.result import DPMetadata
 from pandas_dp.sensitivity import output_range, pair_sensitivity, sensitivity
-from pandas_dp.statistics import validate
+from pandas_dp.statistics import MOMENT_WEIGHTS, validate
 
 __all__ = ["COV_METHODS", "DEFAULT_COV_METHOD", "release_cov", "resolve_method"]
 
@@ -306,7 +306,7 @@ class _Moments:
     ):
         self.decls, self.ddof, self.unit2 = decls, ddof, unit2
         self.plan = Plan(settings)
-        self.keys = self.plan.products(decls)
+        self.keys = self.plan.products(decls, MOMENT_WEIGHTS["cov"])
         self.plan.calibrate()
 
     def run(self, noisy: Mapping[str, np.ndarray]) -> tuple[np.ndarray, Any]:

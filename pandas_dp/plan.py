@@ -465,8 +465,17 @@ class Plan:
             )
         return keys
 
-    def products(self, decls: Sequence[NumericDeclaration]) -> dict[str, str]:
-        """Complete-row count, centred sums and cross-products of a block of columns."""
+    def products(
+        self, decls: Sequence[NumericDeclaration], weights: Mapping[str, float] | None = None
+    ) -> dict[str, str]:
+        """Complete-row count, centred sums and cross-products of a block of columns.
+
+        ``weights`` (sufficient statistic -> budget weight of each of its entries:
+        ``count``, ``centred_sum``, ``centred_squares``, ``cross_products``) sets
+        the split; default 1 each.
+        """
+        w = {"count": 1.0, "centred_sum": 1.0, "centred_squares": 1.0, "cross_products": 1.0}
+        w.update(weights or {})
         if self.grouping is not None:
             raise ValueError("cov and corr are not available per group yet")
         s = self.settings
@@ -484,6 +493,7 @@ class Plan:
             (0.0, 1.0),
             output_range("count", 0.0, 1.0, n),
             True,
+            w["count"],
         )
         for i, d in enumerate(decls):
             step = engines.accumulation_step(halves[i])
@@ -496,6 +506,7 @@ class Plan:
                 (d.lower, d.upper),
                 (-top, top),
                 False,
+                w["centred_sum"],
                 index=i,
             )
         p = len(decls)
@@ -517,6 +528,7 @@ class Plan:
                         (decls[i].lower, decls[i].upper),
                         (0.0, math.inf if n is None else n * mag),
                         False,
+                        w["centred_squares"],
                         index=i * p + j,
                     )
                     continue
@@ -533,6 +545,7 @@ class Plan:
                         sens,
                         *((-math.inf, math.inf) if n is None else (-n * mag, n * mag)),
                         False,
+                        w["cross_products"],
                         index=i * p + j,
                     )
                 )

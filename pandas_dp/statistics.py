@@ -61,12 +61,20 @@ IntervalFn = Callable[[float], tuple[float, float]]
 #: ``describe`` measures one triple per column for count, mean and std: 1:1:1
 #: minimises the largest RMSE ratio to the former describe (epsilon/3 each on a
 #: count, a mean and a std): count 1.00x, mean 0.43-0.73x, std 0.22-1.03x.
+#: ``cov`` and ``corr`` (a weight per entry: 1 count, p sums, p squares and
+#: p(p-1)/2 cross-products): 4 x 4 on [-1, 1], n = 1000, epsilon = 1, 1000
+#: releases, Frobenius RMSE on correlated data / data piled at -1: equal weights
+#: 0.0831 / 0.0910, 1:1:1.2:1.5 0.0754 / 0.1048 (the most off-diagonal weight
+#: correlated data rewards, 1:1:3:3, costs piled data 1.9x; the sums and count
+#: carry the piled data's large means). Chosen: 1:1:1.2:1.5, worst ratio to the
+#: best candidate of either shape 1.15x (equal weights: 1.19x).
 MOMENT_WEIGHTS: dict[str, dict[str, float]] = {
     "count": {"count": 1.0},
     "sum": {"sum": 1.0},
     "mean": {"count": 1.0, "centred_sum": 2.0},
     "var": {"count": 5.0, "centred_sum": 4.0, "centred_squares": 9.0},
     "describe": {"count": 1.0, "centred_sum": 1.0, "centred_squares": 1.0},
+    "cov": {"count": 1.0, "centred_sum": 1.0, "centred_squares": 1.2, "cross_products": 1.5},
     "mean_direct": {"mean_direct": 1.0},
     "var_direct": {"var_direct": 1.0},
 }

@@ -375,3 +375,22 @@ def test_cov_never_crashes_and_is_psd(
     assert (np.abs(r.to_numpy()) <= 1 + 1e-12).all()
     iv = r.attrs["dp"].interval(0.05)
     assert np.isfinite(iv.to_numpy()).all() and math.isfinite(float(iv["lower"].min()))
+
+
+def test_budget_split_follows_the_measured_cov_weights() -> None:
+    """The moments plan splits epsilon by ``MOMENT_WEIGHTS['cov']`` (one weight per
+    entry), as the metadata reports it (the epsilon of each, adding up to the whole)."""
+    from pandas_dp.statistics import MOMENT_WEIGHTS
+
+    frame = pd.DataFrame(np.random.default_rng(0).uniform(-1, 1, (200, 3)), columns=list("abc"))
+    split = (
+        frame.dp.cov(epsilon=2.0, bounds=(-1, 1), random_state=0)
+        .attrs["dp"]
+        .details["budget_split"]
+    )
+    w = MOMENT_WEIGHTS["cov"]
+    total = w["count"] + 3 * w["centred_sum"] + 3 * w["centred_squares"] + 3 * w["cross_products"]
+    for name, share in split.items():
+        stat = name.split(": ")[1].split(" ")[0]
+        assert share == pytest.approx(2.0 * w[stat] / total), name
+    assert sum(split.values()) == pytest.approx(2.0)
