@@ -873,7 +873,8 @@ class Plan:
             assert m.noise is not None
             if m.integer:
                 noise = self.noise_for(key)
-                theta = np.clip(exact[key], noise.lower, noise.upper)
+                # np.clip's two ufuncs, without its Python wrapper
+                theta = np.minimum(np.maximum(exact[key], noise.lower), noise.upper)
                 out[key] = apply_noise(theta, noise, self.settings.source)
             else:  # exact rationals: nothing lost to floating point before the noise
                 out[key] = apply_noise_exact(exact[key], self.noise_for(key), self.settings.source)
