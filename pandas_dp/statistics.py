@@ -297,7 +297,7 @@ def build_metadata(
         info["contribution bounds"] = {"max_rows_per_unit": c.rows}
     info.update(details or {})
     grouping = plan.grouping
-    return DPMetadata(
+    return DPMetadata.record(
         statistic=statistic,
         columns=tuple(labels),
         mechanism=s.mechanism,
@@ -313,9 +313,9 @@ def build_metadata(
         secure=s.source.secure,
         value=value,
         details=info,
-        rho=plan.rho(),
         _interval=interval,
         _index=index,
+        rho=plan.rho(),
     )
 
 
