@@ -538,6 +538,8 @@ def bench_small(calls: int) -> dict[str, Timing]:
             epsilon=EPSILON, bounds=BOUNDS, random_state=0
         ),
         "pandas-dp: s.dp.var (secure noise)": lambda: s.dp.var(epsilon=EPSILON, bounds=BOUNDS),
+        "pandas-dp: s.dp.sum (secure noise)": lambda: s.dp.sum(epsilon=EPSILON, bounds=BOUNDS),
+        "pandas-dp: s.dp.count (secure noise)": lambda: s.dp.count(epsilon=EPSILON),
         "pandas-dp: s.dp.mean(budget=b)": budget_argument,
         "pandas-dp: s.dp.mean inside `with budget:`": in_budget,
         "pandas-dp: `with budget:` entered per call": enter_each_call,
@@ -1146,14 +1148,25 @@ def report_large(
     return "\n".join(lines), ratios
 
 
-def report_small(small: dict[str, Timing], calls: int) -> str:
+SMALL_HEADING = f"## 2. Per-release latency on a {SMALL_ROWS}-row Series"
+
+
+def report_small(small: dict[str, Timing], calls: int, note: str = "") -> str:
     rows = [
-        [name, _fmt_us(t), str(t.reps) if t.reps else t.note or "n/a"] for name, t in small.items()
+        [
+            name,
+            _fmt_us(t),
+            f"{min(t.samples) * 1e6:.1f}" if t.samples else "n/a",
+            str(t.reps) if t.reps else t.note or "n/a",
+        ]
+        for name, t in small.items()
     ]
     return (
-        f"## 2. Per-release latency on a {SMALL_ROWS}-row Series\n\n"
-        f"Median microseconds per call over {calls} calls each (gc paused, rotating "
-        f"blocks of 20 calls).\n\n" + _table(["call", "median us", "calls"], rows) + "\n"
+        f"{SMALL_HEADING}\n\n"
+        f"Median (and smallest) microseconds per call over {calls} calls each (gc paused, "
+        f"rotating blocks of 20 calls).{note}\n\n"
+        + _table(["call", "median us", "min us", "calls"], rows)
+        + "\n"
     )
 
 
@@ -1635,6 +1648,36 @@ def engine_only(args: argparse.Namespace) -> int:
     return 0
 
 
+def small_only(args: argparse.Namespace) -> int:
+    """Run section 2 alone and put it in place in existing results files."""
+    calls = 1000 if args.quick else 2000
+    load_start = _load()
+    small = bench_small(calls)
+    load_end = _load()
+    text = report_small(
+        small,
+        calls,
+        f" Section re-run alone (--small-only); load average at start {load_start}, "
+        f"at end {load_end} (2 usable cores); the Goals table below is the full run's, "
+        f"not recomputed.",
+    )
+    print(text)
+    payload = json.loads(args.json.read_text()) if args.json.exists() else {}
+    payload["small"] = {k: t.to_json() for k, t in small.items()}
+    payload["small_load_average"] = [load_start, load_end]
+    args.json.write_text(json.dumps(payload, indent=2) + "\n")
+    markdown = args.markdown or args.json.with_suffix(".md")
+    old = markdown.read_text() if markdown.exists() else ""
+    if SMALL_HEADING in old:
+        head, rest = old.split(SMALL_HEADING, 1)
+        tail = rest[rest.index("\n## ") :] if "\n## " in rest else "\n"
+        markdown.write_text(head + text + tail)
+    else:
+        markdown.write_text(old.rstrip("\n") + "\n\n" + text)
+    print(f"\nsection 2 merged into {args.json} and {markdown}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -1666,7 +1709,15 @@ def main(argv: list[str] | None = None) -> int:
         help="time only the engine section (10^7 rows, or the first --rows) and merge it "
         "into the existing JSON and markdown files",
     )
+    parser.add_argument(
+        "--small-only",
+        action="store_true",
+        help="time only section 2 (per-release latency on a small Series) and put it in "
+        "place in the existing JSON and markdown files",
+    )
     args = parser.parse_args(argv)
+    if args.small_only:
+        return small_only(args)
     if args.engine_only:
         return engine_only(args)
     sizes = sorted(set(args.rows or ([10**5, 10**6] if args.quick else [10**5, 10**6, 10**7])))

@@ -138,6 +138,19 @@ class NoisePlan:
         return small.laplace_split(self.units)
 
     @functools.cached_property
+    def entries(self) -> list[tuple[float, float, float]]:
+        """Per entry, ``(granularity, lower, upper)`` as Python floats (for the
+        small-vector path of :func:`apply_noise`; computed once per cached plan)."""
+        return list(
+            zip(
+                self.granularity.tolist(),
+                self.lower.tolist(),
+                self.upper.tolist(),
+                strict=True,
+            )
+        )
+
+    @functools.cached_property
     def exact_grid(self) -> list[tuple[int, int, int, int, float, float, _Ratio, _Ratio]]:
         """Per entry, the grid and the range as integers, for :func:`apply_noise_exact`.
 
@@ -544,16 +557,11 @@ def apply_noise(theta: FloatArray, plan: NoisePlan, src: mech.RandomSource) -> F
         draws = _draw_small(plan, src)
         released = [
             0.0 + gi * (t + float(d))
-            for t, gi, d in zip(
-                theta.ravel().tolist(), plan.granularity.tolist(), draws, strict=True
-            )
+            for t, (gi, _, _), d in zip(theta.ravel().tolist(), plan.entries, draws, strict=True)
         ]
         if plan.bounding == "bit":
             released = [
-                min(max(o, lo), hi)
-                for o, lo, hi in zip(
-                    released, plan.lower.tolist(), plan.upper.tolist(), strict=True
-                )
+                min(max(o, lo), hi) for o, (_, lo, hi) in zip(released, plan.entries, strict=True)
             ]
         return np.array(released, dtype=np.float64).reshape(theta.shape)
     if plan.integer:

@@ -364,6 +364,8 @@ def _charge_together(
     eps = _check_amount("epsilon", epsilon, allow_zero=False)
     dlt = _check_amount("delta", delta, allow_zero=True)
     zcdp = None if rho is None else _check_amount("rho", rho, allow_zero=False)
+    if not pairs:  # no budget to charge or record in (the amounts are checked)
+        return ()
     with contextlib.ExitStack() as locks:
         for budget in sorted((b for b, _ in pairs), key=lambda b: b._serial):
             locks.enter_context(budget._lock)

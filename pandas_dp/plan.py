@@ -34,6 +34,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -362,14 +363,23 @@ class Plan:
         joint norms are ``None`` for a single entry.
         """
         s = self.settings
-        c, rel = s.contributions, s.neighbouring
-        one = sensitivity(statistic, rel, a, b)
-        if self.grouping is None:
-            return per_row * (sensitivity(statistic, rel, a, b, k=c.rows) / one), None, None
-        g = sensitivity_table.grouped_sensitivity(
-            statistic, rel, a, b, k=c.rows, g=c.groups, c=c.rows_per_group
+        c = s.contributions
+        grouped = self.grouping is not None
+        linf, l1, l2 = _spread_ratios(
+            statistic,
+            s.neighbouring,
+            a,
+            b,
+            _zero_signs(a, b),
+            c.rows,
+            c.groups if grouped else None,
+            c.rows_per_group if grouped else None,
         )
-        return per_row * (g.linf / one), per_row * (g.l1 / one), per_row * (g.l2 / one)
+        return (
+            per_row * linf,
+            None if l1 is None else per_row * l1,
+            None if l2 is None else per_row * l2,
+        )
 
     def _entry(
         self,
@@ -420,46 +430,30 @@ class Plan:
         """Measure sufficient statistics of one numeric column; returns statistic -> key."""
         s = self.settings
         rel, n, a, b = s.neighbouring, s.public_n, decl.lower, decl.upper
-        half = 0.5 * (b - a)
         keys: dict[str, str] = {}
         for stat in statistics:
             weight = (weights or {}).get(stat, 1.0)
-            if stat == "count":
-                lohi = output_range("count", a, b, n)
-                sens, integer = sensitivity("count", rel), True
-            elif stat == "centred_sum":
-                step = engines.accumulation_step(half)
-                sens, integer = sensitivity("centred_sum", rel, a, b) + step, False
-                lohi = (-math.inf, math.inf) if n is None else (-n * half, n * half)
-            elif stat == "centred_squares":
-                step = engines.accumulation_step(_finite_square(half, decl))
-                sens = sensitivity("centred_squares", rel, a, b) + step
-                lohi, integer = (0.0, math.inf if n is None else n * half * half), False
-            elif stat == "sum":
-                step = engines.accumulation_step(half)
-                sens, integer = sensitivity("sum", rel, a, b) + step, False
-                lohi = output_range("sum", a, b, n)
-            elif stat in ("mean_direct", "var_direct"):
+            if stat in ("mean_direct", "var_direct"):
                 self._direct_allowed(stat)
                 sens = sensitivity(stat, rel, a, b, n) + direct_allowance(stat, b - a, n)
-                integer = False
                 lohi = output_range(stat, a, b, n)
                 key = f"{_label(decl.column)}: {stat}"
                 keys[stat] = self.add(
-                    Measurement(
-                        key, stat, ("moments", decl.column), 1, sens, *lohi, integer, weight
-                    )
+                    Measurement(key, stat, ("moments", decl.column), 1, sens, *lohi, False, weight)
                 )
                 continue
-            else:
+            if stat not in MOMENTS:
                 raise ValueError(f"no sufficient statistic {stat!r} of a numeric column")
+            if stat == "centred_squares":  # (its error names the column: not cached)
+                _finite_square(0.5 * (b - a), decl)
+            sens, lo, hi, integer = _moment_row(stat, rel, n, a, b, _zero_signs(a, b))
             keys[stat] = self._entry(
                 f"{_label(decl.column)}: {stat}",
                 stat,
                 ("moments", decl.column),
                 sens,
                 (a, b),
-                lohi,
+                (lo, hi),
                 integer,
                 weight,
             )
@@ -892,7 +886,8 @@ class Plan:
             assert m.noise is not None
             if m.integer:
                 noise = self.noise_for(key)
-                theta = np.clip(exact[key], noise.lower, noise.upper)
+                # np.clip's two ufuncs, without its Python wrapper
+                theta = np.minimum(np.maximum(exact[key], noise.lower), noise.upper)
                 out[key] = apply_noise(theta, noise, self.settings.source)
             else:  # exact rationals: nothing lost to floating point before the noise
                 out[key] = apply_noise_exact(exact[key], self.noise_for(key), self.settings.source)
@@ -934,6 +929,73 @@ class Plan:
         if self.grouping is None or not self.grouping.private:
             return m.calibrated
         return m.calibrated.tiled(self.released_groups)
+
+
+def _zero_signs(a: float, b: float) -> tuple[float, float]:
+    """The signs of two bounds, for cache keys: ``-0.0 == 0.0``, but a range's ends
+    (and so a release's metadata) keep the sign of a zero bound."""
+    return math.copysign(1.0, a), math.copysign(1.0, b)
+
+
+@functools.lru_cache(maxsize=1024, typed=True)
+def _moment_row(
+    stat: str,
+    rel: str,
+    n: int | None,
+    a: float,
+    b: float,
+    signs: tuple[float, float],
+) -> tuple[float, float, float, bool]:
+    """Per-row sensitivity (rounding step included), public range and integrality of
+    one sufficient statistic of a column with bounds ``[a, b]``.
+
+    A pure function of public arguments, cached (``signs`` tells ``-0.0`` from
+    ``0.0``; ``typed`` tells ``1`` from ``1.0``): a repeated release skips the
+    sensitivity table. Refused arguments raise on every call (nothing is cached).
+    """
+    half = 0.5 * (b - a)
+    if stat == "count":
+        lo, hi = output_range("count", a, b, n)
+        return sensitivity("count", rel), lo, hi, True
+    if stat == "centred_sum":
+        step = engines.accumulation_step(half)
+        sens = sensitivity("centred_sum", rel, a, b) + step
+        return (
+            (sens, -math.inf, math.inf, False) if n is None else (sens, -n * half, n * half, False)
+        )
+    if stat == "centred_squares":
+        step = engines.accumulation_step(half * half)
+        sens = sensitivity("centred_squares", rel, a, b) + step
+        return sens, 0.0, math.inf if n is None else n * half * half, False
+    # sum
+    step = engines.accumulation_step(half)
+    sens = sensitivity("sum", rel, a, b) + step
+    lo, hi = output_range("sum", a, b, n)
+    return sens, lo, hi, False
+
+
+@functools.lru_cache(maxsize=1024, typed=True)
+def _spread_ratios(
+    statistic: str,
+    rel: str,
+    a: float,
+    b: float,
+    signs: tuple[float, float],
+    k: int,
+    g: int | None,
+    c: int | None,
+) -> tuple[float, float | None, float | None]:
+    """What :meth:`Plan._spread` multiplies one row's sensitivity by: per entry, L1
+    and L2 (``None`` ungrouped), for ``k`` rows per unit and, grouped (``g`` not
+    ``None``), ``g`` groups per unit and ``c`` rows per group. Pure and public,
+    cached as :func:`_moment_row` (each bound a typed argument of its own).
+    """
+    one = sensitivity(statistic, rel, a, b)
+    if g is None:
+        return sensitivity(statistic, rel, a, b, k=k) / one, None, None
+    assert c is not None
+    spread = sensitivity_table.grouped_sensitivity(statistic, rel, a, b, k=k, g=g, c=c)
+    return spread.linf / one, spread.l1 / one, spread.l2 / one
 
 
 def _key_order(keys: pd.Index) -> NDArray[np.intp]:

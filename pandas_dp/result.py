@@ -25,7 +25,7 @@ import html
 import json
 import math
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -43,7 +43,7 @@ class DPFloat(float):
     attrs: dict[str, Any]
 
     def __new__(cls, value: float, attrs: dict[str, Any] | None = None) -> DPFloat:
-        obj = super().__new__(cls, value)
+        obj = float.__new__(cls, value)
         obj.attrs = {} if attrs is None else attrs
         return obj
 
@@ -57,7 +57,7 @@ class DPInt(int):
     attrs: dict[str, Any]
 
     def __new__(cls, value: int, attrs: dict[str, Any] | None = None) -> DPInt:
-        obj = super().__new__(cls, value)
+        obj = int.__new__(cls, value)
         obj.attrs = {} if attrs is None else attrs
         return obj
 
@@ -196,6 +196,40 @@ class DPMetadata:
             object.__setattr__(self, name, value)
         return value
 
+    @classmethod
+    def record(cls, **fields: Any) -> DPMetadata:
+        """``DPMetadata(**fields)`` with every field given by name, built directly.
+
+        The frozen dataclass's ``__init__`` sets its eighteen fields one
+        ``object.__setattr__`` at a time, a few microseconds of a small release;
+        this fills the record's ``__dict__`` at once. There is no ``__post_init__``
+        to run, so the record is the one the constructor would build (the
+        releases pass the fields in their declared order).
+
+        Raises
+        ------
+        TypeError
+            Unless ``fields`` names every field exactly once.
+
+        Examples
+        --------
+        >>> meta = DPMetadata.record(statistic="count", columns=("x",), mechanism="laplace",
+        ...     epsilon=1.0, delta=0.0, neighbouring="add_remove", n=None, sensitivity=1.0,
+        ...     scale=1.0, input_bounds={}, output_bounds=(0.0, float("inf")),
+        ...     bounding="bit", secure=True, value=3, details={}, _interval=None,
+        ...     _index=None, rho=None)
+        >>> meta.epsilon, meta.value
+        (1.0, 3)
+        """
+        if fields.keys() != _FIELDS:
+            missing, extra = sorted(_FIELDS - fields.keys()), sorted(fields.keys() - _FIELDS)
+            raise TypeError(
+                f"DPMetadata.record needs every field: missing {missing}, unknown {extra}"
+            )
+        obj = object.__new__(cls)
+        object.__getattribute__(obj, "__dict__").update(fields)
+        return obj
+
     # -------------------------------------------------------------- intervals
     def interval(self, alpha: float = 0.05, *, simultaneous: bool = False) -> Any:
         """A ``1 - alpha`` confidence interval for the exact statistic.
@@ -291,3 +325,7 @@ class DPMetadata:
             for k, v in self._rows()
         )
         return f"<table class='pandas-dp-metadata'><caption>DP release</caption>{body}</table>"
+
+
+#: The names of :class:`DPMetadata`'s fields (:meth:`DPMetadata.record` needs them all).
+_FIELDS: frozenset[str] = frozenset(f.name for f in fields(DPMetadata))

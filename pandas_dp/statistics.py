@@ -171,6 +171,18 @@ def _var_range(entry: _Entry, ddof: int, n: int | None) -> tuple[float, float]:
     return output_range("var", d.lower, d.upper, ddof=ddof)
 
 
+def _output_range(entry: _Entry, plan: Plan, ddof: int) -> tuple[float, float]:
+    """The statistic's public output range: from the plan and the declaration alone."""
+    d, k, st = entry.decl, entry.keys, entry.statistic
+    if st in ("count", "sum") or (entry.method == "direct" and st == "mean"):
+        m = plan.measurements[next(iter(k.values()))]
+        return m.lower, m.upper
+    if st == "mean":
+        return d.lower, d.upper
+    lo, hi = _var_range(entry, ddof, plan.settings.public_n)
+    return (0.0, math.sqrt(hi)) if st == "std" else (lo, hi)
+
+
 def _estimate(
     entry: _Entry,
     plan: Plan,
@@ -183,17 +195,18 @@ def _estimate(
     """The statistic, its interval function and its public output range (of group ``g``).
 
     Every group's entries share one noise plan per measurement, so the interval
-    of any group uses the same public scale and range.
+    of any group uses the same public scale and range (:func:`_output_range`).
     """
     d, k, st = entry.decl, entry.keys, entry.statistic
     m = plan.measurements
     n = plan.settings.public_n
+    ranges = _output_range(entry, plan, ddof)
     if st in ("count", "sum") or (entry.method == "direct" and st == "mean"):
         key = next(iter(k.values()))
         value = float(noisy[key][g])
         noise = m[key].noise
         assert noise is not None
-        return value, partial(est.noisy_interval, noise, value), (m[key].lower, m[key].upper)
+        return value, partial(est.noisy_interval, noise, value), ranges
     if st == "mean":
         c, s = float(noisy[k["count"]][g]), float(noisy[k["centred_sum"]][g])
         value = est.mean_value(c, s, d.lower, d.upper, clamp=clamp)
@@ -206,8 +219,8 @@ def _estimate(
             d.lower,
             d.upper,
         )
-        return value, mean_fn, (d.lower, d.upper)
-    lo, hi = _var_range(entry, ddof, n)
+        return value, mean_fn, ranges
+    hi = _var_range(entry, ddof, n)[1]
     if entry.method == "direct":
         noise = m[k["var_direct"]].calibrated
         assert noise is not None and n is not None
@@ -232,8 +245,8 @@ def _estimate(
             hi,
         )
     if st == "std":
-        return math.sqrt(max(value, 0.0)), partial(_root_interval, fn), (0.0, math.sqrt(hi))
-    return value, fn, (lo, hi)
+        return math.sqrt(max(value, 0.0)), partial(_root_interval, fn), ranges
+    return value, fn, ranges
 
 
 def _scaled_interval(fn: IntervalFn, factor: float, alpha: float) -> tuple[float, float]:
@@ -292,7 +305,7 @@ def build_metadata(
         info["contribution bounds"] = {"max_rows_per_unit": c.rows}
     info.update(details or {})
     grouping = plan.grouping
-    return DPMetadata(
+    return DPMetadata.record(
         statistic=statistic,
         columns=tuple(labels),
         mechanism=s.mechanism,
@@ -308,9 +321,9 @@ def build_metadata(
         secure=s.source.secure,
         value=value,
         details=info,
-        rho=plan.rho(),
         _interval=interval,
         _index=index,
+        rho=plan.rho(),
     )
 
 
@@ -523,7 +536,6 @@ def release_table(
     fns: dict[tuple[Hashable, str], list[IntervalFn]] = {}
     ranges: dict[tuple[Hashable, str], tuple[float, float]] = {}
     groups = plan.released_groups
-    zeros = {k: np.zeros(1) for k in plan.measurements}
     for key, entry in entries.items():
         results = [
             _estimate(entry, plan, noisy, ddof=ddof, clamp=clamp, g=g) for g in range(groups)
@@ -531,7 +543,7 @@ def release_table(
         values[key] = np.array([r[0] for r in results], dtype=np.float64)
         fns[key] = [r[1] for r in results]
         # the public range, from public facts only (also when no group was kept)
-        ranges[key] = _estimate(entry, plan, zeros, ddof=ddof, clamp=clamp)[2]
+        ranges[key] = _output_range(entry, plan, ddof)
     return Table(plan, values, fns, ranges, plan.released_index, way)
 
 

@@ -1,0 +1,192 @@
+"""The cached pieces of a small release: a cache never hands one release's public
+facts to another, and the cheaper constructions build what the general ones do."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pandas_dp  # noqa: F401  (registers the accessor)
+from pandas_dp import plan as plan_module
+from pandas_dp.bounding import apply_noise, plan_noise
+from pandas_dp.budget import charge_all
+from pandas_dp.declarations import NumericDeclaration
+from pandas_dp.grouping import Grouping
+from pandas_dp.mechanisms import RandomSource
+from pandas_dp.plan import Contributions, Plan, Settings
+from pandas_dp.result import DPMetadata
+
+SERIES = pd.Series(np.random.default_rng(5).uniform(0.0, 100.0, 100), name="x")
+STATISTICS = ("count", "centred_sum", "centred_squares", "sum")
+
+#: Public arguments of a plan that a cache could confuse: bounds equal as floats
+#: but not as numbers (-0.0 and 0.0), relations, public n, contribution bounds.
+CASES: list[tuple[str, int | None, float, float, int]] = [
+    ("add_remove", None, 0.0, 100.0, 1),
+    ("add_remove", None, -0.0, 100.0, 1),
+    ("substitute", 100, 0.0, 100.0, 1),
+    ("substitute", 100, -0.0, 100.0, 1),
+    ("substitute", 57, -0.0, 100.0, 1),
+    ("add_remove", None, -5.0, -0.0, 1),
+    ("substitute", 100, -5.0, -0.0, 1),
+    ("substitute", 100, -5.0, 0.0, 1),
+    ("add_remove", None, 0.0, 100.0, 3),
+    ("add_remove", None, -10.0, 120.0, 1),
+]
+
+
+def _clear_caches() -> None:
+    plan_module._moment_row.cache_clear()
+    plan_module._spread_ratios.cache_clear()
+
+
+def _measurements(rel: str, n: int | None, a: float, b: float, k: int) -> list[tuple[Any, ...]]:
+    """Every number of the measurements of one column's four sufficient statistics,
+    with the sign of each zero (``-0.0 == 0.0`` would hide a stale one)."""
+    c = Contributions(unit=None if k == 1 else "u", rows=k)
+    p = Plan(Settings(1.0, neighbouring=rel, rows=n, contributions=c))
+    p.moments(NumericDeclaration("x", a, b), STATISTICS)
+    out = []
+    for m in p.measurements.values():
+        numbers = (m.sensitivity, m.lower, m.upper, m.joint_l1, m.joint_l2)
+        signs = tuple(None if v is None else math.copysign(1.0, v) for v in numbers)
+        out.append((m.key, m.integer, m.size, numbers, signs))
+    return out
+
+
+def test_cached_plans_equal_fresh_ones_whatever_came_before() -> None:
+    """Each case planned after every other case (caches warm with their entries)
+    equals the case planned from empty caches. (Cases are told apart by position:
+    as dict keys, the tuples with -0.0 and 0.0 are one key.)"""
+    fresh = []
+    for case in CASES:
+        _clear_caches()
+        fresh.append(_measurements(*case))
+    _clear_caches()
+    order = list(range(len(CASES)))
+    for _ in range(2):
+        for i in order:
+            assert _measurements(*CASES[i]) == fresh[i], CASES[i]
+        order.reverse()
+
+
+def test_zero_bounds_keep_their_sign_across_releases() -> None:
+    """Two releases in a row whose bounds differ only in the sign of a zero: each
+    range keeps its own sign (a cache keyed on ``==`` would return the first)."""
+    _clear_caches()
+    first = SERIES.dp.sum(epsilon=1.0, bounds=(-0.0, 100.0), neighbouring="substitute")
+    second = SERIES.dp.sum(epsilon=1.0, bounds=(0.0, 100.0), neighbouring="substitute")
+    third = SERIES.dp.sum(epsilon=1.0, bounds=(-0.0, 100.0), neighbouring="substitute")
+    signs = [math.copysign(1.0, r.attrs["dp"].output_bounds[0]) for r in (first, second, third)]
+    assert signs == [-1.0, 1.0, -1.0]
+
+
+def test_grouped_and_ungrouped_spreads_are_cached_apart() -> None:
+    """An ungrouped release's ratios are never a grouped one's, nor one set of
+    contribution bounds' another's: warm caches give what empty ones give."""
+    decl = NumericDeclaration("x", 0.0, 10.0)
+    configs = [(None, None), (2, 1), (3, 1), (2, 2), (4, 3)]
+
+    def spreads(groups: int | None, per_group: int | None) -> list[Any]:
+        c = Contributions(unit="u", rows=4, groups=groups or 1, rows_per_group=per_group or 1)
+        grouping = None
+        if groups is not None:
+            grouping = Grouping(by=("g",), keys=pd.Index(["a", "b", "c", "d", "e"]))
+        p = Plan(Settings(1.0, contributions=c), grouping)
+        p.moments(decl, ("count", "centred_sum"))
+        return [(m.sensitivity, m.joint_l1, m.joint_l2) for m in p.measurements.values()]
+
+    fresh = []
+    for config in configs:
+        _clear_caches()
+        fresh.append(spreads(*config))
+    assert len({repr(f) for f in fresh}) == len(configs)  # the cases do differ
+    for config, expected in [*zip(configs, fresh, strict=True)] * 2:
+        assert spreads(*config) == expected, config
+
+
+@pytest.mark.parametrize(
+    "release",
+    [
+        lambda s, **kw: s.dp.mean(bounds=(0, 100), **kw),
+        lambda s, **kw: s.dp.var(bounds=(-10, 120), **kw),
+        lambda s, **kw: s.dp.sum(bounds=(0, 100), **kw),
+        lambda s, **kw: s.dp.count(**kw),
+    ],
+    ids=["mean", "var", "sum", "count"],
+)
+def test_releases_in_a_row_follow_their_own_arguments(
+    release: Callable[..., Any],
+) -> None:
+    """Alternating epsilons and relations: every release's metadata is its own, and
+    each seeded release repeats exactly when its arguments come back."""
+    settings = [
+        {"epsilon": 1.0},
+        {"epsilon": 0.25},
+        {"epsilon": 1.0, "neighbouring": "substitute"},
+        {"epsilon": 1.0, "mechanism": "gaussian", "delta": 1e-6},
+    ]
+    first = [release(SERIES, random_state=7, **kw) for kw in settings]
+    again = [release(SERIES, random_state=7, **kw) for kw in reversed(settings)][::-1]
+    for kw, a, b in zip(settings, first, again, strict=True):
+        ma, mb = a.attrs["dp"], b.attrs["dp"]
+        assert float(a) == float(b)
+        assert ma.epsilon == kw["epsilon"] and ma.neighbouring == kw.get(
+            "neighbouring", "add_remove"
+        )
+        assert ma.to_dict() == mb.to_dict()
+    scales = [float(r.attrs["dp"].scale.max()) for r in first]
+    assert scales[1] > scales[0]  # a quarter of the epsilon: wider noise
+
+
+def test_record_builds_what_the_constructor_builds() -> None:
+    meta = SERIES.dp.mean(epsilon=1.0, bounds=(0, 100), random_state=1).attrs["dp"]
+    names = [f.name for f in dataclasses.fields(DPMetadata)]
+    values = {n: object.__getattribute__(meta, n) for n in names}
+    built = DPMetadata(**values)
+    assert {n: object.__getattribute__(built, n) for n in names} == values
+    assert vars(meta).keys() == vars(built).keys()
+    assert str(meta) == str(built)
+    with pytest.raises(TypeError, match="missing \\['rho'\\]"):
+        DPMetadata.record(**{n: values[n] for n in names if n != "rho"})
+    with pytest.raises(TypeError, match="unknown \\['extra'\\]"):
+        DPMetadata.record(**values, extra=1)
+
+
+def test_a_charge_without_budgets_still_checks_its_amounts() -> None:
+    assert charge_all(1.0, statistic="mean") == ()
+    with pytest.raises(ValueError, match="epsilon"):
+        charge_all(math.nan, statistic="mean")
+    with pytest.raises(ValueError, match="delta"):
+        charge_all(1.0, -1.0, statistic="mean")
+
+
+@pytest.mark.parametrize("bounding", ["bit", "none"])
+def test_small_count_path_equals_the_vector_path(
+    bounding: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A few counts (the per-entry floats cached on the plan) against the numpy
+    path, on the same seeded words: the same releases, values at the ends too."""
+    from pandas_dp import bounding as bounding_module
+
+    theta = np.array([0.0, 3.0, 7.0])
+    plan = plan_noise(
+        np.ones(3),
+        np.zeros(3),
+        np.full(3, 7.0),
+        epsilon=0.5,
+        mechanism="laplace",
+        bounding=bounding,
+        integer=True,
+    )
+    small = [apply_noise(theta, plan, RandomSource(seed)).tolist() for seed in range(200)]
+    monkeypatch.setattr(bounding_module, "SMALL_SIZE", 0)  # every plan takes the numpy path
+    vector = [apply_noise(theta, plan, RandomSource(seed)).tolist() for seed in range(200)]
+    assert small == vector
+    assert len({tuple(v) for v in small}) > 50  # the seeds draw different noise
