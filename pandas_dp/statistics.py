@@ -329,8 +329,13 @@ def build_metadata(
 
 def _scales(ms: list[Measurement], names: list[str]) -> pd.Series:
     """Per measurement, its largest noise scale (built on first read: the plans are
-    immutable, so a later build gives what an eager one would have)."""
-    return pd.Series([float(np.max(m.noise.scale)) for m in ms if m.noise], index=names)
+    immutable, so a later build gives what an eager one would have). A private
+    selection adds no noise to its counts: its scale is NaN."""
+    return pd.Series(
+        [math.nan if m.select is not None else float(np.max(m.calibrated.scale)) for m in ms],
+        index=names,
+        dtype=float,
+    )
 
 
 _UNITS = {
@@ -344,6 +349,8 @@ _UNITS = {
     "cross_products": "product of column units",
     "mean_direct": "column units (Liu's direct mean)",
     "var_direct": "squared column units (Liu's direct variance)",
+    "grid_selection": "grid edges chosen by exact permute-and-flip on rank scores "
+    "(no additive noise: no scale)",
 }
 
 

@@ -389,3 +389,17 @@ def test_privacy_worst_case_neighbours() -> None:
     loud_a = median_releases(a, 5_000, 3, 20.0)
     loud_b = median_releases(b, 5_000, 4, 20.0)
     assert loss_pvalue(loud_a, loud_b, eps) < 1e-4
+
+
+def test_selection_metadata_lists_no_noise_scale() -> None:
+    """The selection spends its epsilon choosing an edge; no noise is added to its
+    counts, so the metadata gives it no scale (the interval counts keep theirs)."""
+    s = pd.Series(np.random.default_rng(0).uniform(0, 100, 500))
+    meta = s.dp.median(epsilon=1.0, bounds=(0, 100), random_state=0).attrs["dp"]
+    scale = meta.scale
+    selection = [k for k in scale.index if k.endswith("grid_selection")]
+    counts = [k for k in scale.index if k.endswith("interval_counts")]
+    assert len(selection) == len(counts) == 1
+    assert np.isnan(scale[selection[0]]) and scale[counts[0]] > 0
+    assert "permute-and-flip" in meta.details["noised"][selection[0]]
+    assert meta.to_dict()["scale"][selection[0]] is None
