@@ -337,3 +337,23 @@ def test_mixed_object_columns_keep_the_same_rows() -> None:
         pd.testing.assert_series_equal(
             want, release(dd.from_pandas(frame, npartitions=parts).dp), check_exact=True
         )
+
+
+def test_object_unit_ids_converted_to_strings_keep_the_same_rows() -> None:
+    """Dask's default turns an object column of integer ids into strings; the rows
+    kept (hence the release) are the same, as values hash by their text."""
+    rng = np.random.default_rng(11)
+    n = 1500
+    frame = pd.DataFrame(
+        {
+            "pid": pd.Series([int(v) for v in rng.integers(0, 200, n)], dtype=object),
+            "x": rng.uniform(0, 1, n),
+        }
+    )
+    unit = {"privacy_unit": "pid", "max_rows_per_unit": 2}
+    want = frame.dp.mean("x", epsilon=2.0, bounds=(0, 1), random_state=4, **unit)
+    with dask.config.set({"dataframe.convert-string": True}):
+        for parts in PARTITIONS:
+            ddf = dd.from_pandas(frame, npartitions=parts)
+            got = ddf.dp.mean("x", epsilon=2.0, bounds=(0, 1), random_state=4, **unit)
+            assert float(got) == float(want), parts

@@ -149,15 +149,16 @@ def _check_key(key: str) -> str:
     return key
 
 
-def _pandas_hash(values: pd.Series, key: str) -> U64:
+def _pandas_hash(values: pd.Series, key: str, typed: bool = False) -> U64:
     """pandas' hash of a column, each value's hash a function of that value alone.
 
     pandas hashes an object column of strings (and bytes) value by value, but one
     holding anything else wholly by ``str`` -- so a value's hash would depend on the
     other rows (of the frame, or of a Dask partition). Such a column is hashed here
-    value by value: a string as itself, anything else by its type and text (so that
-    ``1`` and ``"1"``, which are different group keys, differ). Never raises on a
-    value.
+    value by value, by its text: so a value hashes as its ``str`` does, as after
+    Dask's conversion of object columns to strings. ``typed=True`` prefixes every
+    non-string value's text with its type, so that different keys with one text
+    (``1`` and ``"1"``) hash apart. Never raises on a value.
     """
     try:
         mixed = values.dtype == object and pd.api.types.infer_dtype(values, skipna=True) not in (
@@ -166,8 +167,9 @@ def _pandas_hash(values: pd.Series, key: str) -> U64:
         )
     except Exception:  # pragma: no cover - an exotic column: hash it by text
         mixed = True
-    if mixed:  # strings as themselves (as pandas hashes them); others by type and text
-        values = pd.Series([x if isinstance(x, str) else _typed(x) for x in values], dtype=object)
+    if mixed:  # strings as themselves (as pandas hashes them); others by their text
+        as_text = _typed if typed else _text
+        values = pd.Series([x if isinstance(x, str) else as_text(x) for x in values], dtype=object)
     try:
         out = pd.util.hash_pandas_object(values, index=False, hash_key=key, categorize=False)
         return np.array(out, dtype=np.uint64)
@@ -191,14 +193,14 @@ def _text(value: object) -> str:
         return "\x00pandas-dp: a value without text"
 
 
-def _content_hash(values: pd.Series, key: str) -> U64:
+def _content_hash(values: pd.Series, key: str, typed: bool = False) -> U64:
     """pandas' hash of a column's contents, every missing value hashed alike.
 
     ``NaN``, ``None``, ``pd.NA`` and ``NaT`` are one content: a column's missing
     values hash the same whatever its dtype represents them with (a Dask frame
     holds pandas' ``str`` columns as ``string[pyarrow]``, ``NA`` for ``NaN``).
     """
-    out = _pandas_hash(values, key)
+    out = _pandas_hash(values, key, typed)
     missing = _missing(values)
     if missing.any():
         out[missing] = _MISSING_CONTENT
@@ -440,12 +442,17 @@ def contribution_mask(
 def _group_hash(
     rows: pd.DataFrame, group_by: Sequence[Hashable], grp: NDArray[np.intp], key: str
 ) -> U64:
-    """Each row's group as a 64-bit value: its key's contents, or else its code."""
+    """Each row's group as a 64-bit value: its key's contents, or else its code.
+
+    Contents are hashed with their types: two keys of one text (``1``, ``"1"``) are
+    different groups, and a tie between two groups of one unit would be broken by
+    row position.
+    """
     if not group_by:
         return grp.astype(np.uint64)
     out = np.zeros(len(rows), dtype=np.uint64)
     for i, col in enumerate(group_by):
-        out += _content_hash(rows[col], key)
+        out += _content_hash(rows[col], key, typed=True)
         _mix(out, i + 1)
     return out
 
