@@ -74,6 +74,11 @@ def exact_values(measurements: Any, data: Mapping[Any, Any]) -> dict[str, NDArra
     return out
 
 
+def _midpoint(decl: Any) -> Fraction:
+    """The declared bounds' midpoint, exactly."""
+    return Fraction(decl.lower) + Fraction(decl.width) / 2
+
+
 def _is_dask(obj: object) -> bool:
     """A Dask collection (checked without importing Dask)."""
     return type(obj).__module__.startswith("pandas_dp.engines.dask") or type(
@@ -109,7 +114,6 @@ def _moment_values(
         squares=bool(wanted & {"centred_squares", "var_direct"}),
         groups=groups,
     )
-    mid = Fraction(decl.lower) + Fraction(decl.width) / 2
     count = np.asarray(sums.count)
     total = list(sums.total_exact)
     squares = list(sums.squares_exact) if wanted & {"centred_squares", "var_direct"} else []
@@ -123,10 +127,11 @@ def _moment_values(
         elif m.statistic == "centred_squares":
             values = squares
         elif m.statistic == "sum":
+            mid = _midpoint(decl)
             values = [t + mid * int(c) for t, c in zip(total, count, strict=True)]
         elif m.statistic == "mean_direct":  # n public: a missing value counts as the midpoint
             n = int(data["rows"])
-            values = [mid + total[0] / n]
+            values = [_midpoint(decl) + total[0] / n]
         else:  # var_direct, ddof = 1, missing values at the midpoint
             n = int(data["rows"])
             values = [(squares[0] - total[0] * total[0] / n) / (n - 1)]
