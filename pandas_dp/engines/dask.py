@@ -274,9 +274,17 @@ def _reduce(frame: Any, kernel: Callable[[pd.DataFrame], Any], add: Callable[...
 
 
 def _boxed(part: pd.DataFrame, kernel: Callable[[pd.DataFrame], Any]) -> pd.Series:
-    """``kernel(part)`` as the one element of an object Series (a partition's output)."""
+    """``kernel(part)`` as the one element of an object Series (a partition's output).
+
+    The compiled kernels run in the task's own thread (:func:`_numba.serial`): Dask
+    already runs one task per worker thread (its workers start with
+    ``OMP_NUM_THREADS=1`` for the same reason).
+    """
+    from pandas_dp.engines import _numba
+
     box = np.empty(1, dtype=object)
-    box[0] = kernel(part)
+    with _numba.serial():
+        box[0] = kernel(part)
     return pd.Series(box, copy=False)
 
 
