@@ -14,7 +14,10 @@ with Polars). About 7 minutes and 2.5 GB of disk at 10**8 rows on 2 cores.
    mean, std of the 3 columns), its wall time and the peak resident memory of each
    worker process (``ru_maxrss``, which covers the worker's whole life, and the largest
    RSS sampled every 0.1 s during the release); plain Dask's ``count``/``mean``/``std``
-   on the same files; and ``ddf.dp.mean`` of one column.
+   on the same files; and ``ddf.dp.mean`` of one column. The release again on fresh
+   clusters: with larger malloc thresholds on the workers, and with
+   ``dd.read_parquet(..., filesystem="arrow")``; for each, the workers' CPU for reading
+   alone (``len`` of every partition), which the engine does not control.
 3. The pandas engine on an in-memory frame of ``--pandas-rows`` rows: ``df.dp.describe``
    with one thread (per-core reference) and with the default threads, and pandas'
    ``read_parquet`` of a tenth of the files plus the same release.
@@ -228,6 +231,9 @@ def pandas_engine(rows: int, folder: Path, repeat: int) -> dict[str, Any]:
         return frame.dp.describe(epsilon=EPSILON, bounds=BOUNDS)
 
     out["read_parquet_rows"] = per_file * len(some)
+    out["read_parquet_only_s"], out["read_parquet_only_cpu_s"] = best_cpu(
+        lambda: pd.concat([pd.read_parquet(f) for f in some], ignore_index=True), repeat
+    )
     out["read_parquet_and_describe_s"], out["read_parquet_and_describe_cpu_s"] = best_cpu(
         read_and_release, repeat
     )
@@ -248,10 +254,14 @@ def dask_cluster(
     reps: int,
     environ: dict[str, str] | None = None,
     full: bool = True,
+    filesystem: str | None = None,
 ) -> dict[str, Any]:
     """describe (and, if ``full``, plain Dask and a mean) on a 2-worker LocalCluster.
 
-    ``environ`` is added to the workers' environment (``distributed.nanny.pre-spawn-environ``).
+    ``environ`` is added to the workers' environment (``distributed.nanny.pre-spawn-environ``);
+    ``filesystem`` is passed to ``dd.read_parquet`` (``None``: Dask's default, fsspec).
+    Also timed: reading alone (``len`` of every partition, one compute), the part of a
+    release's cost that the engine does not control.
     """
     import dask
     import dask.dataframe as dd
@@ -270,7 +280,7 @@ def dask_cluster(
     ):
         workers = sorted(client.scheduler_info()["workers"])
         path = str(folder / "data")
-        ddf = dd.read_parquet(path)
+        ddf = dd.read_parquet(path, **({} if filesystem is None else {"filesystem": filesystem}))
         out["npartitions"] = ddf.npartitions
         # warm-up: import pandas_dp and compile the kernels on the workers
         ddf.partitions[:4].dp.describe(epsilon=EPSILON, bounds=BOUNDS)
@@ -288,6 +298,15 @@ def dask_cluster(
         out["describe"] = d.to_dict()
         out["worker_memory"] = _peaks([r["workers"] for r in runs])
         out["workers_environ"] = {k: v for k, v in spawn.items() if "MALLOC" in k}
+        reads: list[dict[str, Any]] = []
+        for _ in range(repeat):
+            memory = {}
+            with worker_memory(client, memory):
+                t, _ = timed(lambda: dask.compute(ddf.map_partitions(len)))
+            reads.append({"wall_s": t, "workers": memory})
+        out["read_only_s"] = [r["wall_s"] for r in reads]
+        out["read_only_cpu_s"] = [_cpu(r["workers"]) for r in reads]
+        out["filesystem"] = filesystem or "fsspec (default)"
         out["workers_restarted"] = sorted(client.scheduler_info()["workers"]) != workers
         if not full:
             return out
@@ -398,7 +417,17 @@ def summarize(res: dict[str, Any]) -> dict[str, Any]:
     tuned_wall = rows / min(dm["describe_s"]) / 2
     tuned_cpu = rows / min(dm["describe_cpu_s"])
     tuned_peak = max(max(m["sampled_peak"], m["ru_maxrss"]) for m in dm["worker_memory"].values())
+    da = res["dask_arrow"]
+    arrow_wall = rows / min(da["describe_s"]) / 2
+    arrow_cpu = rows / min(da["describe_cpu_s"])
+    arrow_peak = max(max(m["sampled_peak"], m["ru_maxrss"]) for m in da["worker_memory"].values())
     return {
+        "arrow_describe_best_s": min(da["describe_s"]),
+        "arrow_rows_per_s_per_core": arrow_wall,
+        "arrow_rows_per_cpu_s": arrow_cpu,
+        "arrow_per_core_ratio_vs_in_memory": arrow_wall / pandas_wall,
+        "arrow_per_cpu_s_ratio_vs_in_memory": arrow_cpu / pandas_cpu,
+        "arrow_peak_worker_bytes": arrow_peak,
         "malloc_describe_best_s": min(dm["describe_s"]),
         "malloc_rows_per_s_per_core": tuned_wall,
         "malloc_rows_per_cpu_s": tuned_cpu,
@@ -431,13 +460,18 @@ def summarize(res: dict[str, Any]) -> dict[str, Any]:
             and not dm["workers_restarted"],
             "malloc_per_core_throughput_ge_50pct_pandas_wall": tuned_wall / pandas_wall >= 0.5,
             "malloc_per_core_throughput_ge_50pct_pandas_cpu": tuned_cpu / pandas_cpu >= 0.5,
+            "arrow_peak_memory_per_worker_le_1GiB": arrow_peak <= 2**30
+            and not da["workers_restarted"],
+            "arrow_per_core_throughput_ge_50pct_pandas_wall": arrow_wall / pandas_wall >= 0.5,
+            "arrow_per_core_throughput_ge_50pct_pandas_cpu": arrow_cpu / pandas_cpu >= 0.5,
         },
     }
 
 
 def markdown(res: dict[str, Any]) -> str:
     s, truth, dk, pdx, od = res["summary"], res["data"], res["dask"], res["pandas"], res["opendp"]
-    dm = res["dask_malloc"]
+    dm, da = res["dask_malloc"], res["dask_arrow"]
+    rows = truth["rows"]
     mib = 2**20
     t = s["targets"]
 
@@ -539,6 +573,57 @@ def markdown(res: dict[str, Any]) -> str:
         f"% per core (wall), {100 * s['malloc_per_cpu_s_ratio_vs_in_memory']:.0f} % per CPU "
         "second.",
         "",
+        "## Reading with pyarrow's filesystem",
+        "",
+        'The same release of `dd.read_parquet(folder, filesystem="arrow")` (pyarrow '
+        "reads the files itself; with Dask's default, fsspec, pyarrow reads through "
+        "Python file objects, and every column chunk becomes a fresh Python `bytes` "
+        "buffer that the workers' allocator maps and page-faults afresh), default "
+        "workers, a fresh cluster:",
+        "",
+        "| reader | wall s | CPU s (kernel-mode) | rows/s per core | rows per CPU s "
+        "| peak RSS per worker |",
+        "|---|---|---|---|---|---|",
+        f"| fsspec (default) | {secs(dk['describe_s'])} | {secs(dk['describe_cpu_s'])} "
+        f"({secs(dk['describe_sys_s'])}) | {s['dask_rows_per_s_per_core'] / 1e6:.1f} M | "
+        f"{s['dask_rows_per_cpu_s'] / 1e6:.1f} M | {s['peak_worker_bytes'] / mib:.0f} MiB |",
+        f'| `filesystem="arrow"` | {secs(da["describe_s"])} | '
+        f"{secs(da['describe_cpu_s'])} ({secs(da['describe_sys_s'])}) | "
+        f"{s['arrow_rows_per_s_per_core'] / 1e6:.1f} M | "
+        f"{s['arrow_rows_per_cpu_s'] / 1e6:.1f} M | "
+        f"{s['arrow_peak_worker_bytes'] / mib:.0f} MiB |",
+        "",
+        f"Against the pandas engine in memory: {100 * s['arrow_per_core_ratio_vs_in_memory']:.0f} "
+        f"% per core (wall), {100 * s['arrow_per_cpu_s_ratio_vs_in_memory']:.0f} % per CPU "
+        "second.",
+        "",
+        "## Where the workers' time goes",
+        "",
+        "Both workers' CPU milliseconds per 10**6 rows (best run): the release, and "
+        "reading alone (`ddf.map_partitions(len)`, one compute: Parquet decoding, "
+        "Arrow to pandas, Dask's tasks), the part the engine does not control. Their "
+        "difference is the engine's own share (its kernels, partials and tasks). The "
+        "pandas engine in memory, for scale: "
+        f"{1e9 * pdx['describe_1_thread_cpu_s'] / pdx['rows']:.1f} ms per 10**6 rows "
+        "(50 % of its throughput: twice that).",
+        "",
+        "| workers | describe | reading alone | engine (difference) |",
+        "|---|---|---|---|",
+        f"| pandas, one process: `read_parquet` + engine | "
+        f"{1e9 * pdx['read_parquet_and_describe_cpu_s'] / pdx['read_parquet_rows']:.1f} | "
+        f"{1e9 * pdx['read_parquet_only_cpu_s'] / pdx['read_parquet_rows']:.1f} | "
+        f"{1e9 * pdx['describe_1_thread_cpu_s'] / pdx['rows']:.1f} (in memory) |",
+        "\n".join(
+            f"| {label} | {1e9 * min(r['describe_cpu_s']) / rows:.1f} | "
+            f"{1e9 * min(r['read_only_cpu_s']) / rows:.1f} | "
+            f"{1e9 * (min(r['describe_cpu_s']) - min(r['read_only_cpu_s'])) / rows:.1f} |"
+            for label, r in (
+                ("fsspec (default)", dk),
+                ("fsspec, larger malloc thresholds", dm),
+                ('`filesystem="arrow"`', da),
+            )
+        ),
+        "",
         "## Mean of one column against OpenDP's Polars `scan_parquet`",
         "",
         f"Same files, column `a`, bounds (0, 100), epsilon 1, add/remove (OpenDP: "
@@ -586,6 +671,14 @@ def markdown(res: dict[str, Any]) -> str:
         + " (wall), "
         + ("met" if t["malloc_per_core_throughput_ge_50pct_pandas_cpu"] else "**not met**")
         + " (CPU) |",
+        f'| the same, `filesystem="arrow"` | '
+        f"{100 * s['arrow_per_core_ratio_vs_in_memory']:.0f} % (wall), "
+        f"{100 * s['arrow_per_cpu_s_ratio_vs_in_memory']:.0f} % (CPU); peak "
+        f"{s['arrow_peak_worker_bytes'] / mib:.0f} MiB | "
+        + ("met" if t["arrow_per_core_throughput_ge_50pct_pandas_wall"] else "**not met**")
+        + " (wall), "
+        + ("met" if t["arrow_per_core_throughput_ge_50pct_pandas_cpu"] else "**not met**")
+        + " (CPU) |",
         "",
     ]
     return "\n".join(lines)
@@ -621,6 +714,11 @@ def main() -> None:
             args.dir, res["data"], args.repeat, 0, environ=MALLOC_ENVIRON, full=False
         )
         print("dask_malloc", res["dask_malloc"])
+        res["load"]["dask_arrow"] = os.getloadavg()[0]
+        res["dask_arrow"] = dask_cluster(
+            args.dir, res["data"], args.repeat, 0, full=False, filesystem="arrow"
+        )
+        print("dask_arrow", res["dask_arrow"])
         res["load"]["pandas"] = os.getloadavg()[0]
         res["pandas"] = pandas_engine(args.pandas_rows, args.dir, args.repeat)
         print("pandas", res["pandas"])

@@ -249,6 +249,58 @@ def test_one_compute_per_plan(df: pd.DataFrame, release: Callable[[Any], Any], r
     assert seen.runs == runs
 
 
+class _Tasks(dask.callbacks.Callback):  # type: ignore[misc]
+    """The number of tasks of each graph run."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sizes: list[int] = []
+
+    def _start(self, dsk: Any) -> None:
+        self.sizes.append(len(dsk))
+
+
+@pytest.mark.parametrize("n", PARTITIONS)
+def test_kernel_runs_in_the_partition_task(df: pd.DataFrame, n: int) -> None:
+    """One task per partition reads it and measures it (plus the data's own tasks
+    and the adding tree): no separate kernel task per partition."""
+    ddf = dd.from_pandas(df, npartitions=n)
+    with _Tasks() as seen:
+        ddf.dp.describe(epsilon=1.0, bounds=BOUNDS)
+    tree = -(-n // 16) + (n > 16)  # the adds: fan-in 16, two levels at 64 partitions
+    assert seen.sizes == [2 * n + max(tree, 1)]  # from_pandas data + fused task per partition
+
+
+def test_kernels_run_serially_in_dask_tasks(
+    df: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inside a Dask task the compiled kernels use no threads of their own (Dask's
+    threads already run one task per core); the sums are unchanged."""
+    pytest.importorskip("numba")
+    from pandas_dp.engines import _numba
+
+    monkeypatch.setattr(_numba, "PARALLEL_ROWS", 100)
+    monkeypatch.setattr(_numba, "THREADS", 2)
+    monkeypatch.setattr(engines.pandas, "FAST_MIN_ROWS", 0)
+    modes: list[bool] = []
+    real = _numba.run_parts
+
+    def spy(fn: Callable[[int, int], Any], rows: int) -> list[Any]:
+        modes.append(bool(getattr(_numba._SERIAL, "on", False)))
+        return real(fn, rows)
+
+    monkeypatch.setattr(_numba, "run_parts", spy)
+    ddf = dd.from_pandas(df, npartitions=3)
+    with dask.config.set(scheduler="threads"):
+        got = dask_engine.moments(ddf["age"], 18, 90, squares=True)
+    assert modes and all(modes)
+    modes.clear()
+    want = engines.moments(df["age"], 18, 90, squares=True)
+    assert modes and not any(modes)  # the pandas engine keeps its threads
+    assert np.array_equal(want.count, got.count)
+    assert want.total == got.total and want.squares == got.squares
+
+
 REFUSED: dict[str, Callable[[Any], Any]] = {
     "counts": lambda dp: dp.counts({"old": "age > 60"}, epsilon=1.0),
     "out_of_bounds raise": lambda dp: dp.mean(

@@ -334,3 +334,40 @@ def test_threads_work_in_a_forked_child(monkeypatch: pytest.MonkeyPatch) -> None
 
 def _child_total(x: pd.Series) -> list[int]:
     return engines.moments(x, 0.0, 10.0, squares=False).total
+
+
+def test_serial_block_runs_every_part_in_the_calling_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Inside ``serial()`` no part goes to the pool (a Dask task's kernels), and the
+    sums are the threaded ones; the block restores threading on exit, also when nested."""
+    import threading
+
+    from pandas_dp.engines import _numba
+
+    monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 0)
+    monkeypatch.setattr(_numba, "PARALLEL_ROWS", 700)
+    monkeypatch.setattr(_numba, "THREADS", 2)
+    x = pd.Series(np.linspace(-3.0, 13.0, 20001))
+    threaded = engines.moments(x, 0.0, 10.0, squares=True)
+    seen: set[int] = set()
+    real = _numba.run_parts
+
+    def spy(fn: Callable[[int, int], Any], n: int) -> list[Any]:
+        def part(start: int, stop: int) -> Any:
+            seen.add(threading.get_ident())
+            return fn(start, stop)
+
+        return real(part, n)
+
+    monkeypatch.setattr(_numba, "run_parts", spy)
+    with _numba.serial():
+        with _numba.serial():
+            pass
+        serial = engines.moments(x, 0.0, 10.0, squares=True)  # still serial after the inner block
+        assert seen == {threading.get_ident()}
+    assert len(_numba.spans(x.shape[0])) > 1
+    _same_moments(serial, threaded)
+    seen.clear()
+    engines.moments(x, 0.0, 10.0, squares=True)
+    assert seen and seen != {threading.get_ident()}  # threads again outside the block

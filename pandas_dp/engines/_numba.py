@@ -28,11 +28,12 @@ the split, the number of threads or their timing.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final, TypeVar
 
@@ -90,11 +91,31 @@ def spans(n: int) -> list[tuple[int, int]]:
     return [(start, min(start + step, n)) for start in range(0, n, step)] or [(0, 0)]
 
 
+_SERIAL = threading.local()
+
+
+@contextlib.contextmanager
+def serial() -> Iterator[None]:
+    """Within the block, this thread's kernels run every part in the calling thread.
+
+    For a task of a scheduler that already runs one task per core (a Dask worker):
+    the kernels' own threads would only compete with the other tasks. The parts,
+    hence the integers added, are the same as with threads.
+    """
+    before = getattr(_SERIAL, "on", False)
+    _SERIAL.on = True
+    try:
+        yield
+    finally:
+        _SERIAL.on = before
+
+
 def run_parts(fn: Callable[[int, int], T], n: int) -> list[T]:
     """``fn(start, stop)`` over :func:`spans` of ``n`` rows, in threads (the kernels
-    release the GIL). The caller adds the parts' integers: any order is exact."""
+    release the GIL) unless inside :func:`serial`. The caller adds the parts'
+    integers: any order is exact."""
     parts = spans(n)
-    if len(parts) > 1 and THREADS > 1:
+    if len(parts) > 1 and THREADS > 1 and not getattr(_SERIAL, "on", False):
         return list(_pool().map(lambda span: fn(*span), parts))
     return [fn(*span) for span in parts]
 

@@ -240,16 +240,63 @@ def _local(value: Any, part: pd.DataFrame) -> Any:
 
 
 def _reduce(frame: Any, kernel: Callable[[pd.DataFrame], Any], add: Callable[..., Any]) -> Any:
-    """A delayed value: ``kernel`` on every partition, partials added in a tree."""
+    """A delayed value: ``kernel`` on every partition, partials added in a tree.
+
+    The kernel runs inside each partition's own task (a ``map_partitions`` that Dask
+    fuses with the reads, column selections and concatenation before it): a
+    worker reads a partition, measures it and drops it in one task, so only the
+    small partial ever leaves the task, and there is one task per partition
+    instead of two.
+    """
     import dask
 
-    level = [dask.delayed(kernel)(p) for p in frame.to_delayed()]
-    if not level:  # no partition: the kernel on an empty frame
+    if frame.npartitions == 0:  # no partition: the kernel on an empty frame
         level = [dask.delayed(kernel)(frame._meta)]
+    else:
+        boxed = frame.map_partitions(
+            _boxed,
+            kernel,
+            meta=pd.Series(np.empty(0, dtype=object)),
+            enforce_metadata=False,
+            clear_divisions=True,
+            align_dataframes=False,
+        )
+        boxes = boxed.to_delayed()
+        if len(boxes) == 1:
+            return dask.delayed(_unbox)(boxes[0])
+        # the first level of the tree takes the boxes themselves (no task per box)
+        first = dask.delayed(partial(_add_boxed, add))
+        level = [first(*boxes[i : i + _FAN_IN]) for i in range(0, len(boxes), _FAN_IN)]
     combine = dask.delayed(add)
     while len(level) > 1:
         level = [combine(*level[i : i + _FAN_IN]) for i in range(0, len(level), _FAN_IN)]
     return level[0]
+
+
+def _boxed(part: pd.DataFrame, kernel: Callable[[pd.DataFrame], Any]) -> pd.Series:
+    """``kernel(part)`` as the one element of an object Series (a partition's output).
+
+    The compiled kernels run in the task's own thread (:func:`_numba.serial`): Dask
+    already runs one task per worker thread (its workers start with
+    ``OMP_NUM_THREADS=1`` for the same reason).
+    """
+    from pandas_dp.engines import _numba
+
+    box = np.empty(1, dtype=object)
+    with _numba.serial():
+        box[0] = kernel(part)
+    return pd.Series(box, copy=False)
+
+
+def _unbox(box: pd.Series) -> Any:
+    """The partial held by :func:`_boxed`'s Series."""
+    return box.iloc[0]
+
+
+def _add_boxed(add: Callable[..., Any], *boxes: pd.Series) -> Any:
+    """``add`` of the partials held by :func:`_boxed`'s Series."""
+    partials = [_unbox(b) for b in boxes]
+    return add(*partials) if len(partials) > 1 else partials[0]
 
 
 # ----------------------------------------------------------------------------- plans
