@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
+from numbers import Number
 from typing import Any
 
 import numpy as np
@@ -34,7 +36,7 @@ from numpy.typing import NDArray
 
 from pandas_dp.declarations import attached_schema, resolve_categories
 
-__all__ = ["PRIVATE", "Grouping", "resolve_grouping"]
+__all__ = ["PRIVATE", "Grouping", "canonical_key", "resolve_grouping"]
 
 #: ``keys="private"``: keys chosen from the data by partition selection.
 PRIVATE = "private"
@@ -93,6 +95,41 @@ class Grouping:
         if len(self.by) == 1:
             return self.keys.append(pd.Index([self.other], name=self.by[0]))
         return self.keys.append(_tuples([tuple(self.other for _ in self.by)], self.by))
+
+
+def canonical_key(key: Any) -> Any:
+    """One label for every key that compares equal to ``key``, whatever its type.
+
+    pandas groups ``1``, ``1.0``, ``True`` and ``numpy.int64(1)`` together and labels
+    the group with whichever came first in the rows. A private key released with
+    that label would tell which row came first: one added person could flip it.
+    The label is therefore a function of the group alone: a number becomes the
+    ``int`` it equals, else the ``float``, else the exact ``Fraction``; tuples and
+    frozensets are mapped element by element; anything else is kept.
+
+    Examples
+    --------
+    >>> [canonical_key(k) for k in (True, 1.0, np.int64(1), 0.5, ("a", 2.0), "1")]
+    [1, 1, 1, 0.5, ('a', 2), '1']
+    """
+    if isinstance(key, tuple):
+        return tuple(canonical_key(k) for k in key)
+    if isinstance(key, frozenset):
+        return frozenset(canonical_key(k) for k in key)
+    if isinstance(key, str | bytes) or not isinstance(key, Number):
+        return key
+    try:
+        value: Any = key.item() if isinstance(key, np.generic) else key
+        if isinstance(value, complex):
+            if value.imag != 0:
+                return value
+            value = value.real
+        if value == int(value):
+            return int(value)
+        as_float = float(value)
+        return as_float if as_float == value else Fraction(value)
+    except (TypeError, ValueError, OverflowError, ArithmeticError):  # NaN, inf, exotic
+        return key
 
 
 def _tuples(values: Sequence[tuple[Any, ...]], names: Sequence[Hashable] | None = None) -> pd.Index:

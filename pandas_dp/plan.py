@@ -50,7 +50,7 @@ from pandas_dp.accounting import rho_of_noise, rho_of_pure
 from pandas_dp.bounding import NoisePlan, apply_noise, apply_noise_exact, check_mode, plan_noise
 from pandas_dp.budget import PrivacyBudget, charge_all
 from pandas_dp.declarations import NumericDeclaration, check_out_of_bounds
-from pandas_dp.grouping import Grouping
+from pandas_dp.grouping import Grouping, canonical_key
 from pandas_dp.measure import (
     engine_input,
     exact_values,
@@ -906,10 +906,13 @@ class Plan:
         assert self.selection is not None
         keep, noisy = partition.select(counts, self.selection, self.settings.source)
         kept = np.flatnonzero(keep)
-        order = _key_order(uniques[kept])
+        labels = uniques[kept]
+        if labels.dtype == object:  # one label per group, not its first row's spelling
+            labels = pd.Index([canonical_key(k) for k in labels], dtype=object)
+        order = _key_order(labels)
         kept = kept[order]
         assert self.grouping is not None
-        self.selected = pd.Index(uniques[kept], name=self.grouping.by[0])
+        self.selected = pd.Index(labels[order], name=self.grouping.by[0])
         out[SELECTION] = noisy[kept].astype(np.float64)
         if len(self.measurements) == 1:  # the selection's counts are the release
             return dict(data)

@@ -328,6 +328,22 @@ def test_private_keys_order_does_not_depend_on_row_order() -> None:
     assert len(released[0]) == 4
 
 
+@pytest.mark.parametrize(
+    "first", [True, 1.0, np.int64(1), np.float64(1.0)], ids=lambda v: type(v).__name__
+)
+def test_a_private_key_label_does_not_tell_which_row_came_first(first: object) -> None:
+    """``1``, ``1.0`` and ``True`` are one group, which pandas labels by its first row.
+    One added person whose row comes first must not change the released label (a
+    change with certainty would break the privacy guarantee), nor its sort order."""
+    base = pd.DataFrame({"k": pd.Series([1] * 2000 + ["a"] * 2000, dtype=object)})
+    grown = pd.concat([pd.DataFrame({"k": pd.Series([first], dtype=object)}), base])
+    labels = []
+    for frame in (base, grown):
+        got = frame.dp.groupby("k", keys="private", delta=1e-6).len(epsilon=1.0, random_state=0)
+        labels.append([(type(k), k) for k in got.index])
+    assert labels[0] == labels[1] == [(int, 1), (str, "a")]
+
+
 @pytest.mark.parametrize("release", ["cov", "describe", "value_counts", "count"])
 def test_every_frame_method_scales_with_the_privacy_unit(release: str) -> None:
     """privacy_unit reaches each frame method's sensitivities (k = 3: three times)."""
