@@ -25,7 +25,7 @@ from pandas_dp import statistics as st
 from pandas_dp.declarations import CategoricalDeclaration, NumericDeclaration
 from pandas_dp.grouping import Grouping
 from pandas_dp.histograms import _exact_buckets, _share_bounds
-from pandas_dp.plan import Plan, Settings, engine_input
+from pandas_dp.plan import Plan, engine_input
 from pandas_dp.quantile_tree import (
     Tree,
     _exact_tree,
@@ -34,6 +34,7 @@ from pandas_dp.quantile_tree import (
     read_quantiles,
 )
 from pandas_dp.quantiles import BRANCHING, DEFAULT_BINS, check_bins
+from pandas_dp.settings import Settings
 
 __all__ = ["check_percentiles", "release_describe"]
 

@@ -33,7 +33,8 @@ from pandas_dp.histograms import (
     _reordered,
     _share_bounds,
 )
-from pandas_dp.plan import Plan, Settings, engine_input
+from pandas_dp.plan import Plan, engine_input
+from pandas_dp.settings import Settings
 from pandas_dp.statistics import build_metadata, validate
 
 __all__ = ["release_contingency", "release_group_counts", "release_group_sizes"]

@@ -26,7 +26,8 @@ from pandas_dp import engines
 from pandas_dp.grouping import Grouping
 
 if TYPE_CHECKING:
-    from pandas_dp.plan import Measurement, Settings
+    from pandas_dp.plan import Measurement
+    from pandas_dp.settings import Settings
 
 __all__ = ["engine_input", "exact_values", "kept_groups", "observed_counts", "series_data"]
 

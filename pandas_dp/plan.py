@@ -37,7 +37,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -47,9 +47,9 @@ from numpy.typing import NDArray
 from pandas_dp import engines
 from pandas_dp import sensitivity as sensitivity_table
 from pandas_dp.accounting import rho_of_noise, rho_of_pure
-from pandas_dp.bounding import NoisePlan, apply_noise, apply_noise_exact, check_mode, plan_noise
-from pandas_dp.budget import PrivacyBudget, charge_all
-from pandas_dp.declarations import NumericDeclaration, check_out_of_bounds
+from pandas_dp.bounding import NoisePlan, apply_noise, apply_noise_exact, plan_noise
+from pandas_dp.budget import charge_all
+from pandas_dp.declarations import NumericDeclaration
 from pandas_dp.grouping import Grouping, canonical_key
 from pandas_dp.measure import (
     engine_input,
@@ -58,20 +58,17 @@ from pandas_dp.measure import (
     observed_counts,
     series_data,
 )
-from pandas_dp.mechanisms import RandomSource
 from pandas_dp.sensitivity import (
-    check_neighbouring,
     output_range,
     pair_sensitivity,
     sensitivity,
 )
+from pandas_dp.settings import Settings
 
 __all__ = [
-    "Contributions",
     "Grouping",
     "Measurement",
     "Plan",
-    "Settings",
     "direct_allowance",
     "engine_input",
     "series_data",
@@ -84,108 +81,6 @@ SELECTION = "groups: distinct units"
 
 #: The sufficient statistics one pass over a column yields.
 MOMENTS: tuple[str, ...] = ("count", "centred_sum", "centred_squares", "sum")
-
-
-@dataclass(frozen=True)
-class Contributions:
-    """What one privacy unit may contribute (public; REFERENCE.md §9, §10).
-
-    Attributes
-    ----------
-    unit : label or None
-        The column naming the privacy unit; ``None``: every row is its own unit.
-    rows : int
-        ``max_rows_per_unit`` (``k``): rows one unit may hold in all.
-    groups : int
-        ``max_groups_per_unit`` (``g``): groups one unit may touch in a group-by.
-    rows_per_group : int
-        ``max_rows_per_group`` (``c``): rows one unit may hold in one group.
-    """
-
-    unit: Hashable | None = None
-    rows: int = 1
-    groups: int = 1
-    rows_per_group: int = 1
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The privacy keyword arguments of a call, validated once (public facts only).
-
-    Attributes
-    ----------
-    epsilon, delta : float
-        The budget of the whole release.
-    mechanism : {"laplace", "gaussian"}
-    bounding : {"bit", "truncated", "none"}
-    neighbouring : {"add_remove", "substitute"}
-        ``"add_remove"`` (default): the number of rows is private.
-        ``"substitute"``: the frame's length is declared public.
-    out_of_bounds : {"clip", "raise"}
-    random_state : None, int or Generator
-        ``None``: noise from the OS CSPRNG.
-    budget : PrivacyBudget or None
-    rows : int or None
-        The frame's length where it is public (``substitute``), else ``None``.
-    contributions : Contributions
-        The privacy unit and its contribution bounds (default: one row per unit).
-    """
-
-    epsilon: float
-    delta: float = 0.0
-    mechanism: str = "laplace"
-    bounding: str = "bit"
-    neighbouring: str = "add_remove"
-    out_of_bounds: str = "clip"
-    random_state: Any = None
-    budget: PrivacyBudget | None = None
-    rows: int | None = None
-    contributions: Contributions = Contributions()
-    source: RandomSource = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        eps = self.epsilon
-        if isinstance(eps, bool) or not isinstance(eps, int | float | np.number):
-            raise TypeError(
-                f"epsilon must be a number (e.g. epsilon=1.0); got {type(eps).__name__}"
-            )
-        if not (math.isfinite(eps) and eps > 0):
-            raise ValueError(
-                f"epsilon must be a positive finite number (e.g. epsilon=1.0); got {eps}"
-            )
-        dlt = self.delta
-        if isinstance(dlt, bool) or not isinstance(dlt, int | float | np.number):
-            raise TypeError(f"delta must be a number (e.g. delta=1e-6); got {type(dlt).__name__}")
-        object.__setattr__(self, "epsilon", float(eps))
-        object.__setattr__(self, "delta", float(dlt))
-        check_mode(self.mechanism, self.bounding, self.delta)
-        check_neighbouring(self.neighbouring)
-        check_out_of_bounds(self.out_of_bounds)
-        object.__setattr__(self, "source", RandomSource(self.random_state))
-
-    def noise(
-        self, sensitivity: Any, lower: Any, upper: Any, *, share: float = 1.0, **options: Any
-    ) -> NoisePlan:
-        """Calibrate noise for a vector with ``share`` of this call's epsilon and delta.
-
-        ``options`` go to :func:`~pandas_dp.bounding.plan_noise` (``integer``,
-        ``joint_l1``, ``joint_l2``, ``max_changed``, ``bounding``).
-        """
-        options.setdefault("bounding", self.bounding)
-        return plan_noise(
-            np.asarray(sensitivity, dtype=np.float64),
-            np.asarray(lower, dtype=np.float64),
-            np.asarray(upper, dtype=np.float64),
-            epsilon=self.epsilon * share,
-            delta=self.delta * share,
-            mechanism=self.mechanism,
-            **options,
-        )
-
-    @property
-    def public_n(self) -> int | None:
-        """The frame's length, where the relation declares it public."""
-        return self.rows if self.neighbouring == "substitute" else None
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from pandas_dp.bounding import NoisePlan, apply_noise
 from pandas_dp.declarations import NumericDeclaration
 from pandas_dp.engines.grid import check_grid
 from pandas_dp.grouping import Grouping
-from pandas_dp.plan import Plan, Settings, engine_input
+from pandas_dp.plan import Plan, engine_input
 from pandas_dp.quantile_search import (
     check_rates,
     ladder_counts,
@@ -55,6 +55,7 @@ from pandas_dp.quantile_tree import (
     read_quantiles,
 )
 from pandas_dp.result import DPFloat
+from pandas_dp.settings import Settings
 from pandas_dp.statistics import build_metadata, validate
 
 __all__ = [

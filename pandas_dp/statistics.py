@@ -29,9 +29,10 @@ from numpy.typing import NDArray
 from pandas_dp import estimators as est
 from pandas_dp.declarations import NumericDeclaration
 from pandas_dp.grouping import Grouping
-from pandas_dp.plan import Measurement, Plan, Settings, engine_input
+from pandas_dp.plan import Measurement, Plan, engine_input
 from pandas_dp.result import DPFloat, DPInt, DPMetadata, deferred
 from pandas_dp.sensitivity import output_range
+from pandas_dp.settings import Settings
 
 __all__ = [
     "MOMENT_WEIGHTS",

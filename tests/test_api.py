@@ -305,7 +305,8 @@ def test_secure_noise_differs_between_calls(df: pd.DataFrame) -> None:
 def _grid_step(statistic: str, bounds: tuple[float, float], **settings: object) -> float:
     """The noise grid of a one-measurement release, from its (public) plan."""
     from pandas_dp.declarations import NumericDeclaration
-    from pandas_dp.plan import Plan, Settings
+    from pandas_dp.plan import Plan
+    from pandas_dp.settings import Settings
 
     plan = Plan(Settings(**settings))  # type: ignore[arg-type]
     (key,) = plan.moments(NumericDeclaration("age", *bounds), (statistic,)).values()

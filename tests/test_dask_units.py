@@ -25,7 +25,7 @@ from pandas_dp import engines, measure  # noqa: E402
 from pandas_dp.declarations import NumericDeclaration  # noqa: E402
 from pandas_dp.engines import dask as dask_engine  # noqa: E402
 from pandas_dp.errors import BudgetExceededError  # noqa: E402
-from pandas_dp.plan import Contributions, Settings  # noqa: E402
+from pandas_dp.settings import Contributions, Settings  # noqa: E402
 
 PARTITIONS = (1, 7, 64)
 KEYS = list("abcdefgh")

@@ -48,8 +48,9 @@ from pandas_dp import estimators as est
 from pandas_dp.bounding import NoisePlan, apply_noise, plan_noise
 from pandas_dp.declarations import NumericDeclaration
 from pandas_dp.mechanisms import RandomSource
-from pandas_dp.plan import Settings, direct_allowance
+from pandas_dp.plan import direct_allowance
 from pandas_dp.sensitivity import output_range, sensitivity
+from pandas_dp.settings import Settings
 from pandas_dp.statistics import plan_moments
 
 ALPHA = 1e-4
@@ -521,7 +522,7 @@ def joint_bins(x: np.ndarray, top: int) -> np.ndarray:
 def test_grouped_count_unit_in_two_groups_worst_case(bounding: str) -> None:
     """A unit with one row in each of two groups (k = 2, g = 2, c = 1) added: both
     counts move by one. The grouped plan's L1 of 2 must hold the joint output to eps."""
-    from pandas_dp.plan import Contributions
+    from pandas_dp.settings import Contributions
 
     contrib = Contributions("pid", rows=2, groups=2, rows_per_group=1)
     plan = grouped_count_plan(contrib, bounding=bounding)
@@ -534,7 +535,7 @@ def test_grouped_count_unit_in_two_groups_worst_case(bounding: str) -> None:
 def test_grouped_count_without_contribution_bounds_is_detected() -> None:
     """The same neighbours under the one-row-per-unit plan (groups in parallel, L1 1):
     the privacy loss is 2 eps, and the test sees it (power check)."""
-    from pandas_dp.plan import Contributions
+    from pandas_dp.settings import Contributions
 
     plan = grouped_count_plan(Contributions())
     small = joint_releases(plan, np.array([3.0, 3.0]), 13, 100_000)

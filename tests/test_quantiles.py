@@ -20,7 +20,7 @@ from pandas_dp import PrivacyBudget, engines
 from pandas_dp.bounding import NoisePlan, apply_noise
 from pandas_dp.errors import MissingBoundsError
 from pandas_dp.mechanisms import RandomSource
-from pandas_dp.plan import Plan, Settings
+from pandas_dp.plan import Plan
 from pandas_dp.quantile_tree import (
     Tree,
     consistent_leaves,
@@ -29,6 +29,7 @@ from pandas_dp.quantile_tree import (
     tail_width,
     tree_counts,
 )
+from pandas_dp.settings import Settings
 
 RNG = np.random.default_rng(12345)
 UNIFORM = pd.Series(RNG.uniform(0, 100, 20_000), name="x")

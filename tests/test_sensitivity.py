@@ -43,7 +43,7 @@ import pytest
 from pandas_dp import engines, measure
 from pandas_dp.declarations import NumericDeclaration
 from pandas_dp.errors import InvalidBoundsError
-from pandas_dp.plan import Plan, Settings
+from pandas_dp.plan import Plan
 from pandas_dp.sensitivity import (
     NEIGHBOURING,
     PAIR_TABLE,
@@ -53,6 +53,7 @@ from pandas_dp.sensitivity import (
     rule,
     sensitivity,
 )
+from pandas_dp.settings import Settings
 
 NAN = math.nan
 #: Declared bounds: around 0, positive, negative, and two where the half-width is

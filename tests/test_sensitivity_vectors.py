@@ -40,8 +40,9 @@ import pytest
 
 from pandas_dp import engines
 from pandas_dp.declarations import NumericDeclaration
-from pandas_dp.plan import Plan, Settings
+from pandas_dp.plan import Plan
 from pandas_dp.sensitivity import NEIGHBOURING, PAIR_TABLE, TABLE, pair_sensitivity, sensitivity
+from pandas_dp.settings import Settings
 
 CATEGORIES = ("a", "b", "c")
 #: declared categories, an undeclared value, a missing value

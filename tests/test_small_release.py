@@ -19,8 +19,9 @@ from pandas_dp.budget import charge_all
 from pandas_dp.declarations import NumericDeclaration
 from pandas_dp.grouping import Grouping
 from pandas_dp.mechanisms import RandomSource
-from pandas_dp.plan import Contributions, Plan, Settings
+from pandas_dp.plan import Plan
 from pandas_dp.result import DPMetadata
+from pandas_dp.settings import Contributions, Settings
 
 SERIES = pd.Series(np.random.default_rng(5).uniform(0.0, 100.0, 100), name="x")
 STATISTICS = ("count", "centred_sum", "centred_squares", "sum")

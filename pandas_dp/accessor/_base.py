@@ -21,8 +21,8 @@ from pandas_dp.declarations import (
     split_declared,
 )
 from pandas_dp.errors import MissingBoundsError
-from pandas_dp.plan import Contributions
 from pandas_dp.result import DPFloat, DPInt
+from pandas_dp.settings import Contributions
 
 Columns = Hashable | Sequence[Hashable] | None
 
@@ -191,7 +191,7 @@ class _Base:
         return Contributions()
 
     def _rows(self, neighbouring: str) -> int | None:
-        """The frame's length for :class:`~pandas_dp.plan.Settings` (public only under
+        """The frame's length for :class:`~pandas_dp.settings.Settings` (public only under
         ``"substitute"``; the Dask accessor computes it only then)."""
         return len(self._obj)
 

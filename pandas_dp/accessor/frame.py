@@ -24,9 +24,9 @@ from pandas_dp.declarations import (
 from pandas_dp.describe import check_percentiles, release_describe
 from pandas_dp.grouped import release_contingency
 from pandas_dp.grouping import resolve_grouping
-from pandas_dp.plan import Contributions
 from pandas_dp.quantiles import DEFAULT_BINS
 from pandas_dp.result import DPFloat, DPInt
+from pandas_dp.settings import Contributions
 
 
 def _declares_categories(column: Hashable, categories: Any) -> bool:

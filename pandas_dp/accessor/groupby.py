@@ -29,8 +29,8 @@ from pandas_dp.declarations import (
 )
 from pandas_dp.describe import check_percentiles, release_describe
 from pandas_dp.grouping import Grouping, resolve_grouping
-from pandas_dp.plan import Contributions
 from pandas_dp.quantiles import DEFAULT_BINS
+from pandas_dp.settings import Contributions
 
 __all__ = ["DPGroupBy", "contributions"]
 

@@ -1,0 +1,132 @@
+"""The privacy keyword arguments of a release, validated once: :class:`Settings`.
+
+A call's ``epsilon``, ``delta``, mechanism, output bounding, neighbouring relation,
+out-of-bounds policy, randomness and budget, and the privacy unit's contribution
+bounds (:class:`Contributions`): public facts only, checked before anything is
+charged or read. :mod:`pandas_dp.plan` builds its measurements from them.
+
+Examples
+--------
+>>> s = Settings(epsilon=1.0, neighbouring="substitute", rows=100)
+>>> s.public_n, s.contributions.rows
+(100, 1)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from pandas_dp.bounding import NoisePlan, check_mode, plan_noise
+from pandas_dp.budget import PrivacyBudget
+from pandas_dp.declarations import check_out_of_bounds
+from pandas_dp.mechanisms import RandomSource
+from pandas_dp.sensitivity import check_neighbouring
+
+__all__ = ["Contributions", "Settings"]
+
+
+@dataclass(frozen=True)
+class Contributions:
+    """What one privacy unit may contribute (public; REFERENCE.md §9, §10).
+
+    Attributes
+    ----------
+    unit : label or None
+        The column naming the privacy unit; ``None``: every row is its own unit.
+    rows : int
+        ``max_rows_per_unit`` (``k``): rows one unit may hold in all.
+    groups : int
+        ``max_groups_per_unit`` (``g``): groups one unit may touch in a group-by.
+    rows_per_group : int
+        ``max_rows_per_group`` (``c``): rows one unit may hold in one group.
+    """
+
+    unit: Hashable | None = None
+    rows: int = 1
+    groups: int = 1
+    rows_per_group: int = 1
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The privacy keyword arguments of a call, validated once (public facts only).
+
+    Attributes
+    ----------
+    epsilon, delta : float
+        The budget of the whole release.
+    mechanism : {"laplace", "gaussian"}
+    bounding : {"bit", "truncated", "none"}
+    neighbouring : {"add_remove", "substitute"}
+        ``"add_remove"`` (default): the number of rows is private.
+        ``"substitute"``: the frame's length is declared public.
+    out_of_bounds : {"clip", "raise"}
+    random_state : None, int or Generator
+        ``None``: noise from the OS CSPRNG.
+    budget : PrivacyBudget or None
+    rows : int or None
+        The frame's length where it is public (``substitute``), else ``None``.
+    contributions : Contributions
+        The privacy unit and its contribution bounds (default: one row per unit).
+    """
+
+    epsilon: float
+    delta: float = 0.0
+    mechanism: str = "laplace"
+    bounding: str = "bit"
+    neighbouring: str = "add_remove"
+    out_of_bounds: str = "clip"
+    random_state: Any = None
+    budget: PrivacyBudget | None = None
+    rows: int | None = None
+    contributions: Contributions = Contributions()
+    source: RandomSource = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        eps = self.epsilon
+        if isinstance(eps, bool) or not isinstance(eps, int | float | np.number):
+            raise TypeError(
+                f"epsilon must be a number (e.g. epsilon=1.0); got {type(eps).__name__}"
+            )
+        if not (math.isfinite(eps) and eps > 0):
+            raise ValueError(
+                f"epsilon must be a positive finite number (e.g. epsilon=1.0); got {eps}"
+            )
+        dlt = self.delta
+        if isinstance(dlt, bool) or not isinstance(dlt, int | float | np.number):
+            raise TypeError(f"delta must be a number (e.g. delta=1e-6); got {type(dlt).__name__}")
+        object.__setattr__(self, "epsilon", float(eps))
+        object.__setattr__(self, "delta", float(dlt))
+        check_mode(self.mechanism, self.bounding, self.delta)
+        check_neighbouring(self.neighbouring)
+        check_out_of_bounds(self.out_of_bounds)
+        object.__setattr__(self, "source", RandomSource(self.random_state))
+
+    def noise(
+        self, sensitivity: Any, lower: Any, upper: Any, *, share: float = 1.0, **options: Any
+    ) -> NoisePlan:
+        """Calibrate noise for a vector with ``share`` of this call's epsilon and delta.
+
+        ``options`` go to :func:`~pandas_dp.bounding.plan_noise` (``integer``,
+        ``joint_l1``, ``joint_l2``, ``max_changed``, ``bounding``).
+        """
+        options.setdefault("bounding", self.bounding)
+        return plan_noise(
+            np.asarray(sensitivity, dtype=np.float64),
+            np.asarray(lower, dtype=np.float64),
+            np.asarray(upper, dtype=np.float64),
+            epsilon=self.epsilon * share,
+            delta=self.delta * share,
+            mechanism=self.mechanism,
+            **options,
+        )
+
+    @property
+    def public_n(self) -> int | None:
+        """The frame's length, where the relation declares it public."""
+        return self.rows if self.neighbouring == "substitute" else None
