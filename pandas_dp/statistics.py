@@ -599,7 +599,7 @@ def release_agg(
         },
         output_bounds={f"{c} {s}": table.ranges[(c, s)] for c, s in pairs},
         interval=partial(_stacked, fns),
-        index=[(k, c, s) for k in index for c, s in pairs],
+        index=[(k, c, s) for k in index for c, s in pairs] if grouping is not None else pairs,
         details={
             "method": table.method,
             "ddof": ddof,

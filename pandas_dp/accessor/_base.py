@@ -44,6 +44,54 @@ def _check_numeric(statistic: str, columns: dict[Hashable, pd.Series]) -> None:
             )
 
 
+#: The statistics ``agg`` measures from one (count, centred sum, centred squares).
+AGGREGATIONS: tuple[str, ...] = ("count", "sum", "mean", "var", "std")
+
+
+def agg_requests(func: Any) -> dict[Hashable, tuple[str, ...]]:
+    """``column -> statistic(s)`` of an ``agg`` call, checked (before any charge)."""
+    if not isinstance(func, Mapping) or not func:
+        raise TypeError(
+            "agg takes a non-empty dict column -> statistic or list of statistics, "
+            "e.g. {'age': ['mean', 'std']}"
+        )
+    requests: dict[Hashable, tuple[str, ...]] = {}
+    for column, stats in func.items():
+        listed = (stats,) if isinstance(stats, str) else tuple(stats)
+        unknown = [s for s in listed if s not in AGGREGATIONS]
+        if unknown or not listed:
+            raise ValueError(
+                f"agg: unknown statistic(s) {unknown} for {column!r}; use any of "
+                f"{list(AGGREGATIONS)}"
+            )
+        requests[column] = listed
+    return requests
+
+
+def moment_declarations(
+    columns: dict[Hashable, pd.Series],
+    requests: Mapping[Hashable, Sequence[str]],
+    *,
+    bounds: Any,
+    schema: Any,
+    attached: Any,
+    known: list[Hashable] | None,
+) -> dict[Hashable, NumericDeclaration]:
+    """Declared bounds of the columns whose statistics need them (a count needs none)."""
+    needing = {c: columns[c] for c, sts in requests.items() if set(sts) - {"count"}}
+    if needing:
+        wanted = {s for c in needing for s in requests[c]} - {"count"}
+        _check_numeric("/".join(sorted(wanted)), needing)
+    decls = (
+        resolve_bounds(needing, bounds=bounds, schema=schema, attached=attached, known=known)
+        if needing
+        else {}
+    )
+    for c in columns:  # count alone reads no bounds
+        decls.setdefault(c, NumericDeclaration(c, 0.0, 1.0))
+    return decls
+
+
 #: Keywords ``df.dp(...)`` may bind as defaults for every method that takes them.
 BINDABLE: tuple[str, ...] = (
     "epsilon",

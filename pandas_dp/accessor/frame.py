@@ -13,7 +13,15 @@ from pandas_dp import covariance as covmod
 from pandas_dp import histograms as hist
 from pandas_dp import quantiles as qmod
 from pandas_dp import statistics as st
-from pandas_dp.accessor._base import Columns, _Base, _check_numeric, _is_numeric, describe_columns
+from pandas_dp.accessor._base import (
+    Columns,
+    _Base,
+    _check_numeric,
+    _is_numeric,
+    agg_requests,
+    describe_columns,
+    moment_declarations,
+)
 from pandas_dp.accessor._docs import stamp_docs
 from pandas_dp.accessor.groupby import DPGroupBy, contributions
 from pandas_dp.budget import PrivacyBudget
@@ -617,6 +625,84 @@ class DPFrameAccessor(_Base):
             corr=corr,
             frame=self._obj,
         )
+
+    def agg(
+        self,
+        func: Any,
+        *,
+        epsilon: float,
+        ddof: int = 1,
+        delta: float = 0.0,
+        bounds: Any = None,
+        schema: Any = None,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "add_remove",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
+    ) -> pd.Series | pd.DataFrame:
+        """Several statistics of several columns in one release, like ``df.agg(func)``.
+
+        One plan, one charge: the statistics of one column share one measured
+        (count, centred sum, centred squares), so ``{"age": ["count", "mean",
+        "std"]}`` costs what one ``std`` costs.
+
+        Parameters
+        ----------
+        func : str, list of str or dict
+            A statistic or a list of them for every numeric column, or a dict
+            ``column -> statistic`` or ``column -> [statistics]``; each one of
+            ``"count"``, ``"sum"``, ``"mean"``, ``"var"``, ``"std"``.
+        ddof : int, default 1
+            Delta degrees of freedom of ``var`` and ``std``, as in pandas.
+
+        Returns
+        -------
+        Series or DataFrame
+            As pandas returns: a Series indexed by column when every column gets one
+            statistic given as a string; else a DataFrame with one row per statistic
+            and one column per column (missing where a column's statistic was not
+            asked for). ``attrs["dp"].interval(alpha)`` is indexed by (column,
+            statistic).
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> df = pd.DataFrame({"age": [23.0, 35.0, 51.0, 64.0] * 250})
+        >>> t = df.dp.agg({"age": ["count", "mean", "std"]}, epsilon=1.0,
+        ...               bounds=(0, 100), random_state=0)
+        >>> list(t.index), list(t.columns)
+        (['count', 'mean', 'std'], ['age'])
+        """
+        settings = self._settings(locals())
+        if isinstance(func, str) or (isinstance(func, Sequence) and not isinstance(func, Mapping)):
+            func = dict.fromkeys(self._select(None)[0], func)
+        requests = agg_requests(func)
+        selected, _ = self._select(list(requests))
+        decls = moment_declarations(
+            selected,
+            requests,
+            bounds=bounds,
+            schema=schema,
+            attached=attached_schema(self._obj) if bounds is None and schema is None else None,
+            known=self._known(),
+        )
+        table = st.release_agg(requests, selected, decls, settings, ddof=ddof, frame=self._obj)
+        row: dict[Any, Any] = {pair: table[pair].iloc[0] for pair in table.columns}
+        if all(isinstance(v, str) for v in func.values()):
+            out: pd.Series | pd.DataFrame = pd.Series(
+                [row[(c, requests[c][0])] for c in requests], index=list(requests)
+            )
+        else:
+            stats = list(dict.fromkeys(s for sts in requests.values() for s in sts))
+            out = pd.DataFrame(
+                {c: [row.get((c, s), np.nan) for s in stats] for c in requests}, index=stats
+            )
+        out.attrs["dp"] = table.attrs["dp"]
+        return out
 
     def describe(
         self,

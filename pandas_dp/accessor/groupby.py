@@ -18,7 +18,13 @@ import pandas as pd
 from pandas_dp import grouped
 from pandas_dp import quantiles as qmod
 from pandas_dp import statistics as st
-from pandas_dp.accessor._base import Columns, _check_numeric, describe_columns
+from pandas_dp.accessor._base import (
+    Columns,
+    _check_numeric,
+    agg_requests,
+    describe_columns,
+    moment_declarations,
+)
 from pandas_dp.accessor._docs import stamp_docs
 from pandas_dp.budget import PrivacyBudget
 from pandas_dp.declarations import (
@@ -35,7 +41,6 @@ from pandas_dp.settings import Contributions
 __all__ = ["DPGroupBy", "contributions"]
 
 #: The statistics :meth:`DPGroupBy.agg` knows.
-AGGREGATIONS: tuple[str, ...] = ("count", "sum", "mean", "var", "std")
 
 
 def contributions(
@@ -193,26 +198,15 @@ class DPGroupBy:
         settings = self._settings(kw, schema)
         cols = {c: self._frame[c] for c in requests}
         wanted = {s for sts in requests.values() for s in sts}
-        needs_bounds = wanted - {"count"}
-        if needs_bounds:
-            _check_numeric("/".join(sorted(needs_bounds)), {c: cols[c] for c in cols})
         bounds = kw.get("bounds")
-        attached = attached_schema(self._frame) if bounds is None and schema is None else None
-        decls = (
-            resolve_bounds(
-                cols,
-                bounds=bounds,
-                schema=schema,
-                attached=attached,
-                known=list(self._frame.columns),
-            )
-            if needs_bounds
-            else {}
+        decls = moment_declarations(
+            cols,
+            requests,
+            bounds=bounds,
+            schema=schema,
+            attached=attached_schema(self._frame) if bounds is None and schema is None else None,
+            known=list(self._frame.columns),
         )
-        from pandas_dp.declarations import NumericDeclaration
-
-        for c in cols:  # count alone reads no bounds
-            decls.setdefault(c, NumericDeclaration(c, 0.0, 1.0))
         if len(wanted) == 1 and all(len(v) == 1 for v in requests.values()):
             statistic = next(iter(wanted))
             return st.release_moments(
@@ -453,21 +447,7 @@ class DPGroupBy:
         """
         kw = dict(locals())
         del kw["self"], kw["func"]
-        if not isinstance(func, Mapping) or not func:
-            raise TypeError(
-                "agg takes a non-empty dict column -> statistic or list of statistics, "
-                "e.g. {'age': ['mean', 'std']}"
-            )
-        requests: dict[Hashable, tuple[str, ...]] = {}
-        for column, stats in func.items():
-            listed = (stats,) if isinstance(stats, str) else tuple(stats)
-            unknown = [s for s in listed if s not in AGGREGATIONS]
-            if unknown or not listed:
-                raise ValueError(
-                    f"agg: unknown statistic(s) {unknown} for {column!r}; use any of "
-                    f"{list(AGGREGATIONS)}"
-                )
-            requests[column] = listed
+        requests = agg_requests(func)
         self._columns(list(requests), self._grouping(schema))
         table: pd.DataFrame = self._moments(requests, kw, scalar=False)
         if all(isinstance(v, str) for v in func.values()):

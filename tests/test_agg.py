@@ -1,0 +1,99 @@
+"""``df.dp.agg``: several statistics in one plan, shaped like ``df.agg``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pandas_dp
+
+BOUNDS = {"a": (0.0, 100.0), "b": (0.0, 1.0)}
+
+
+@pytest.fixture
+def df() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    return pd.DataFrame(
+        {"a": rng.uniform(0, 100, 2000), "b": rng.uniform(0, 1, 2000), "c": ["x", "y"] * 1000}
+    )
+
+
+def test_shapes_follow_pandas(df: pd.DataFrame) -> None:
+    kw = {"epsilon": 1.0, "bounds": BOUNDS, "random_state": 0}
+    numeric = df[["a", "b"]]
+    for func in (
+        {"a": ["count", "mean", "std"], "b": "sum"},
+        {"a": "mean", "b": "sum"},
+        ["mean", "count"],
+        "mean",
+    ):
+        want = numeric.agg(func)
+        got = df.dp.agg(func, **kw)
+        assert type(got) is type(want), func
+        assert list(got.index) == list(want.index), func
+        if isinstance(want, pd.DataFrame):
+            assert list(got.columns) == list(want.columns), func
+            assert (got.isna() == want.isna()).all().all(), func
+
+
+def test_large_epsilon_recovers_pandas(df: pd.DataFrame) -> None:
+    func = {"a": ["count", "mean", "std", "var"], "b": ["sum", "mean"]}
+    got = df.dp.agg(func, epsilon=1e6, bounds=BOUNDS, random_state=1)
+    want = df[["a", "b"]].agg(func)
+    assert np.allclose(got.to_numpy(), want.to_numpy(), rtol=1e-3, atol=1e-3, equal_nan=True)
+
+
+def test_one_column_shares_one_triple_and_one_charge(df: pd.DataFrame) -> None:
+    """count, mean and std of a column: one count, one centred sum, one centred
+    squares measured; the whole epsilon charged once."""
+    budget = pandas_dp.PrivacyBudget(epsilon=3.0)
+    t = df.dp.agg(
+        {"a": ["count", "mean", "std"]}, epsilon=1.0, bounds=BOUNDS, budget=budget, random_state=2
+    )
+    assert budget.spent == (1.0, 0.0)
+    measured = sorted(t.attrs["dp"].sensitivity.index)
+    assert measured == ["a: centred_squares", "a: centred_sum", "a: count"]
+
+
+@pytest.mark.parametrize("statistic", ["count", "sum", "mean", "var", "std"])
+def test_a_single_statistic_is_the_method_release(df: pd.DataFrame, statistic: str) -> None:
+    """The same plan as ``df.dp.<statistic>``: the same seeded value."""
+    kw = {"epsilon": 1.0, "bounds": BOUNDS, "random_state": 5}
+    if statistic == "count":  # df.dp.count counts every column: use the Series'
+        kw.pop("bounds")
+        alone = float(df["a"].dp.count(**kw))
+    else:
+        alone = float(getattr(df.dp, statistic)("a", **kw))
+    assert float(df.dp.agg({"a": statistic}, **kw)["a"]) == alone
+
+
+def test_interval_per_column_and_statistic(df: pd.DataFrame) -> None:
+    t = df.dp.agg({"a": ["mean", "std"], "b": "sum"}, epsilon=1.0, bounds=BOUNDS, random_state=3)
+    band = t.attrs["dp"].interval(0.05)
+    assert list(band.index) == [("a", "mean"), ("a", "std"), ("b", "sum")]
+    for (column, statistic), (lo, hi) in band.iterrows():
+        assert lo <= t.loc[statistic, column] <= hi
+
+
+@pytest.mark.parametrize(
+    ("func", "error", "fragment"),
+    [
+        ({"a": "median"}, ValueError, "unknown statistic"),
+        ({}, TypeError, "non-empty dict"),
+        ({"c": "mean"}, TypeError, "needs numeric columns"),
+        ({"zz": "mean"}, KeyError, "not in the frame"),
+    ],
+)
+def test_errors_before_the_charge(
+    df: pd.DataFrame, func: object, error: type, fragment: str
+) -> None:
+    budget = pandas_dp.PrivacyBudget(epsilon=1.0)
+    with pytest.raises(error, match=fragment):
+        df.dp.agg(func, epsilon=1.0, bounds=BOUNDS, budget=budget)
+    assert budget.spent == (0.0, 0.0)
+
+
+def test_a_count_needs_no_bounds(df: pd.DataFrame) -> None:
+    counts = df.dp.agg({"c": "count", "a": "count"}, epsilon=1.0, random_state=4)
+    assert counts.dtype == np.int64 and list(counts.index) == ["c", "a"]
