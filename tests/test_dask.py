@@ -97,6 +97,15 @@ RELEASES: dict[str, Callable[[Any], Any]] = {
     "describe": lambda dp: dp.describe(
         epsilon=1.0, bounds=BOUNDS, categories=CATS, random_state=11
     ),
+    "agg": lambda dp: dp.agg(
+        {"age": ["count", "mean", "std"], "income": "sum"},
+        epsilon=1.0,
+        bounds=BOUNDS,
+        random_state=18,
+    ),
+    "agg of every column": lambda dp: dp.agg(
+        ["mean", "std"], epsilon=1.0, bounds=BOUNDS, random_state=19
+    ),
     "value_counts": lambda dp: dp.value_counts(
         "region", epsilon=1.0, categories=CATS, random_state=12
     ),
