@@ -130,9 +130,7 @@ def release_describe(
         grid_noise = plan.measurements[grid_keys[c]].calibrated
         for g in range(groups):
             for stat in _ROWS:
-                value, fn, _ = st._estimate(
-                    entries[(c, stat)], plan, noisy, ddof=1, clamp=clamp, g=g
-                )
+                value, fn = st._estimate(entries[(c, stat)], plan, noisy, ddof=1, clamp=clamp, g=g)
                 cells[g][(c, stat)], fns[g][(c, stat)] = value, fn
             found = read_quantiles(leaves[g], float(roots[g]), percentiles, lo, hi)
             cells[g][(c, "min (declared)")] = lo

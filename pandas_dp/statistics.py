@@ -192,22 +192,22 @@ def _estimate(
     ddof: int,
     clamp: bool,
     g: int = 0,
-) -> tuple[float, IntervalFn, tuple[float, float]]:
-    """The statistic, its interval function and its public output range (of group ``g``).
+) -> tuple[float, IntervalFn]:
+    """The statistic and its interval function (of group ``g``).
 
     Every group's entries share one noise plan per measurement, so the interval
-    of any group uses the same public scale and range (:func:`_output_range`).
+    of any group uses the same public scale; the public output range is
+    :func:`_output_range`'s, the same for every group.
     """
     d, k, st = entry.decl, entry.keys, entry.statistic
     m = plan.measurements
     n = plan.settings.public_n
-    ranges = _output_range(entry, plan, ddof)
     if st in ("count", "sum") or (entry.method == "direct" and st == "mean"):
         key = next(iter(k.values()))
         value = float(noisy[key][g])
         noise = m[key].noise
         assert noise is not None
-        return value, partial(est.noisy_interval, noise, value), ranges
+        return value, partial(est.noisy_interval, noise, value)
     if st == "mean":
         c, s = float(noisy[k["count"]][g]), float(noisy[k["centred_sum"]][g])
         value = est.mean_value(c, s, d.lower, d.upper, clamp=clamp)
@@ -220,7 +220,7 @@ def _estimate(
             d.lower,
             d.upper,
         )
-        return value, mean_fn, ranges
+        return value, mean_fn
     hi = _var_range(entry, ddof, n)[1]
     if entry.method == "direct":
         noise = m[k["var_direct"]].calibrated
@@ -246,8 +246,8 @@ def _estimate(
             hi,
         )
     if st == "std":
-        return math.sqrt(max(value, 0.0)), partial(_root_interval, fn), ranges
-    return value, fn, ranges
+        return math.sqrt(max(value, 0.0)), partial(_root_interval, fn)
+    return value, fn
 
 
 def _scaled_interval(fn: IntervalFn, factor: float, alpha: float) -> tuple[float, float]:

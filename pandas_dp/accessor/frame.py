@@ -417,9 +417,6 @@ class DPFrameAccessor(_Base):
 
         The 0.5 quantile of :meth:`quantile` (same grid and estimator).
 
-        Parameters
-        ----------
-
         Examples
         --------
         >>> import pandas as pd, pandas_dp

@@ -40,8 +40,6 @@ from pandas_dp.settings import Contributions
 
 __all__ = ["DPGroupBy", "contributions"]
 
-#: The statistics :meth:`DPGroupBy.agg` knows.
-
 
 def contributions(
     frame: pd.DataFrame,
@@ -534,9 +532,6 @@ class DPGroupBy:
         max_rows_per_group: int | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Noisy median per group, like ``df.groupby(by)[columns].median()``.
-
-        Parameters
-        ----------
 
         Examples
         --------

@@ -356,9 +356,6 @@ class DPSeriesAccessor(_Base):
     ) -> DPFloat:
         """Noisy median of a bounded numeric Series, like ``s.median()``.
 
-        Parameters
-        ----------
-
         Examples
         --------
         >>> import pandas as pd, pandas_dp
