@@ -40,9 +40,6 @@ __all__ = ["check_percentiles", "release_describe"]
 
 _ROWS = ("count", "mean", "std")
 IntervalFn = Callable[[float], tuple[float, float]]
-#: Budget weight of a column's percentile tree, next to its count, sum and squares
-#: (``MOMENT_WEIGHTS["describe"]``, 1:1:1): a quarter of the column's share.
-GRID_WEIGHT = 1.0
 
 
 def check_percentiles(percentiles: Any) -> tuple[float, ...]:
@@ -91,13 +88,21 @@ def release_describe(
             "categories (categorical) with bounds=, categories= or a schema"
         )
     plan = Plan(settings, grouping)
-    plan, entries = st.plan_moments(
-        _ROWS, numeric_decls, settings, "moments", plan, weights=st.MOMENT_WEIGHTS["describe"]
+    # one column's count, sum, squares and percentile tree: the ``grid`` weight
+    weights = st.MOMENT_WEIGHTS["describe"]
+    plan, entries = st.plan_moments(_ROWS, numeric_decls, settings, "moments", plan, weights)
+    # a categorical column's one histogram weighs a quarter of a numeric column's
+    # four measurements (count, sum, squares, percentile tree), as when they weighed 1 each
+    histogram_weight = (
+        sum(weights[k] for k in ("count", "centred_sum", "centred_squares", "grid")) / 4
     )
-    cat_keys = {c: plan.categories(c, len(d.categories)) for c, d in categorical_decls.items()}
+    cat_keys = {
+        c: plan.categories(c, len(d.categories), weight=histogram_weight)
+        for c, d in categorical_decls.items()
+    }
     tree = Tree(check_bins(bins, numeric_decls), BRANCHING) if numeric_decls else None
     grid_keys = {
-        c: plan.grid(c, tree.nodes, tree.levels, weight=GRID_WEIGHT)
+        c: plan.grid(c, tree.nodes, tree.levels, weight=weights["grid"])
         for c in numeric_decls
         if tree is not None
     }

@@ -58,6 +58,27 @@ def test_one_charge_and_a_grid_measurement_per_column() -> None:
     assert sum(split.values()) == pytest.approx(1.0)
 
 
+def test_split_gives_count_mean_and_std_at_least_their_old_shares() -> None:
+    # The old describe: three releases at epsilon/3 (a count; a mean and a std with
+    # their own splits). Each measurement of the one shared triple must get at least
+    # the largest share any of those releases gave it, so count, mean and std are
+    # no noisier than there; the percentile tree gets what is left.
+    w = pandas_dp.statistics.MOMENT_WEIGHTS
+    d = pd.DataFrame({"x": [1.0, 2.0], "r": ["a", "b"]}).dp.describe(
+        epsilon=1.0, bounds={"x": (0, 10)}, categories={"r": ["a", "b"]}, random_state=0
+    )
+    split = d.attrs["dp"].details["budget_split"]
+    column = sum(v for k, v in split.items() if k.startswith("x: "))
+    share = {k.removeprefix("x: "): v / column for k, v in split.items() if k.startswith("x: ")}
+    old = [{"count": 1.0}, w["mean"], w["var"]]
+    for stat in ("count", "centred_sum", "centred_squares"):
+        needed = max(r.get(stat, 0.0) / sum(r.values()) / 3 for r in old)
+        assert share[stat] >= needed - 1e-12, (stat, share[stat], needed)
+    assert share["grid_counts"] == pytest.approx(5 / 18)
+    # the categorical column's histogram: a quarter of a numeric column's budget
+    assert split["r: category_counts"] == pytest.approx(column / 4)
+
+
 def test_intervals_cover_and_declared_rows_are_points() -> None:
     d = DF.dp.describe(epsilon=5.0, bounds=BOUNDS, random_state=1)
     iv = d.attrs["dp"].interval(0.05)
