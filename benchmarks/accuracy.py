@@ -823,6 +823,7 @@ SPLIT_STATS: dict[str, tuple[str, ...]] = {
     "mean": ("count", "centred_sum"),
     "var": ("count", "centred_sum", "centred_squares"),
     "describe": ("count", "centred_sum", "centred_squares", "grid"),
+    "cov": ("count", "centred_sum", "centred_squares", "cross_products"),
 }
 SPLIT_CANDIDATES: dict[str, tuple[tuple[float, ...], ...]] = {
     "mean": ((1, 1), (1, 1.5), (1, 2), (1, 2.5), (1, 3), (1, 4), (1, 6), (1, 9)),
@@ -1366,8 +1367,8 @@ def report_targets(
         f"{wtext(PREVIOUS_VAR_WEIGHTS)} (ratio {new.rmse['var'] / old.rmse['var']:.3f}).\n"
     )
     out.append(
-        f"**Covariance** 4 x 4 on [-1, 1], add/remove, `df.dp.cov` (its own plan, equal "
-        f"weights): Frobenius RMSE {fmt(cov.rmse)} ± {fmt(cov.rmse_se, 2)}; target ≤ "
+        f"**Covariance** 4 x 4 on [-1, 1], add/remove, `df.dp.cov` (its own plan, weights "
+        f"{wtext(current_weights('cov'))}): Frobenius RMSE {fmt(cov.rmse)} ± {fmt(cov.rmse_se, 2)}; target ≤ "
         f"{PREVIOUS_COV_RMSE} (OpenDP {OPENDP_COV_RMSE}): "
         f"{'met' if cov.rmse <= PREVIOUS_COV_RMSE else 'NOT MET'}.\n"
     )
