@@ -1368,7 +1368,8 @@ def report_targets(
     )
     out.append(
         f"**Covariance** 4 x 4 on [-1, 1], add/remove, `df.dp.cov` (its own plan, weights "
-        f"{wtext(current_weights('cov'))}): Frobenius RMSE {fmt(cov.rmse)} ± {fmt(cov.rmse_se, 2)}; target ≤ "
+        f"{wtext(current_weights('cov'))}): Frobenius RMSE {fmt(cov.rmse)} ± "
+        f"{fmt(cov.rmse_se, 2)}; target ≤ "
         f"{PREVIOUS_COV_RMSE} (OpenDP {OPENDP_COV_RMSE}): "
         f"{'met' if cov.rmse <= PREVIOUS_COV_RMSE else 'NOT MET'}.\n"
     )
