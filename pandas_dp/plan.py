@@ -678,6 +678,24 @@ class Plan:
         self.threshold = float(self.selection.threshold)
         self.measurements[key] = replace(m, noise=noise)
 
+    def rebound(self, settings: Settings) -> Plan:
+        """This calibrated plan for another call with the same public facts.
+
+        A plan is a function of public facts (:meth:`Settings.plan_key`), so a
+        release may reuse a calibrated one: the copy shares the (frozen)
+        measurements and takes the call's own settings -- its randomness and its
+        budget, charged by :meth:`run` as for any plan. The caller makes sure
+        ``settings.plan_key()`` is this plan's. Ungrouped plans only (a grouped run
+        records the keys it kept).
+        """
+        if self.grouping is not None:
+            raise ValueError("a grouped plan is not rebound; build it for the call")
+        plan = object.__new__(Plan)
+        plan.__dict__.update(self.__dict__)
+        plan.settings = settings
+        plan.measurements = dict(self.measurements)
+        return plan
+
     def split(self) -> dict[str, float]:
         """``measurement -> epsilon`` (public)."""
         return {k: m.epsilon for k, m in self.measurements.items()}

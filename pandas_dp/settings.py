@@ -27,7 +27,27 @@ from pandas_dp.declarations import check_out_of_bounds
 from pandas_dp.mechanisms import RandomSource
 from pandas_dp.sensitivity import check_neighbouring
 
-__all__ = ["Contributions", "Settings"]
+__all__ = ["Contributions", "Settings", "typed_key"]
+
+
+def typed_key(value: Any) -> Hashable:
+    """``value`` as part of a cache key that tells apart what ``==`` does not.
+
+    ``1 == 1.0 == True`` and ``-0.0 == 0.0``, yet each prints (and may be released)
+    differently: the key holds the type, the value and its ``str`` (which tells
+    ``-0.0`` from ``0.0``), element by element for a tuple. An unhashable value
+    makes the key unhashable (the caller then does not cache).
+
+    Examples
+    --------
+    >>> typed_key(0.0) == typed_key(-0.0), typed_key(1) == typed_key(True)
+    (False, False)
+    >>> typed_key((1, "a")) == typed_key((1.0, "a"))
+    False
+    """
+    if type(value) is tuple:
+        return (tuple, tuple(typed_key(v) for v in value))
+    return (type(value), value, str(value))
 
 
 @dataclass(frozen=True)
@@ -124,6 +144,41 @@ class Settings:
             delta=self.delta * share,
             mechanism=self.mechanism,
             **options,
+        )
+
+    def plan_key(self) -> tuple[Hashable, ...]:
+        """Everything a plan reads from these settings, as a cache key (public only).
+
+        The budget split, sensitivities, ranges and noise scales of a plan follow
+        from these (:func:`typed_key` for each); the randomness, the budget and a
+        private row count are not part of it.
+        """
+        c = self.contributions
+        return (
+            typed_key(self.epsilon),
+            typed_key(self.delta),
+            typed_key(self.mechanism),
+            typed_key(self.bounding),
+            typed_key(self.neighbouring),
+            typed_key(self.public_n),
+            typed_key(c.unit),
+            typed_key(c.rows),
+            typed_key(c.groups),
+            typed_key(c.rows_per_group),
+        )
+
+    def public(self) -> Settings:
+        """These settings without their randomness, budget or private row count: what
+        a cached plan keeps (it never holds a call's generator or budget)."""
+        return Settings(
+            self.epsilon,
+            self.delta,
+            self.mechanism,
+            self.bounding,
+            self.neighbouring,
+            self.out_of_bounds,
+            rows=self.public_n,
+            contributions=self.contributions,
         )
 
     @property
