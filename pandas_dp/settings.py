@@ -34,8 +34,9 @@ def typed_key(value: Any) -> Hashable:
     """``value`` as part of a cache key that tells apart what ``==`` does not.
 
     ``1 == 1.0 == True`` and ``-0.0 == 0.0``, yet each prints (and may be released)
-    differently: the key holds the type, the value and its ``str`` (which tells
-    ``-0.0`` from ``0.0``), element by element for a tuple. An unhashable value
+    differently: the key holds the type and the value, a float's sign (``-0.0``
+    is not ``0.0``) and, for types other than ``str``, ``int``, ``float`` and
+    ``None``, the ``str``; element by element for a tuple. An unhashable value
     makes the key unhashable (the caller then does not cache).
 
     Examples
@@ -45,9 +46,14 @@ def typed_key(value: Any) -> Hashable:
     >>> typed_key((1, "a")) == typed_key((1.0, "a"))
     False
     """
-    if type(value) is tuple:
-        return (tuple, tuple(typed_key(v) for v in value))
-    return (type(value), value, str(value))
+    kind = type(value)
+    if kind is str or kind is int or value is None:  # its type and value say it all
+        return (kind, value)
+    if kind is float:  # (repr tells -0.0 from 0.0, as copysign does, more slowly)
+        return (kind, value, math.copysign(1.0, value))
+    if kind is tuple:
+        return (kind, tuple(typed_key(v) for v in value))
+    return (kind, value, str(value))
 
 
 @dataclass(frozen=True)
@@ -70,6 +76,10 @@ class Contributions:
     rows: int = 1
     groups: int = 1
     rows_per_group: int = 1
+
+
+#: What ``epsilon`` and ``delta`` may be (not ``bool``, checked apart).
+_NUMBER = (int, float, np.number)
 
 
 @dataclass(frozen=True)
@@ -109,7 +119,7 @@ class Settings:
 
     def __post_init__(self) -> None:
         eps = self.epsilon
-        if isinstance(eps, bool) or not isinstance(eps, int | float | np.number):
+        if type(eps) is bool or not isinstance(eps, _NUMBER):
             raise TypeError(
                 f"epsilon must be a number (e.g. epsilon=1.0); got {type(eps).__name__}"
             )
@@ -118,7 +128,7 @@ class Settings:
                 f"epsilon must be a positive finite number (e.g. epsilon=1.0); got {eps}"
             )
         dlt = self.delta
-        if isinstance(dlt, bool) or not isinstance(dlt, int | float | np.number):
+        if type(dlt) is bool or not isinstance(dlt, _NUMBER):
             raise TypeError(f"delta must be a number (e.g. delta=1e-6); got {type(dlt).__name__}")
         object.__setattr__(self, "epsilon", float(eps))
         object.__setattr__(self, "delta", float(dlt))
