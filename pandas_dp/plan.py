@@ -168,6 +168,8 @@ class Plan:
         #: Private keys: a key is kept when its noisy count of units exceeds this.
         self.threshold: float | None = None
         self.selection: Any = None
+        #: (split, rho) of a frozen plan (:meth:`freeze`), else ``None``.
+        self._frozen: tuple[dict[str, float], float | None] | None = None
         if grouping is not None and grouping.private:
             if settings.neighbouring != "add_remove":
                 raise ValueError(
@@ -241,6 +243,7 @@ class Plan:
     # ------------------------------------------------------------------ building
     def add(self, m: Measurement) -> str:
         """Add ``m`` unless a measurement with its key exists (its weight then grows)."""
+        self._frozen = None
         have = self.measurements.get(m.key)
         if have is None:
             self.measurements[m.key] = m
@@ -613,6 +616,7 @@ class Plan:
         from pandas_dp.bounding import plan_uniform_noise
 
         s = self.settings
+        self._frozen = None
         if not self.measurements:
             raise ValueError("the release measures nothing; name at least one column")
         total = sum(m.weight for m in self.measurements.values())
@@ -696,8 +700,16 @@ class Plan:
         plan.measurements = dict(self.measurements)
         return plan
 
+    def freeze(self) -> None:
+        """Keep the split and rho of this calibrated plan, which changes no more (a
+        cached plan: its copies from :meth:`rebound` share them). Adding or
+        calibrating again forgets them."""
+        self._frozen = (self.split(), self.rho())
+
     def split(self) -> dict[str, float]:
         """``measurement -> epsilon`` (public)."""
+        if self._frozen is not None:
+            return dict(self._frozen[0])
         return {k: m.epsilon for k, m in self.measurements.items()}
 
     # ------------------------------------------------------------------ running
@@ -745,6 +757,8 @@ class Plan:
         (:func:`~pandas_dp.accounting.rho_of_noise`). None for a Laplace plan, a plan
         without measurements or one not calibrated yet.
         """
+        if self._frozen is not None:
+            return self._frozen[1]
         ms = list(self.measurements.values())
         if self.settings.mechanism != "gaussian" or not ms or any(m.noise is None for m in ms):
             return None

@@ -268,6 +268,8 @@ def _stacked(fns: Sequence[IntervalFn], alpha: float) -> tuple[FloatArray, Float
 
 
 def _check_ddof(ddof: int) -> int:
+    if type(ddof) is int and ddof >= 0:  # the usual case, without the ABCs
+        return ddof
     if isinstance(ddof, bool) or not isinstance(ddof, int | np.integer) or ddof < 0:
         raise ValueError(f"ddof must be a whole number >= 0 (pandas' default is 1); got {ddof!r}")
     return int(ddof)
@@ -591,6 +593,7 @@ def _planned(
         return _build_plan(requests, decls, settings, way, ddof, None)
     if found is None:
         found = _build_plan(requests, decls, settings.public(), way, ddof, None)
+        found[0].freeze()
         if len(_PLANS) >= _PLANS_KEPT:
             del _PLANS[next(iter(_PLANS))]
         _PLANS[key] = found
