@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -76,6 +77,11 @@ class Contributions:
     rows: int = 1
     groups: int = 1
     rows_per_group: int = 1
+
+    @cached_property
+    def key(self) -> tuple[Hashable, ...]:
+        """The bounds as a cache key (:func:`typed_key` of each), made once."""
+        return tuple(typed_key(v) for v in (self.unit, self.rows, self.groups, self.rows_per_group))
 
 
 #: What ``epsilon`` and ``delta`` may be (not ``bool``, checked apart).
@@ -160,21 +166,20 @@ class Settings:
         """Everything a plan reads from these settings, as a cache key (public only).
 
         The budget split, sensitivities, ranges and noise scales of a plan follow
-        from these (:func:`typed_key` for each); the randomness, the budget and a
-        private row count are not part of it.
+        from these; the randomness, the budget and a private row count are not part
+        of it. ``epsilon`` and ``delta`` are floats here (``__post_init__``), keyed
+        with the sign of ``delta``; the mechanism, bounding and relation were
+        checked against their names; the rest is :func:`typed_key`'s.
         """
-        c = self.contributions
         return (
-            typed_key(self.epsilon),
-            typed_key(self.delta),
-            typed_key(self.mechanism),
-            typed_key(self.bounding),
-            typed_key(self.neighbouring),
+            self.epsilon,
+            self.delta,
+            math.copysign(1.0, self.delta),
+            self.mechanism,
+            self.bounding,
+            self.neighbouring,
             typed_key(self.public_n),
-            typed_key(c.unit),
-            typed_key(c.rows),
-            typed_key(c.groups),
-            typed_key(c.rows_per_group),
+            self.contributions.key,
         )
 
     def public(self) -> Settings:

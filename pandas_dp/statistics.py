@@ -602,14 +602,9 @@ def _planned(
 
 
 def _decl_key(decl: NumericDeclaration) -> tuple[Hashable, ...]:
-    """What a plan reads of a declaration, typed (see :func:`_planned`)."""
-    return (
-        typed_key(decl.column),
-        typed_key(decl.lower),
-        typed_key(decl.upper),
-        typed_key(decl.nullable),
-        typed_key(decl.source),
-    )
+    """What a plan reads of a declaration -- its label and bounds -- typed (see
+    :func:`_planned`)."""
+    return (typed_key(decl.column), typed_key(decl.lower), typed_key(decl.upper))
 
 
 def _build_plan(
