@@ -47,7 +47,7 @@ from numpy.typing import NDArray
 from pandas_dp import engines
 from pandas_dp import sensitivity as sensitivity_table
 from pandas_dp.accounting import rho_of_noise, rho_of_pure
-from pandas_dp.bounding import NoisePlan, apply_noise, apply_noise_exact, plan_noise
+from pandas_dp.bounding import NoisePlan, apply_noise_clamped, apply_noise_exact, plan_noise
 from pandas_dp.budget import charge_all
 from pandas_dp.declarations import NumericDeclaration
 from pandas_dp.grouping import Grouping, canonical_key
@@ -812,10 +812,9 @@ class Plan:
                 continue
             assert m.noise is not None
             if m.integer:
-                noise = self.noise_for(key)
-                # np.clip's two ufuncs, without its Python wrapper
-                theta = np.minimum(np.maximum(exact[key], noise.lower), noise.upper)
-                out[key] = apply_noise(theta, noise, self.settings.source)
+                out[key] = apply_noise_clamped(
+                    exact[key], self.noise_for(key), self.settings.source
+                )
             else:  # exact rationals: nothing lost to floating point before the noise
                 out[key] = apply_noise_exact(exact[key], self.noise_for(key), self.settings.source)
         return out
