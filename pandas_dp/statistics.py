@@ -17,6 +17,7 @@ treats the frame as ``n`` values, a missing one counting as the midpoint.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -558,6 +559,7 @@ Planned = tuple[
 #: :data:`_PLANS_KEPT` of them (the oldest is dropped first).
 _PLANS: dict[Hashable, Planned] = {}
 _PLANS_KEPT = 256
+_PLANS_LOCK = threading.Lock()
 
 
 def _planned(
@@ -594,9 +596,10 @@ def _planned(
     if found is None:
         found = _build_plan(requests, decls, settings.public(), way, ddof, None)
         found[0].freeze()
-        if len(_PLANS) >= _PLANS_KEPT:
-            del _PLANS[next(iter(_PLANS))]
-        _PLANS[key] = found
+        with _PLANS_LOCK:  # (lookups never iterate: they need no lock)
+            if len(_PLANS) >= _PLANS_KEPT:
+                del _PLANS[next(iter(_PLANS))]
+            _PLANS[key] = found
     plan, entries, ranges = found
     return plan.rebound(settings), entries, ranges
 

@@ -330,3 +330,22 @@ def test_the_plan_cache_is_bounded() -> None:
     for i in range(statistics_module._PLANS_KEPT + 10):
         SERIES.dp.sum(epsilon=1.0, bounds=(0, 100 + i))
     assert len(statistics_module._PLANS) == statistics_module._PLANS_KEPT
+
+
+def test_threads_evicting_plans_each_get_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Threads releasing with different public facts through a cache of three plans
+    (every miss evicts one): each release's record is the one of its own call."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    calls = CALLS[:12]
+    expected = []
+    for call in calls:
+        _clear_caches()
+        expected.append(_metadata(call))
+    monkeypatch.setattr(statistics_module, "_PLANS_KEPT", 3)
+    _clear_caches()
+    order = [i % len(calls) for i in range(240)]
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        got = list(pool.map(lambda i: _metadata(calls[i]), order))
+    assert got == [expected[i] for i in order]
+    assert len(statistics_module._PLANS) <= 3
