@@ -448,21 +448,30 @@ def release_moments(
             grouped = pd.DataFrame(data, index=index, columns=pd.Index(labels))
         grouped.attrs["dp"] = meta
         return grouped
+    if scalar:  # one float, without a numpy round trip
+        value = float(table.values[(labels[0], statistic)][0])
+        meta = table.metadata(
+            statistic,
+            labels,
+            value,
+            input_bounds=input_bounds,
+            output_bounds=ranges[labels[0]],
+            interval=partial(_stacked, [fns[0][0]]),
+            index=None,
+            details=details,
+        )
+        return DPInt(int(value), {"dp": meta}) if integer else DPFloat(value, {"dp": meta})
     row = np.array([table.values[(c, statistic)][0] for c in labels], dtype=np.float64)
     meta = table.metadata(
         statistic,
         labels,
-        row if not scalar else float(row[0]),
+        row,
         input_bounds=input_bounds,
-        output_bounds=ranges[labels[0]] if scalar else ranges,
+        output_bounds=ranges,
         interval=partial(_stacked, [f[0] for f in fns]),
-        index=None if scalar else labels,
+        index=labels,
         details=details,
     )
-    if scalar:
-        if integer:
-            return DPInt(int(row[0]), {"dp": meta})
-        return DPFloat(float(row[0]), {"dp": meta})
     out = pd.Series(
         row.astype(np.int64) if integer else row,
         index=pd.Index(labels),
