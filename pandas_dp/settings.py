@@ -50,7 +50,7 @@ def typed_key(value: Any) -> Hashable:
     kind = type(value)
     if kind is str or kind is int or value is None:  # its type and value say it all
         return (kind, value)
-    if kind is float:  # (repr tells -0.0 from 0.0, as copysign does, more slowly)
+    if kind is float:  # its sign tells -0.0 from 0.0
         return (kind, value, math.copysign(1.0, value))
     if kind is tuple:
         return (kind, tuple(typed_key(v) for v in value))
