@@ -59,6 +59,7 @@ __all__ = [
     "MECHANISMS",
     "NoisePlan",
     "apply_noise",
+    "apply_noise_clamped",
     "apply_noise_exact",
     "halfwidth",
     "plan_noise",
@@ -550,20 +551,8 @@ def apply_noise(theta: FloatArray, plan: NoisePlan, src: mech.RandomSource) -> F
     """
     theta = np.asarray(theta, dtype=np.float64)
     g = plan.granularity
-    small_counts = plan.integer and plan.bounding != "truncated" and theta.size <= SMALL_SIZE
-    if small_counts and theta.size == plan.scale.size:
-        # a few counts: the same float operations as below on Python floats, no numpy
-        # round trips (c = 0)
-        draws = _draw_small(plan, src)
-        released = [
-            0.0 + gi * (t + float(d))
-            for t, (gi, _, _), d in zip(theta.ravel().tolist(), plan.entries, draws, strict=True)
-        ]
-        if plan.bounding == "bit":
-            released = [
-                min(max(o, lo), hi) for o, (_, lo, hi) in zip(released, plan.entries, strict=True)
-            ]
-        return np.array(released, dtype=np.float64).reshape(theta.shape)
+    if _few_counts(plan, theta.size):
+        return _noise_few_counts(theta.ravel().tolist(), plan, src).reshape(theta.shape)
     if plan.integer:
         c = np.zeros_like(theta)
         m0 = theta
@@ -592,6 +581,48 @@ def apply_noise(theta: FloatArray, plan: NoisePlan, src: mech.RandomSource) -> F
     out = c + g * (m0 + k)
     out[one_point] = plan.lower[one_point]
     return np.asarray(np.clip(out, plan.lower, plan.upper), dtype=np.float64)
+
+
+def _few_counts(plan: NoisePlan, size: int) -> bool:
+    """Whether ``size`` values under ``plan`` take the small-vector count path."""
+    return (
+        plan.integer
+        and plan.bounding != "truncated"
+        and size <= SMALL_SIZE
+        and size == plan.scale.size
+    )
+
+
+def _noise_few_counts(theta: list[float], plan: NoisePlan, src: mech.RandomSource) -> FloatArray:
+    """:func:`apply_noise` of a few counts (inside their ranges): the same float
+    operations as the vector path on Python floats, no numpy round trips (c = 0)."""
+    draws = _draw_small(plan, src)
+    released = [
+        0.0 + gi * (t + float(d))
+        for t, (gi, _, _), d in zip(theta, plan.entries, draws, strict=True)
+    ]
+    if plan.bounding == "bit":
+        released = [
+            min(max(o, lo), hi) for o, (_, lo, hi) in zip(released, plan.entries, strict=True)
+        ]
+    return np.array(released, dtype=np.float64)
+
+
+def apply_noise_clamped(counts: FloatArray, plan: NoisePlan, src: mech.RandomSource) -> FloatArray:
+    """:func:`apply_noise` of exact counts clamped into the plan's range first.
+
+    A few counts are clamped as Python floats: ``min(max(t, lo), hi)`` is
+    ``np.minimum(np.maximum(t, lo), hi)`` for whole numbers (never NaN, never
+    ``-0.0``), which is what counts are.
+    """
+    if _few_counts(plan, counts.size):
+        theta = [
+            min(max(t, lo), hi)
+            for t, (_, lo, hi) in zip(counts.ravel().tolist(), plan.entries, strict=True)
+        ]
+        return _noise_few_counts(theta, plan, src).reshape(counts.shape)
+    # np.clip's two ufuncs, without its Python wrapper
+    return apply_noise(np.minimum(np.maximum(counts, plan.lower), plan.upper), plan, src)
 
 
 def apply_noise_exact(

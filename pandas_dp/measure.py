@@ -80,11 +80,13 @@ def _midpoint(decl: Any) -> Fraction:
     return Fraction(decl.lower) + Fraction(decl.width) / 2
 
 
+#: Where Dask collections (and this package's Dask wrappers) are defined.
+_DASK_MODULES = ("pandas_dp.engines.dask", "dask.")
+
+
 def _is_dask(obj: object) -> bool:
     """A Dask collection (checked without importing Dask)."""
-    return type(obj).__module__.startswith("pandas_dp.engines.dask") or type(
-        obj
-    ).__module__.startswith("dask.")
+    return type(obj).__module__.startswith(_DASK_MODULES)
 
 
 def _get(data: Mapping[Any, Any], key: Any) -> Any:

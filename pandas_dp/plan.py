@@ -47,7 +47,7 @@ from numpy.typing import NDArray
 from pandas_dp import engines
 from pandas_dp import sensitivity as sensitivity_table
 from pandas_dp.accounting import rho_of_noise, rho_of_pure
-from pandas_dp.bounding import NoisePlan, apply_noise, apply_noise_exact, plan_noise
+from pandas_dp.bounding import NoisePlan, apply_noise_clamped, apply_noise_exact, plan_noise
 from pandas_dp.budget import charge_all
 from pandas_dp.declarations import NumericDeclaration
 from pandas_dp.grouping import Grouping, canonical_key
@@ -168,6 +168,8 @@ class Plan:
         #: Private keys: a key is kept when its noisy count of units exceeds this.
         self.threshold: float | None = None
         self.selection: Any = None
+        #: (split, rho) of a frozen plan (:meth:`freeze`), else ``None``.
+        self._frozen: tuple[dict[str, float], float | None] | None = None
         if grouping is not None and grouping.private:
             if settings.neighbouring != "add_remove":
                 raise ValueError(
@@ -241,6 +243,7 @@ class Plan:
     # ------------------------------------------------------------------ building
     def add(self, m: Measurement) -> str:
         """Add ``m`` unless a measurement with its key exists (its weight then grows)."""
+        self._frozen = None
         have = self.measurements.get(m.key)
         if have is None:
             self.measurements[m.key] = m
@@ -613,6 +616,7 @@ class Plan:
         from pandas_dp.bounding import plan_uniform_noise
 
         s = self.settings
+        self._frozen = None
         if not self.measurements:
             raise ValueError("the release measures nothing; name at least one column")
         total = sum(m.weight for m in self.measurements.values())
@@ -678,8 +682,34 @@ class Plan:
         self.threshold = float(self.selection.threshold)
         self.measurements[key] = replace(m, noise=noise)
 
+    def rebound(self, settings: Settings) -> Plan:
+        """This calibrated plan for another call with the same public facts.
+
+        A plan is a function of public facts (:meth:`Settings.plan_key`), so a
+        release may reuse a calibrated one: the copy shares the (frozen)
+        measurements and takes the call's own settings -- its randomness and its
+        budget, charged by :meth:`run` as for any plan. The caller makes sure
+        ``settings.plan_key()`` is this plan's. Ungrouped plans only (a grouped run
+        records the keys it kept).
+        """
+        if self.grouping is not None:
+            raise ValueError("a grouped plan is not rebound; build it for the call")
+        plan = object.__new__(Plan)
+        plan.__dict__.update(self.__dict__)
+        plan.settings = settings
+        plan.measurements = dict(self.measurements)
+        return plan
+
+    def freeze(self) -> None:
+        """Keep the split and rho of this calibrated plan, which changes no more (a
+        cached plan: its copies from :meth:`rebound` share them). Adding or
+        calibrating again forgets them."""
+        self._frozen = (self.split(), self.rho())
+
     def split(self) -> dict[str, float]:
         """``measurement -> epsilon`` (public)."""
+        if self._frozen is not None:
+            return dict(self._frozen[0])
         return {k: m.epsilon for k, m in self.measurements.items()}
 
     # ------------------------------------------------------------------ running
@@ -727,6 +757,8 @@ class Plan:
         (:func:`~pandas_dp.accounting.rho_of_noise`). None for a Laplace plan, a plan
         without measurements or one not calibrated yet.
         """
+        if self._frozen is not None:
+            return self._frozen[1]
         ms = list(self.measurements.values())
         if self.settings.mechanism != "gaussian" or not ms or any(m.noise is None for m in ms):
             return None
@@ -780,10 +812,9 @@ class Plan:
                 continue
             assert m.noise is not None
             if m.integer:
-                noise = self.noise_for(key)
-                # np.clip's two ufuncs, without its Python wrapper
-                theta = np.minimum(np.maximum(exact[key], noise.lower), noise.upper)
-                out[key] = apply_noise(theta, noise, self.settings.source)
+                out[key] = apply_noise_clamped(
+                    exact[key], self.noise_for(key), self.settings.source
+                )
             else:  # exact rationals: nothing lost to floating point before the noise
                 out[key] = apply_noise_exact(exact[key], self.noise_for(key), self.settings.source)
         return out

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,33 @@ from pandas_dp.declarations import check_out_of_bounds
 from pandas_dp.mechanisms import RandomSource
 from pandas_dp.sensitivity import check_neighbouring
 
-__all__ = ["Contributions", "Settings"]
+__all__ = ["Contributions", "Settings", "typed_key"]
+
+
+def typed_key(value: Any) -> Hashable:
+    """``value`` as part of a cache key that tells apart what ``==`` does not.
+
+    ``1 == 1.0 == True`` and ``-0.0 == 0.0``, yet each prints (and may be released)
+    differently: the key holds the type and the value, a float's sign (``-0.0``
+    is not ``0.0``) and, for types other than ``str``, ``int``, ``float`` and
+    ``None``, the ``str``; element by element for a tuple. An unhashable value
+    makes the key unhashable (the caller then does not cache).
+
+    Examples
+    --------
+    >>> typed_key(0.0) == typed_key(-0.0), typed_key(1) == typed_key(True)
+    (False, False)
+    >>> typed_key((1, "a")) == typed_key((1.0, "a"))
+    False
+    """
+    kind = type(value)
+    if kind is str or kind is int or value is None:  # its type and value say it all
+        return (kind, value)
+    if kind is float:  # its sign tells -0.0 from 0.0
+        return (kind, value, math.copysign(1.0, value))
+    if kind is tuple:
+        return (kind, tuple(typed_key(v) for v in value))
+    return (kind, value, str(value))
 
 
 @dataclass(frozen=True)
@@ -50,6 +77,15 @@ class Contributions:
     rows: int = 1
     groups: int = 1
     rows_per_group: int = 1
+
+    @cached_property
+    def key(self) -> tuple[Hashable, ...]:
+        """The bounds as a cache key (:func:`typed_key` of each), made once."""
+        return tuple(typed_key(v) for v in (self.unit, self.rows, self.groups, self.rows_per_group))
+
+
+#: What ``epsilon`` and ``delta`` may be (not ``bool``, checked apart).
+_NUMBER = (int, float, np.number)
 
 
 @dataclass(frozen=True)
@@ -89,7 +125,7 @@ class Settings:
 
     def __post_init__(self) -> None:
         eps = self.epsilon
-        if isinstance(eps, bool) or not isinstance(eps, int | float | np.number):
+        if type(eps) is bool or not isinstance(eps, _NUMBER):
             raise TypeError(
                 f"epsilon must be a number (e.g. epsilon=1.0); got {type(eps).__name__}"
             )
@@ -98,7 +134,7 @@ class Settings:
                 f"epsilon must be a positive finite number (e.g. epsilon=1.0); got {eps}"
             )
         dlt = self.delta
-        if isinstance(dlt, bool) or not isinstance(dlt, int | float | np.number):
+        if type(dlt) is bool or not isinstance(dlt, _NUMBER):
             raise TypeError(f"delta must be a number (e.g. delta=1e-6); got {type(dlt).__name__}")
         object.__setattr__(self, "epsilon", float(eps))
         object.__setattr__(self, "delta", float(dlt))
@@ -124,6 +160,40 @@ class Settings:
             delta=self.delta * share,
             mechanism=self.mechanism,
             **options,
+        )
+
+    def plan_key(self) -> tuple[Hashable, ...]:
+        """Everything a plan reads from these settings, as a cache key (public only).
+
+        The budget split, sensitivities, ranges and noise scales of a plan follow
+        from these; the randomness, the budget and a private row count are not part
+        of it. ``epsilon`` and ``delta`` are floats here (``__post_init__``), keyed
+        with the sign of ``delta``; the mechanism, bounding and relation were
+        checked against their names; the rest is :func:`typed_key`'s.
+        """
+        return (
+            self.epsilon,
+            self.delta,
+            math.copysign(1.0, self.delta),
+            self.mechanism,
+            self.bounding,
+            self.neighbouring,
+            typed_key(self.public_n),
+            self.contributions.key,
+        )
+
+    def public(self) -> Settings:
+        """These settings without their randomness, budget or private row count: what
+        a cached plan keeps (it never holds a call's generator or budget)."""
+        return Settings(
+            self.epsilon,
+            self.delta,
+            self.mechanism,
+            self.bounding,
+            self.neighbouring,
+            self.out_of_bounds,
+            rows=self.public_n,
+            contributions=self.contributions,
         )
 
     @property

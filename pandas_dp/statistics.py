@@ -17,6 +17,7 @@ treats the frame as ``n`` values, a missing one counting as the midpoint.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -32,7 +33,7 @@ from pandas_dp.grouping import Grouping
 from pandas_dp.plan import Measurement, Plan, engine_input
 from pandas_dp.result import DPFloat, DPInt, DPMetadata, deferred
 from pandas_dp.sensitivity import output_range
-from pandas_dp.settings import Settings
+from pandas_dp.settings import Settings, typed_key
 
 __all__ = [
     "MOMENT_WEIGHTS",
@@ -274,6 +275,8 @@ def _stacked(fns: Sequence[IntervalFn], alpha: float) -> tuple[FloatArray, Float
 
 
 def _check_ddof(ddof: int) -> int:
+    if type(ddof) is int and ddof >= 0:  # the usual case, without the ABCs
+        return ddof
     if isinstance(ddof, bool) or not isinstance(ddof, int | np.integer) or ddof < 0:
         raise ValueError(f"ddof must be a whole number >= 0 (pandas' default is 1); got {ddof!r}")
     return int(ddof)
@@ -451,21 +454,30 @@ def release_moments(
             grouped = pd.DataFrame(data, index=index, columns=pd.Index(labels))
         grouped.attrs["dp"] = meta
         return grouped
+    if scalar:  # one float, without a numpy round trip
+        value = float(table.values[(labels[0], statistic)][0])
+        meta = table.metadata(
+            statistic,
+            labels,
+            value,
+            input_bounds=input_bounds,
+            output_bounds=ranges[labels[0]],
+            interval=partial(_stacked, [fns[0][0]]),
+            index=None,
+            details=details,
+        )
+        return DPInt(int(value), {"dp": meta}) if integer else DPFloat(value, {"dp": meta})
     row = np.array([table.values[(c, statistic)][0] for c in labels], dtype=np.float64)
     meta = table.metadata(
         statistic,
         labels,
-        row if not scalar else float(row[0]),
+        row,
         input_bounds=input_bounds,
-        output_bounds=ranges[labels[0]] if scalar else ranges,
+        output_bounds=ranges,
         interval=partial(_stacked, [f[0] for f in fns]),
-        index=None if scalar else labels,
+        index=labels,
         details=details,
     )
-    if scalar:
-        if integer:
-            return DPInt(int(row[0]), {"dp": meta})
-        return DPFloat(float(row[0]), {"dp": meta})
     out = pd.Series(
         row.astype(np.int64) if integer else row,
         index=pd.Index(labels),
@@ -536,11 +548,7 @@ def release_table(
         raise ValueError(
             f"ddof must be below n={n} (the public row count); got ddof={ddof}. Use a smaller ddof"
         )
-    plan = Plan(settings, grouping)
-    entries = {
-        (c, st): _plan_entry(plan, st, decls[c], way) for c, sts in requests.items() for st in sts
-    }
-    plan.calibrate()
+    plan, entries, ranges = _planned(requests, decls, settings, way, ddof, grouping)
     check = partial(validate, columns, decls) if settings.out_of_bounds == "raise" else None
     name = statistic or (next(iter(wanted)) if len(wanted) == 1 else "agg")
     data = engine_input(columns, decls, settings, grouping, frame)
@@ -548,7 +556,6 @@ def release_table(
     clamp = settings.bounding != "none"
     values: dict[tuple[Hashable, str], FloatArray] = {}
     fns: dict[tuple[Hashable, str], list[IntervalFn]] = {}
-    ranges: dict[tuple[Hashable, str], tuple[float, float]] = {}
     groups = plan.released_groups
     for key, entry in entries.items():
         results = [
@@ -556,9 +563,85 @@ def release_table(
         ]
         values[key] = np.array([r[0] for r in results], dtype=np.float64)
         fns[key] = [r[1] for r in results]
-        # the public range, from public facts only (also when no group was kept)
-        ranges[key] = _output_range(entry, plan, ddof)
-    return Table(plan, values, fns, ranges, plan.released_index, way)
+    return Table(plan, values, fns, dict(ranges), plan.released_index, way)
+
+
+Planned = tuple[
+    Plan, dict[tuple[Hashable, str], _Entry], dict[tuple[Hashable, str], tuple[float, float]]
+]
+
+#: Calibrated ungrouped plans by their public facts (:func:`_planned`), at most
+#: :data:`_PLANS_KEPT` of them (the oldest is dropped first).
+_PLANS: dict[Hashable, Planned] = {}
+_PLANS_KEPT = 256
+_PLANS_LOCK = threading.Lock()
+
+
+def _planned(
+    requests: Mapping[Hashable, Sequence[str]],
+    decls: Mapping[Hashable, NumericDeclaration],
+    settings: Settings,
+    way: str,
+    ddof: int,
+    grouping: Grouping | None,
+) -> Planned:
+    """The calibrated plan of a release, its entries and their public output ranges.
+
+    All of it follows from public facts: the requests, each column's label and
+    bounds (:func:`~pandas_dp.settings.typed_key`: ``0.0`` is not ``-0.0``, ``1`` not
+    ``1.0``), the method, ``ddof`` and :meth:`Settings.plan_key`. So an ungrouped
+    plan is built once per distinct set of them -- from settings without a
+    generator or a budget -- and rebound to each call's settings
+    (:meth:`Plan.rebound`); the call's budget is still charged by its own run.
+    Refused arguments raise on every call (nothing is kept for them). A grouped
+    plan is built for its call.
+    """
+    if grouping is not None:
+        return _build_plan(requests, decls, settings, way, ddof, grouping)
+    key = (
+        way,
+        ddof,
+        settings.plan_key(),
+        tuple((typed_key(c), tuple(sts), _decl_key(decls[c])) for c, sts in requests.items()),
+    )
+    try:
+        found = _PLANS.get(key)
+    except TypeError:  # an unhashable part (a label): built for this call alone
+        return _build_plan(requests, decls, settings, way, ddof, None)
+    if found is None:
+        found = _build_plan(requests, decls, settings.public(), way, ddof, None)
+        found[0].freeze()
+        with _PLANS_LOCK:  # (lookups never iterate: they need no lock)
+            if len(_PLANS) >= _PLANS_KEPT:
+                del _PLANS[next(iter(_PLANS))]
+            _PLANS[key] = found
+    plan, entries, ranges = found
+    return plan.rebound(settings), entries, ranges
+
+
+def _decl_key(decl: NumericDeclaration) -> tuple[Hashable, ...]:
+    """What a plan reads of a declaration -- its label and bounds -- typed (see
+    :func:`_planned`)."""
+    return (typed_key(decl.column), typed_key(decl.lower), typed_key(decl.upper))
+
+
+def _build_plan(
+    requests: Mapping[Hashable, Sequence[str]],
+    decls: Mapping[Hashable, NumericDeclaration],
+    settings: Settings,
+    way: str,
+    ddof: int,
+    grouping: Grouping | None,
+) -> Planned:
+    """Plan and calibrate every ``(column, statistic)``; the output ranges (public)."""
+    plan = Plan(settings, grouping)
+    entries = {
+        (c, st): _plan_entry(plan, st, decls[c], way) for c, sts in requests.items() for st in sts
+    }
+    plan.calibrate()
+    # the public ranges, from public facts only (also when no group will be kept)
+    ranges = {key: _output_range(entry, plan, ddof) for key, entry in entries.items()}
+    return plan, entries, ranges
 
 
 def release_agg(

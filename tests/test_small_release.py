@@ -4,6 +4,7 @@ facts to another, and the cheaper constructions build what the general ones do."
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from collections.abc import Callable
 from typing import Any
@@ -13,10 +14,13 @@ import pandas as pd
 import pytest
 
 import pandas_dp  # noqa: F401  (registers the accessor)
+from pandas_dp import PrivacyBudget
 from pandas_dp import plan as plan_module
+from pandas_dp import statistics as statistics_module
 from pandas_dp.bounding import apply_noise, plan_noise
 from pandas_dp.budget import charge_all
 from pandas_dp.declarations import NumericDeclaration
+from pandas_dp.errors import BudgetExceededError
 from pandas_dp.grouping import Grouping
 from pandas_dp.mechanisms import RandomSource
 from pandas_dp.plan import Plan
@@ -45,6 +49,7 @@ CASES: list[tuple[str, int | None, float, float, int]] = [
 def _clear_caches() -> None:
     plan_module._moment_row.cache_clear()
     plan_module._spread_ratios.cache_clear()
+    statistics_module._PLANS.clear()
 
 
 def _measurements(rel: str, n: int | None, a: float, b: float, k: int) -> list[tuple[Any, ...]]:
@@ -191,3 +196,156 @@ def test_small_count_path_equals_the_vector_path(
     vector = [apply_noise(theta, plan, RandomSource(seed)).tolist() for seed in range(200)]
     assert small == vector
     assert len({tuple(v) for v in small}) > 50  # the seeds draw different noise
+
+
+def _signed(meta: DPMetadata) -> str:
+    """The record as JSON text: ``-0.0`` and ``0.0``, ``1`` and ``1.0`` print apart."""
+    return json.dumps(meta.to_dict(), sort_keys=True)
+
+
+#: Calls whose public facts differ in ways ``==`` (or a float conversion) hides:
+#: the sign of a zero bound, int and float bounds of one value, an epsilon's type,
+#: the relation, delta's sign, the dtype of the column, the column's label.
+FRAME = pd.DataFrame({"x": SERIES.to_numpy(), "k": np.arange(100) % 7})
+#: One column labelled 1, 1.0 or True (equal as dict keys, printed apart).
+LABELLED = [pd.DataFrame({label: SERIES.to_numpy()}) for label in (1, 1.0, True)]
+CALLS: list[Callable[[], Any]] = [
+    lambda: SERIES.dp.mean(epsilon=1.0, bounds=(0, 100), random_state=3),
+    lambda: SERIES.dp.mean(epsilon=1.0, bounds=(0, 100.0), random_state=3),
+    lambda: SERIES.dp.mean(epsilon=1.0, bounds=(0.0, 100), random_state=3),
+    lambda: SERIES.dp.mean(epsilon=1.0, bounds=(-0.0, 100), random_state=3),
+    lambda: SERIES.dp.sum(epsilon=1.0, bounds=(-100, -0.0), neighbouring="substitute"),
+    lambda: SERIES.dp.sum(epsilon=1.0, bounds=(-100, 0), neighbouring="substitute"),
+    lambda: SERIES.dp.mean(epsilon=1, bounds=(0, 100), random_state=3),
+    lambda: SERIES.dp.mean(epsilon=np.float64(2.0), bounds=(0, 100), random_state=3),
+    lambda: SERIES.dp.mean(epsilon=2.0, bounds=(0, 100), random_state=3),
+    lambda: SERIES.dp.mean(epsilon=1.0, bounds=(0, 100), neighbouring="substitute"),
+    lambda: SERIES.dp.mean(
+        epsilon=1.0, bounds=(0, 100), method="direct", neighbouring="substitute"
+    ),
+    lambda: SERIES.head(57).dp.mean(epsilon=1.0, bounds=(0, 100), neighbouring="substitute"),
+    lambda: SERIES.dp.var(epsilon=1.0, bounds=(0, 100), mechanism="gaussian", delta=1e-6),
+    lambda: SERIES.dp.var(epsilon=1.0, bounds=(0, 100), mechanism="gaussian", delta=2e-6),
+    lambda: SERIES.dp.var(epsilon=1.0, bounds=(0, 100), ddof=0, neighbouring="substitute"),
+    lambda: SERIES.dp.var(
+        epsilon=1.0, bounds=(0, 100), ddof=0, method="direct", neighbouring="substitute"
+    ),
+    lambda: SERIES.dp.var(
+        epsilon=1.0, bounds=(0, 100), ddof=1, method="direct", neighbouring="substitute"
+    ),
+    lambda: SERIES.dp.std(epsilon=1.0, bounds=(0, 100), bounding="truncated"),
+    lambda: SERIES.dp.mean(epsilon=1.0, bounds=(0, 100), bounding="none", delta=-0.0),
+    lambda: SERIES.dp.mean(epsilon=1.0, bounds=(0, 100), bounding="none", delta=0.0),
+    lambda: FRAME.dp.mean("k", epsilon=1.0, bounds=(0, 10)),
+    lambda: LABELLED[0].dp.mean(1, epsilon=1.0, bounds=(0, 100)),
+    lambda: LABELLED[1].dp.mean(1.0, epsilon=1.0, bounds=(0, 100)),
+    lambda: LABELLED[2].dp.mean(True, epsilon=1.0, bounds=(0, 100)),
+    lambda: FRAME.dp.mean(["x", "k"], epsilon=1.0, bounds={"x": (0, 100), "k": (0, 10)}),
+    lambda: FRAME.dp.mean(["k", "x"], epsilon=1.0, bounds={"x": (0, 100), "k": (0, 10)}),
+    lambda: FRAME.dp.mean("x", epsilon=1.0, bounds=(0, 100), privacy_unit="k", max_rows_per_unit=1),
+    lambda: FRAME.dp.mean(
+        "x", epsilon=1.0, bounds=(0, 100), privacy_unit="k", max_rows_per_unit=20
+    ),
+    lambda: FRAME.dp.count(epsilon=1.0),
+    lambda: FRAME.dp.agg({"x": ["mean", "std"], "k": "sum"}, epsilon=1.0, bounds=(0, 100)),
+]
+
+
+def _metadata(call: Callable[[], Any]) -> str:
+    return _signed(call().attrs["dp"])
+
+
+def test_cached_release_plans_equal_fresh_ones_whatever_came_before() -> None:
+    """Every call's metadata (its split, sensitivities, scales, ranges, with the
+    sign of each zero) after all the others, in both orders, equals the call's
+    metadata from empty caches."""
+    fresh = []
+    for call in CALLS:
+        _clear_caches()
+        fresh.append(_metadata(call))
+    # each call's public facts differ, but for bounds (0, 100), (0, 100.0) and
+    # (0.0, 100) with epsilon 1.0 or 1 (one declaration: floats), epsilon 2.0 and
+    # np.float64(2.0), and a delta of -0.0 or 0.0 (the record's delta is 0.0 + delta)
+    assert fresh[0] == fresh[1] == fresh[2] == fresh[6]
+    assert fresh[7] == fresh[8] and fresh[18] == fresh[19]
+    assert len(set(fresh)) == len(CALLS) - 5
+    _clear_caches()
+    order = list(range(len(CALLS)))
+    for _ in range(2):
+        for i in order:
+            assert _metadata(CALLS[i]) == fresh[i], i
+        order.reverse()
+
+
+def test_a_cached_plan_releases_what_a_fresh_one_does() -> None:
+    """Seeded values and intervals: the same whether the plan was cached or built."""
+    calls = [c for c in CALLS[:4]]
+    _clear_caches()
+    cold = [(float(c()), c().attrs["dp"].interval(0.1)) for c in calls]
+    warm = [(float(c()), c().attrs["dp"].interval(0.1)) for c in calls]
+    assert cold == warm
+
+
+def test_a_cached_plan_holds_no_generator_budget_or_private_count() -> None:
+    _clear_caches()
+    budget = PrivacyBudget(epsilon=10.0)
+    SERIES.dp.mean(epsilon=1.0, bounds=(0, 100), random_state=5, budget=budget)
+    FRAME.dp.sum("x", epsilon=1.0, bounds=(0, 100), random_state=np.random.default_rng(1))
+    assert len(statistics_module._PLANS) == 2
+    for plan, _, _ in statistics_module._PLANS.values():
+        s = plan.settings
+        assert s.budget is None and s.random_state is None and s.source.secure
+        assert s.rows is None  # add_remove: the length is not public
+
+
+def test_budgets_are_charged_by_every_release_of_a_cached_plan() -> None:
+    _clear_caches()
+    budget = PrivacyBudget(epsilon=2.0)
+    for _ in range(4):
+        SERIES.dp.mean(epsilon=0.5, bounds=(0, 100), budget=budget)
+    assert budget.spent[0] == pytest.approx(2.0)
+    assert len(budget.ledger) == 4
+    with pytest.raises(BudgetExceededError):
+        SERIES.dp.mean(epsilon=0.5, bounds=(0, 100), budget=budget)
+    assert len(budget.ledger) == 4
+    with PrivacyBudget(epsilon=1.0) as active:
+        SERIES.dp.mean(epsilon=0.5, bounds=(0, 100))
+        SERIES.dp.mean(epsilon=0.5, bounds=(0, 100))
+        with pytest.raises(BudgetExceededError):
+            SERIES.dp.mean(epsilon=0.5, bounds=(0, 100))
+    assert active.spent[0] == pytest.approx(1.0)
+
+
+def test_refused_arguments_raise_on_every_call() -> None:
+    """An error is never cached: bounds too wide for a variance raise each time."""
+    _clear_caches()
+    for _ in range(2):
+        with pytest.raises(ValueError, match="too wide"):
+            SERIES.dp.var(epsilon=1.0, bounds=(-1e300, 1e300))
+    assert not statistics_module._PLANS
+
+
+def test_the_plan_cache_is_bounded() -> None:
+    _clear_caches()
+    for i in range(statistics_module._PLANS_KEPT + 10):
+        SERIES.dp.sum(epsilon=1.0, bounds=(0, 100 + i))
+    assert len(statistics_module._PLANS) == statistics_module._PLANS_KEPT
+
+
+def test_threads_evicting_plans_each_get_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Threads releasing with different public facts through a cache of three plans
+    (every miss evicts one): each release's record is the one of its own call."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    calls = CALLS[:12]
+    expected = []
+    for call in calls:
+        _clear_caches()
+        expected.append(_metadata(call))
+    monkeypatch.setattr(statistics_module, "_PLANS_KEPT", 3)
+    _clear_caches()
+    order = [i % len(calls) for i in range(240)]
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        got = list(pool.map(lambda i: _metadata(calls[i]), order))
+    assert got == [expected[i] for i in order]
+    assert len(statistics_module._PLANS) <= 3

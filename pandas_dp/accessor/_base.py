@@ -26,6 +26,9 @@ from pandas_dp.settings import Contributions
 
 Columns = Hashable | Sequence[Hashable] | None
 
+#: A Series' contributions: each row its own unit (frozen, so one serves every call).
+ONE_ROW_PER_UNIT = Contributions()
+
 
 def _is_numeric(series: pd.Series) -> bool:
     dtype = series.dtype
@@ -236,7 +239,7 @@ class _Base:
                 "privacy_unit needs the frame that holds the unit column; call the "
                 "DataFrame's accessor (df.dp) instead of the Series'"
             )
-        return Contributions()
+        return ONE_ROW_PER_UNIT
 
     def _rows(self, neighbouring: str) -> int | None:
         """The frame's length for :class:`~pandas_dp.settings.Settings` (public only under
