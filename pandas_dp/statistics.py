@@ -167,7 +167,7 @@ def _plan_entry(
     way = method if base in ("mean", "var") else "moments"
     needs = _NEEDS[(base, way)]
     if weights is None:
-        weights = MOMENT_WEIGHTS[f"{base}_direct" if way == "direct" else base]
+        weights = MOMENT_WEIGHTS[_weights_name(statistic, method)]
     keys = plan.moments(decl, needs, weights)
     return _Entry(statistic, decl, way, keys)
 
@@ -603,6 +603,7 @@ def _planned(
         ddof,
         settings.plan_key(),
         tuple((typed_key(c), tuple(sts), _decl_key(decls[c])) for c, sts in requests.items()),
+        _weights_key(requests, way),
     )
     try:
         found = _PLANS.get(key)
@@ -617,6 +618,21 @@ def _planned(
             _PLANS[key] = found
     plan, entries, ranges = found
     return plan.rebound(settings), entries, ranges
+
+
+def _weights_key(requests: Mapping[Hashable, Sequence[str]], way: str) -> tuple[Hashable, ...]:
+    """The :data:`MOMENT_WEIGHTS` entries the requests' entries read, by content (a
+    study that swaps them, as ``benchmarks/accuracy.py`` does, never gets a plan
+    split by other weights)."""
+    names = dict.fromkeys(_weights_name(st, way) for sts in requests.values() for st in sts)
+    return tuple((name, tuple(MOMENT_WEIGHTS[name].items())) for name in names)
+
+
+def _weights_name(statistic: str, method: str) -> str:
+    """The :data:`MOMENT_WEIGHTS` entry of ``statistic`` by ``method``."""
+    base = "var" if statistic == "std" else statistic
+    way = method if base in ("mean", "var") else "moments"
+    return f"{base}_direct" if way == "direct" else base
 
 
 def _decl_key(decl: NumericDeclaration) -> tuple[Hashable, ...]:

@@ -286,6 +286,19 @@ def test_a_cached_plan_releases_what_a_fresh_one_does() -> None:
     assert cold == warm
 
 
+def test_a_cached_plan_follows_the_weights_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A study that swaps MOMENT_WEIGHTS (benchmarks/accuracy.py) gets plans split by
+    the weights in force, never a plan cached under others."""
+    _clear_caches()
+    before = SERIES.dp.mean(epsilon=1.0, bounds=(0, 100)).attrs["dp"].details["budget_split"]
+    monkeypatch.setitem(
+        statistics_module.MOMENT_WEIGHTS, "mean", {"count": 1.0, "centred_sum": 3.0}
+    )
+    after = SERIES.dp.mean(epsilon=1.0, bounds=(0, 100)).attrs["dp"].details["budget_split"]
+    assert list(before.values()) == pytest.approx([1 / 3, 2 / 3])
+    assert list(after.values()) == pytest.approx([1 / 4, 3 / 4])
+
+
 def test_a_cached_plan_holds_no_generator_budget_or_private_count() -> None:
     _clear_caches()
     budget = PrivacyBudget(epsilon=10.0)
