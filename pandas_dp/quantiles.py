@@ -25,7 +25,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -59,12 +59,15 @@ from pandas_dp.settings import Settings
 from pandas_dp.statistics import build_metadata, validate
 
 __all__ = [
+    "AGG_QUANTILES",
     "BRANCHING",
     "DEFAULT_BINS",
     "GROUPED_CELLS",
     "INTERVAL_SHARE",
     "METHODS",
     "SELECT_BINS",
+    "AggQuantiles",
+    "agg_quantiles",
     "check_bins",
     "check_q",
     "default_bins",
@@ -72,6 +75,9 @@ __all__ = [
 ]
 
 FloatArray = NDArray[np.float64]
+IntervalFn = Callable[[float], tuple[float, float]]
+#: One statistic's values per group, interval functions per group, output range.
+Estimates = tuple[FloatArray, list[IntervalFn], tuple[float, float]]
 
 #: The tree's grid resolution, chosen by ``benchmarks/quantile_grid.py`` (quartile
 #: RMSE on uniform, normal and lognormal data on [0, 100], n = 10**3 and 10**5,
@@ -327,11 +333,12 @@ class _Selection:
         self.ladders: dict[Hashable, list[tuple[NDArray[np.int64], FloatArray]]] = {}
         self.noises: dict[Hashable, NoisePlan] = {}
 
-    def add(self, c: Hashable, series: pd.Series) -> Any:
+    def add(self, c: Hashable, series: pd.Series, weight: float = 1.0) -> Any:
+        """Plan column ``c`` at budget weight ``weight``; its engine reader."""
         assert self.plan is not None
-        ladder = self.plan.derived_counts(c, "interval_counts", weight=INTERVAL_SHARE)
+        ladder = self.plan.derived_counts(c, "interval_counts", weight=weight * INTERVAL_SHARE)
         key = self.plan.grid_selection(
-            c, self.bins, partial(self._select, c), weight=1.0 - INTERVAL_SHARE
+            c, self.bins, partial(self._select, c), weight=weight * (1.0 - INTERVAL_SHARE)
         )
         self.keys[c] = (key, ladder)
         d = self.decls[c]
@@ -405,6 +412,109 @@ class _Selection:
                 f"selected edges ({INTERVAL_SHARE:.0%} of the budget)"
             ),
         }
+
+
+#: ``agg``'s quantile statistics and their levels.
+AGG_QUANTILES: dict[str, float] = {"median": 0.5}
+
+
+class AggQuantiles:
+    """``agg``'s medians, planned into the plan of its moments (a
+    :class:`~pandas_dp.statistics.TableExtra`): permute-and-flip selections on the
+    default grid, as ``quantile`` makes them.
+
+    Parameters
+    ----------
+    requests : dict
+        ``column -> statistics`` of the ``agg`` call; the columns asking for one of
+        :data:`AGG_QUANTILES` are planned here.
+    columns : dict
+        ``column -> Series``.
+    decls : dict
+        ``column -> NumericDeclaration`` (the public bounds).
+    grouping : Grouping, optional
+        The group-by, if any (it sets the default grid).
+    """
+
+    def __init__(
+        self,
+        requests: Mapping[Hashable, Sequence[str]],
+        columns: Mapping[Hashable, pd.Series],
+        decls: Mapping[Hashable, NumericDeclaration],
+        grouping: Grouping | None,
+    ) -> None:
+        self.columns = {
+            c: tuple(s for s in sts if s in AGG_QUANTILES)
+            for c, sts in requests.items()
+            if any(s in AGG_QUANTILES for s in sts)
+        }
+        self._series = {c: columns[c] for c in self.columns}
+        self._decls = {c: decls[c] for c in self.columns}
+        self._qs = tuple(sorted({AGG_QUANTILES[s] for sts in self.columns.values() for s in sts}))
+        # public arguments only: may raise, before anything is planned or charged
+        self._bins = check_bins(default_bins("exponential", grouping), self._decls)
+        self._selection: _Selection | None = None
+
+    def plan(self, plan: Plan, weights: Mapping[Hashable, float]) -> dict[Any, Any]:
+        """Add each column's selection and ladder at its weight; the engine readers."""
+        self._selection = _Selection(self._bins, self._qs, self._decls, plan)
+        return {
+            ("grid", c): self._selection.add(c, self._series[c], weights[c]) for c in self.columns
+        }
+
+    def check(self) -> None:
+        """The selections' rates are representable (raises before the charge)."""
+        assert self._selection is not None
+        self._selection.check()
+
+    def estimate(
+        self, noisy: Mapping[str, FloatArray], groups: int
+    ) -> dict[tuple[Hashable, str], Estimates]:
+        """``(column, statistic) -> (values per group, interval functions, range)``."""
+        selection = self._selection
+        assert selection is not None
+        out: dict[
+            tuple[Hashable, str], tuple[FloatArray, list[IntervalFn], tuple[float, float]]
+        ] = {}
+        for c, stats in self.columns.items():
+            values = selection.values(c, noisy, groups)  # (groups, levels)
+            for s in stats:
+                j = self._qs.index(AGG_QUANTILES[s])
+                fns: list[IntervalFn] = [
+                    partial(_level_interval, selection, c, g, j) for g in range(groups)
+                ]
+                out[(c, s)] = (
+                    values[:, j].copy(),
+                    fns,
+                    (self._decls[c].lower, self._decls[c].upper),
+                )
+        selection.plan = None  # the metadata keeps the estimator: not the plan's random source
+        return out
+
+    def details(self) -> dict[str, Any]:
+        """How the quantiles were made (the metadata's ``details["quantiles"]``)."""
+        assert self._selection is not None
+        return self._selection.details()
+
+
+def agg_quantiles(
+    requests: Mapping[Hashable, Sequence[str]],
+    columns: Mapping[Hashable, pd.Series],
+    decls: Mapping[Hashable, NumericDeclaration],
+    grouping: Grouping | None,
+) -> AggQuantiles | None:
+    """The :class:`AggQuantiles` of an ``agg`` call, or ``None`` if it asks for none."""
+    if not any(s in AGG_QUANTILES for sts in requests.values() for s in sts):
+        return None
+    return AggQuantiles(requests, columns, decls, grouping)
+
+
+def _level_interval(
+    selection: _Selection, c: Hashable, g: int, j: int, alpha: float
+) -> tuple[float, float]:
+    """The interval of level ``j`` of column ``c`` in group ``g``."""
+    lo, hi = selection.interval(c, g, alpha)
+    return float(lo[j]), float(hi[j])
 
 
 def _grid(

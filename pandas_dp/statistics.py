@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -96,6 +96,9 @@ _NEEDS = {
     ("var", "direct"): ("var_direct",),
 }
 METHODS: tuple[str, ...] = ("auto", "moments", "direct")
+#: The statistics a plan of moments releases (``agg`` adds medians through a
+#: :class:`TableExtra`).
+_STATISTICS = ("count", "sum", "mean", "var", "std")
 
 
 def resolve_method(method: str, settings: Settings) -> str:
@@ -487,6 +490,31 @@ def release_moments(
     return out
 
 
+class TableExtra(Protocol):
+    """Statistics another module plans into a table's plan (``agg``'s medians).
+
+    ``columns`` maps each column to the statistics it releases; :meth:`plan` adds
+    its measurements to the plan at the given budget weight per column and returns
+    the engine readers they need; :meth:`check` may raise (after the calibration,
+    before the charge); :meth:`estimate` turns the noisy measurements into
+    ``(column, statistic) -> (values per group, interval functions per group,
+    public output range)``; :meth:`details` describes them for the metadata.
+    """
+
+    @property
+    def columns(self) -> Mapping[Hashable, Sequence[str]]: ...
+
+    def plan(self, plan: Plan, weights: Mapping[Hashable, float]) -> dict[Any, Any]: ...
+
+    def check(self) -> None: ...
+
+    def estimate(
+        self, noisy: Mapping[str, FloatArray], groups: int
+    ) -> dict[tuple[Hashable, str], tuple[FloatArray, list[IntervalFn], tuple[float, float]]]: ...
+
+    def details(self) -> dict[str, Any]: ...
+
+
 @dataclass
 class Table:
     """Statistics of several columns from one plan: per ``(column, statistic)``, per group.
@@ -532,12 +560,15 @@ def release_table(
     grouping: Grouping | None = None,
     frame: pd.DataFrame | None = None,
     statistic: str | None = None,
+    extra: TableExtra | None = None,
 ) -> Table:
     """Plan, charge, measure and estimate ``column -> statistics`` together.
 
     Statistics of one column share their measurements (one count, centred sum and
     centred squares per column), so ``{"age": ["mean", "std"]}`` costs what a
-    variance alone does.
+    variance alone does. Every column gets an equal share of the budget
+    (:func:`_column_factors`). ``extra`` plans further statistics (``agg``'s
+    medians) into the same plan, one charge for all.
     """
     ddof = _check_ddof(ddof)
     way = resolve_method(method, settings)
@@ -548,10 +579,20 @@ def release_table(
         raise ValueError(
             f"ddof must be below n={n} (the public row count); got ddof={ddof}. Use a smaller ddof"
         )
-    plan, entries, ranges = _planned(requests, decls, settings, way, ddof, grouping)
+    moments = {c: tuple(x for x in sts if x in _STATISTICS) for c, sts in requests.items()}
+    readers: dict[Any, Any] = {}
+    if extra is None:
+        plan, entries, ranges = _planned(moments, decls, settings, way, ddof, grouping)
+    else:  # built for the call: the extra's estimator keeps this call's state
+        plan, entries, ranges, weights = _build_plan(
+            moments, decls, settings, way, ddof, grouping, extra.columns
+        )
+        readers = extra.plan(plan, weights)
+        plan.calibrate()
+        extra.check()
     check = partial(validate, columns, decls) if settings.out_of_bounds == "raise" else None
     name = statistic or (next(iter(wanted)) if len(wanted) == 1 else "agg")
-    data = engine_input(columns, decls, settings, grouping, frame)
+    data = engine_input(columns, decls, settings, grouping, frame, readers or None)
     noisy = plan.run(data, name, tuple(columns), check=check)
     clamp = settings.bounding != "none"
     values: dict[tuple[Hashable, str], FloatArray] = {}
@@ -563,7 +604,11 @@ def release_table(
         ]
         values[key] = np.array([r[0] for r in results], dtype=np.float64)
         fns[key] = [r[1] for r in results]
-    return Table(plan, values, fns, dict(ranges), plan.released_index, way)
+    ranges = dict(ranges)
+    if extra is not None:
+        for key, (v, f, r) in extra.estimate(noisy, groups).items():
+            values[key], fns[key], ranges[key] = v, f, r
+    return Table(plan, values, fns, ranges, plan.released_index, way)
 
 
 Planned = tuple[
@@ -597,7 +642,7 @@ def _planned(
     plan is built for its call.
     """
     if grouping is not None:
-        return _build_plan(requests, decls, settings, way, ddof, grouping)
+        return _build_plan(requests, decls, settings, way, ddof, grouping)[:3]
     key = (
         way,
         ddof,
@@ -608,9 +653,9 @@ def _planned(
     try:
         found = _PLANS.get(key)
     except TypeError:  # an unhashable part (a label): built for this call alone
-        return _build_plan(requests, decls, settings, way, ddof, None)
+        return _build_plan(requests, decls, settings, way, ddof, None)[:3]
     if found is None:
-        found = _build_plan(requests, decls, settings.public(), way, ddof, None)
+        found = _build_plan(requests, decls, settings.public(), way, ddof, None)[:3]
         found[0].freeze()
         with _PLANS_LOCK:  # (lookups never iterate: they need no lock)
             if len(_PLANS) >= _PLANS_KEPT:
@@ -648,16 +693,60 @@ def _build_plan(
     way: str,
     ddof: int,
     grouping: Grouping | None,
-) -> Planned:
-    """Plan and calibrate every ``(column, statistic)``; the output ranges (public)."""
+    others: Mapping[Hashable, Sequence[str]] | None = None,
+) -> tuple[
+    Plan,
+    dict[tuple[Hashable, str], _Entry],
+    dict[tuple[Hashable, str], tuple[float, float]],
+    dict[Hashable, float],
+]:
+    """Plan every ``(column, statistic)``; the output ranges (public).
+
+    Without ``others`` (statistics a :class:`TableExtra` plans) the plan is
+    calibrated; with them, the caller calibrates after the extra's measurements
+    are in, and the last item gives each of their columns its budget weight.
+    """
     plan = Plan(settings, grouping)
-    entries = {
-        (c, st): _plan_entry(plan, st, decls[c], way) for c, sts in requests.items() for st in sts
-    }
-    plan.calibrate()
+    factors, extra = _column_factors(requests, way, others or {})
+    entries = {}
+    for c, sts in requests.items():
+        for st in sts:
+            w = MOMENT_WEIGHTS[_weights_name(st, way)]
+            scaled = w if factors[c] == 1.0 else {k: v * factors[c] for k, v in w.items()}
+            entries[(c, st)] = _plan_entry(plan, st, decls[c], way, scaled)
+    if others is None:
+        plan.calibrate()
     # the public ranges, from public facts only (also when no group will be kept)
     ranges = {key: _output_range(entry, plan, ddof) for key, entry in entries.items()}
-    return plan, entries, ranges
+    return plan, entries, ranges, extra
+
+
+def _column_factors(
+    requests: Mapping[Hashable, Sequence[str]],
+    way: str,
+    others: Mapping[Hashable, Sequence[str]],
+) -> tuple[dict[Hashable, float], dict[Hashable, float]]:
+    """Budget factors that give every column an equal share.
+
+    A column's moments weigh what :data:`MOMENT_WEIGHTS` gives its statistics (the
+    largest weight per measurement); the statistics ``others`` plans for it weigh
+    as much as its moments together (or 1 without moments). Each column's weights
+    are multiplied so that its total is the largest column's: 1 where every
+    column asks for the same statistics. Returns the factor of each column's
+    moment weights, and the weight of each column's ``others``.
+    """
+    totals: dict[Hashable, float] = {}
+    for c, sts in requests.items():
+        merged: dict[str, float] = {}
+        for st in sts:
+            for k, v in MOMENT_WEIGHTS[_weights_name(st, way)].items():
+                merged[k] = max(merged.get(k, 0.0), v)
+        totals[c] = sum(merged.values())
+    extra = {c: totals.get(c) or 1.0 for c, sts in others.items() if sts}
+    column = {c: totals.get(c, 0.0) + extra.get(c, 0.0) for c in {**totals, **extra}}
+    top = max(column.values(), default=1.0)
+    factors = {c: top / column[c] if column[c] != top else 1.0 for c in totals}
+    return factors, {c: w * top / column[c] for c, w in extra.items()}
 
 
 def release_agg(
@@ -669,10 +758,12 @@ def release_agg(
     ddof: int = 1,
     grouping: Grouping | None = None,
     frame: pd.DataFrame | None = None,
+    extra: TableExtra | None = None,
 ) -> pd.DataFrame:
     """Several statistics of several columns, one plan: columns ``(column, statistic)``.
 
-    Grouped, one row per key; else one row.
+    Grouped, one row per key; else one row. ``extra``: the statistics (medians)
+    another module plans into the same plan.
     """
     table = release_table(
         requests,
@@ -683,6 +774,7 @@ def release_agg(
         grouping=grouping,
         frame=frame,
         statistic="agg",
+        extra=extra,
     )
     pairs = [(c, s) for c, sts in requests.items() for s in sts]
     index = table.index if table.index is not None else pd.RangeIndex(1)
@@ -709,7 +801,8 @@ def release_agg(
             "method": table.method,
             "ddof": ddof,
             "derived": "statistics of one column share one measured (count, centred sum, "
-            "centred squares)",
+            "centred squares); each column gets an equal share of the budget",
+            **({"quantiles": extra.details()} if extra is not None else {}),
             **(table.plan.group_details() if grouping is not None else {}),
         },
     )

@@ -25,8 +25,12 @@ def test_shapes_follow_pandas(df: pd.DataFrame) -> None:
     for func in (
         {"a": ["count", "mean", "std"], "b": "sum"},
         {"a": "mean", "b": "sum"},
+        {"a": ["mean", "std"], "b": "median"},
+        {"a": ["median", "mean"], "b": "median"},
         ["mean", "count"],
+        ["median"],
         "mean",
+        "median",
     ):
         want = numeric.agg(func)
         got = df.dp.agg(func, **kw)
@@ -79,7 +83,8 @@ def test_interval_per_column_and_statistic(df: pd.DataFrame) -> None:
 @pytest.mark.parametrize(
     ("func", "error", "fragment"),
     [
-        ({"a": "median"}, ValueError, "unknown statistic"),
+        ({"a": "mode"}, ValueError, "unknown statistic"),
+        ({"c": "median"}, TypeError, "needs numeric columns"),
         ({}, TypeError, "non-empty dict"),
         ({"c": "mean"}, TypeError, "needs numeric columns"),
         ({"zz": "mean"}, KeyError, "not in the frame"),
@@ -97,3 +102,58 @@ def test_errors_before_the_charge(
 def test_a_count_needs_no_bounds(df: pd.DataFrame) -> None:
     counts = df.dp.agg({"c": "count", "a": "count"}, epsilon=1.0, random_state=4)
     assert counts.dtype == np.int64 and list(counts.index) == ["c", "a"]
+
+
+def test_median_in_the_same_plan_and_charge(df: pd.DataFrame) -> None:
+    """DESIGN's example: a median next to moments, one charge, pandas' values at a
+    large epsilon (the grid's step is 100 / 2**16)."""
+    budget = pandas_dp.PrivacyBudget(epsilon=3e4)
+    func = {"a": ["mean", "median"], "b": "median"}
+    t = df.dp.agg(func, epsilon=1e4, bounds=BOUNDS, budget=budget, random_state=6)
+    assert budget.spent == (1e4, 0.0) and len(budget.ledger) == 1
+    want = df[["a", "b"]].agg(func)
+    assert np.allclose(t.to_numpy(), want.to_numpy(), atol=0.05, equal_nan=True)
+    details = t.attrs["dp"].details
+    assert details["quantiles"]["method"] == "exponential"
+    assert {"a: grid_selection", "b: grid_selection", "a: count"} <= set(details["budget_split"])
+
+
+def test_median_interval_and_range(df: pd.DataFrame) -> None:
+    t = df.dp.agg(
+        {"a": "median", "b": ["sum", "median"]}, epsilon=1.0, bounds=BOUNDS, random_state=7
+    )
+    meta = t.attrs["dp"]
+    band = meta.interval(0.05)
+    assert list(band.index) == [("a", "median"), ("b", "sum"), ("b", "median")]
+    for (column, statistic), (lo, hi) in band.iterrows():
+        value = t.loc[statistic, column]
+        assert lo <= value <= hi
+        if statistic == "median":
+            assert BOUNDS[column][0] <= lo and hi <= BOUNDS[column][1]
+    assert meta.output_bounds["a median"] == BOUNDS["a"]
+
+
+def test_every_column_gets_an_equal_share(df: pd.DataFrame) -> None:
+    """A std column does not take six times a mean column's budget, nor a median
+    column a share of its own choosing: the measurements of each column add up to
+    the same epsilon."""
+    for func in (
+        {"a": "mean", "b": "std"},
+        {"a": ["mean", "std"], "b": "median"},
+        {"a": ["count", "median"], "b": "sum"},
+    ):
+        t = df.dp.agg(func, epsilon=2.0, bounds=BOUNDS, random_state=8)
+        split = t.attrs["dp"].details["budget_split"]
+        per_column = {c: sum(v for k, v in split.items() if k.startswith(f"{c}: ")) for c in "ab"}
+        assert per_column["a"] == pytest.approx(1.0), func
+        assert per_column["b"] == pytest.approx(1.0), func
+
+
+def test_grouped_agg_with_a_median_like_pandas(df: pd.DataFrame) -> None:
+    func = {"a": ["mean", "std"], "b": "median"}
+    g = df.dp.groupby("c", keys=["x", "y"]).agg(func, epsilon=1e4, bounds=BOUNDS, random_state=9)
+    want = df.groupby("c").agg(func)
+    assert list(g.columns) == list(want.columns) and list(g.index) == list(want.index)
+    assert np.allclose(g.to_numpy(), want.to_numpy(), atol=0.05)
+    alone = df.dp.groupby("c", keys=["x", "y"]).agg({"b": "median"}, epsilon=1.0, bounds=BOUNDS)
+    assert list(alone.columns) == ["b"] and alone.shape == (2, 1)

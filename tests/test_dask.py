@@ -103,6 +103,12 @@ RELEASES: dict[str, Callable[[Any], Any]] = {
         bounds=BOUNDS,
         random_state=18,
     ),
+    "agg with a median": lambda dp: dp.agg(
+        {"age": ["mean", "median"], "income": "median"},
+        epsilon=1.0,
+        bounds=BOUNDS,
+        random_state=25,
+    ),
     "agg of every column": lambda dp: dp.agg(
         ["mean", "std"], epsilon=1.0, bounds=BOUNDS, random_state=19
     ),
@@ -138,6 +144,12 @@ RELEASES: dict[str, Callable[[Any], Any]] = {
         epsilon=1.0,
         bounds=BOUNDS,
         random_state=23,
+    ),
+    "groupby agg with a median": lambda dp: dp.groupby("region", keys=CATS["region"]).agg(
+        {"age": "mean", "income": "median"},
+        epsilon=1.0,
+        bounds=BOUNDS,
+        random_state=26,
     ),
     "groupby value_counts": lambda dp: dp.groupby("region", keys=CATS["region"]).value_counts(
         "sex", epsilon=1.0, categories=CATS, random_state=24

@@ -48,7 +48,7 @@ def _check_numeric(statistic: str, columns: dict[Hashable, pd.Series]) -> None:
 
 
 #: The statistics ``agg`` measures from one (count, centred sum, centred squares).
-AGGREGATIONS: tuple[str, ...] = ("count", "sum", "mean", "var", "std")
+AGGREGATIONS: tuple[str, ...] = ("count", "sum", "mean", "var", "std", "median")
 
 
 def agg_requests(func: Any) -> dict[Hashable, tuple[str, ...]]:

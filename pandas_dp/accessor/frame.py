@@ -645,14 +645,18 @@ class DPFrameAccessor(_Base):
 
         One plan, one charge: the statistics of one column share one measured
         (count, centred sum, centred squares), so ``{"age": ["count", "mean",
-        "std"]}`` costs what one ``std`` costs.
+        "std"]}`` costs what one ``std`` costs; a ``median`` is a permute-and-flip
+        selection on the column's grid, as :meth:`quantile` makes it (with
+        ``method="exponential"`` and the default grid). Every column gets an equal
+        share of ``epsilon``; within a column the moments and the median get half
+        each.
 
         Parameters
         ----------
         func : str, list of str or dict
             A statistic or a list of them for every numeric column, or a dict
             ``column -> statistic`` or ``column -> [statistics]``; each one of
-            ``"count"``, ``"sum"``, ``"mean"``, ``"var"``, ``"std"``.
+            ``"count"``, ``"sum"``, ``"mean"``, ``"var"``, ``"std"``, ``"median"``.
         ddof : int, default 1
             Delta degrees of freedom of ``var`` and ``std``, as in pandas.
 
@@ -687,7 +691,10 @@ class DPFrameAccessor(_Base):
             attached=attached_schema(self._obj) if bounds is None and schema is None else None,
             known=self._known(),
         )
-        table = st.release_agg(requests, selected, decls, settings, ddof=ddof, frame=self._obj)
+        extra = qmod.agg_quantiles(requests, selected, decls, None)
+        table = st.release_agg(
+            requests, selected, decls, settings, ddof=ddof, frame=self._obj, extra=extra
+        )
         row: dict[Any, Any] = {pair: table[pair].iloc[0] for pair in table.columns}
         if all(isinstance(v, str) for v in func.values()):
             out: pd.Series | pd.DataFrame = pd.Series(

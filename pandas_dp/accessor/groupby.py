@@ -205,7 +205,8 @@ class DPGroupBy:
             attached=attached_schema(self._frame) if bounds is None and schema is None else None,
             known=list(self._frame.columns),
         )
-        if len(wanted) == 1 and all(len(v) == 1 for v in requests.values()):
+        extra = qmod.agg_quantiles(requests, cols, decls, grouping)
+        if extra is None and len(wanted) == 1 and all(len(v) == 1 for v in requests.values()):
             statistic = next(iter(wanted))
             return st.release_moments(
                 statistic,
@@ -225,6 +226,7 @@ class DPGroupBy:
             ddof=kw.get("ddof", 1),
             grouping=grouping,
             frame=self._frame,
+            extra=extra,
         )
 
     # -------------------------------------------------------------- releases
@@ -420,13 +422,15 @@ class DPGroupBy:
         """Several statistics per group in one release, like ``df.groupby(by).agg(func)``.
 
         Statistics of one column share their measurements: ``{"age": ["mean",
-        "std"]}`` measures one count, centred sum and centred squares per group.
+        "std"]}`` measures one count, centred sum and centred squares per group; a
+        ``median`` is a permute-and-flip selection per group on the column's grid.
+        Every column gets an equal share of ``epsilon``.
 
         Parameters
         ----------
         func : dict
             ``column -> statistic`` or ``column -> [statistics]``, each one of
-            ``"count"``, ``"sum"``, ``"mean"``, ``"var"``, ``"std"``.
+            ``"count"``, ``"sum"``, ``"mean"``, ``"var"``, ``"std"``, ``"median"``.
 
         Returns
         -------
