@@ -240,3 +240,58 @@ def test_dask_partitions_of_arrow_columns() -> None:
         assert isinstance(ddf["x"].dtype, pd.ArrowDtype)
         for name in ("describe", "groupby mean", "quantile"):
             _same(RELEASES[name](plain), RELEASES[name](ddf))
+
+
+def _with_nulls(n: int, seed: int) -> pd.Series:
+    rng = np.random.default_rng(seed)
+    values = rng.normal(size=n)
+    nulls = rng.random(n) < 0.1
+    return _arrow(values, nulls, pa.float64(), [n // 2, n - n // 2])
+
+
+def test_a_release_converts_a_column_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """describe reads a column twice (moments, then the quantile grid): chunks with
+    nulls are copied for the first read only."""
+    monkeypatch.setattr(engine, "_KEPT", engine.OrderedDict())
+    calls: list[int] = []
+    convert = engine._chunk_values
+
+    def counted(chunk: Any) -> Any:
+        calls.append(len(chunk))
+        return convert(chunk)
+
+    monkeypatch.setattr(engine, "_chunk_values", counted)
+    frame = pd.DataFrame({"x": _with_nulls(100_000, 4)})
+    plain = pd.DataFrame({"x": frame["x"].to_numpy(dtype=np.float64, na_value=np.nan)})
+    got = frame.dp.describe(epsilon=1.0, bounds={"x": BOUNDS["x"]}, random_state=3)
+    assert calls == [50_000, 50_000]  # each chunk once
+    _same(got, plain.dp.describe(epsilon=1.0, bounds={"x": BOUNDS["x"]}, random_state=3))
+    assert engine.column_pieces(frame["x"]) is engine.column_pieces(frame["x"])
+
+
+def test_kept_copies_go_with_their_column(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    monkeypatch.setattr(engine, "_KEPT", engine.OrderedDict())
+    series = _with_nulls(50_000, 5)
+    engine.column_pieces(series)
+    assert len(engine._KEPT) == 1
+    del series
+    gc.collect()
+    assert len(engine._KEPT) == 0
+
+
+def test_kept_copies_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine, "_KEPT", engine.OrderedDict())
+    monkeypatch.setattr(engine, "_KEPT_BYTES", 3 * 50_000 * 8)
+    columns = [_with_nulls(50_000, seed) for seed in range(5)]
+    for column in columns:
+        engine.column_pieces(column)
+    assert sum(entry[2] for entry in engine._KEPT.values()) <= 3 * 50_000 * 8
+    assert len(engine._KEPT) == 3  # the three most recent
+    big = _with_nulls(200_000, 9)
+    engine.column_pieces(big)  # larger than the bound: not kept
+    assert len(engine._KEPT) == 3
+    no_nulls = pd.Series(pd.arrays.ArrowExtensionArray(pa.chunked_array([np.arange(9.0)])))
+    engine.column_pieces(no_nulls)  # nothing copied: nothing kept
+    assert len(engine._KEPT) == 3

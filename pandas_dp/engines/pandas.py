@@ -54,6 +54,9 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -168,7 +171,10 @@ def column_pieces(series: pd.Series) -> list[NDArray[Any]]:
     unpacked for a boolean chunk without nulls, else a ``float64`` copy of that chunk
     alone with ``NaN`` for its nulls (so a null and a ``NaN`` are both missing, as
     they are for the ``float64`` conversion of any other extension dtype); runs of
-    short chunks are joined into one array of at least :data:`CHUNK` rows. Any
+    short chunks are joined into one array of at least :data:`CHUNK` rows. A column
+    whose reading copied anything keeps its copies for the next read (a release
+    reads a column once per kernel), so that it is converted once: at most 64 MiB of
+    copies are kept, each only while its column exists. Any
     other extension dtype (nullable ``Int64``/``Float64``/``boolean``, ...) is one
     ``float64`` array with ``NaN`` for missing values.
 
@@ -212,22 +218,84 @@ def _arrow_numeric(kind: Any) -> bool:
     )
 
 
+#: Arrow columns whose reading copied chunks (nulls, or a type numpy cannot view):
+#: the copies, kept for the next read of the same column (a release reads a column
+#: once per kernel, e.g. describe's moments and grid), so that each is converted
+#: once. Keyed by the identity of the (immutable) ``pyarrow.ChunkedArray``; an entry
+#: goes when its column is garbage collected, or when the oldest entries exceed
+#: :data:`_KEPT_BYTES` (or :data:`_KEPT_COLUMNS` columns) together.
+_KEPT: OrderedDict[int, tuple[weakref.ref[Any], list[NDArray[Any]], int]] = OrderedDict()
+_KEPT_LOCK = threading.Lock()
+#: Columns garbage collected since the last purge of :data:`_KEPT`.
+_DEAD: list[tuple[int, weakref.ref[Any]]] = []
+#: At most this many bytes of copies are kept (a larger conversion is not kept) ...
+_KEPT_BYTES: int = 1 << 26
+#: ... for at most this many columns.
+_KEPT_COLUMNS: int = 16
+
+
 def _arrow_pieces(chunked: Any) -> list[NDArray[Any]]:
-    """:func:`column_pieces` of a numeric ``pyarrow.ChunkedArray``."""
+    """:func:`column_pieces` of a numeric ``pyarrow.ChunkedArray``, its copies (if
+    any) kept for the next read of the same column (see :data:`_KEPT`)."""
+    key = id(chunked)
+    with _KEPT_LOCK:
+        _purge()
+        kept = _KEPT.get(key)
+        if kept is not None and kept[0]() is chunked:
+            _KEPT.move_to_end(key)
+            return kept[1]
+    pieces, copied = _read_chunks(chunked)
+    if 0 < copied <= _KEPT_BYTES:
+
+        def forget(ref: weakref.ref[Any]) -> None:  # the column is garbage collected
+            _DEAD.append((key, ref))
+            # (a collection can run while this thread holds the lock: never wait)
+            if _KEPT_LOCK.acquire(blocking=False):
+                try:
+                    _purge()
+                finally:
+                    _KEPT_LOCK.release()
+
+        with _KEPT_LOCK:
+            _purge()
+            _KEPT[key] = (weakref.ref(chunked, forget), pieces, copied)
+            total = sum(entry[2] for entry in _KEPT.values())
+            while total > _KEPT_BYTES or len(_KEPT) > _KEPT_COLUMNS:
+                total -= _KEPT.popitem(last=False)[1][2]
+    return pieces
+
+
+def _purge() -> None:
+    """Drop the kept copies of garbage-collected columns (the lock held)."""
+    while _DEAD:
+        key, ref = _DEAD.pop()
+        entry = _KEPT.get(key)
+        if entry is not None and entry[0] is ref:
+            del _KEPT[key]
+
+
+def _read_chunks(chunked: Any) -> tuple[list[NDArray[Any]], int]:
+    """The pieces of a numeric ``pyarrow.ChunkedArray``, and the bytes copied (a
+    chunk copied then joined counts twice: an upper bound)."""
     pieces: list[NDArray[Any]] = []
+    copied = 0
     run: list[NDArray[Any]] = []
     run_rows = 0
 
     def flush() -> None:
-        nonlocal run, run_rows
-        if run:
-            pieces.append(run[0] if len(run) == 1 else np.concatenate(run))
+        nonlocal run, run_rows, copied
+        if len(run) == 1:
+            pieces.append(run[0])
+        elif run:  # joined: a copy
+            pieces.append(np.concatenate(run))
+            copied += pieces[-1].nbytes
         run, run_rows = [], 0
 
     for chunk in chunked.chunks:
         if len(chunk) == 0:
             continue
-        values = _chunk_values(chunk)
+        values, view = _chunk_values(chunk)
+        copied += 0 if view else values.nbytes
         if values.shape[0] >= CHUNK:
             flush()
             pieces.append(values)
@@ -237,26 +305,27 @@ def _arrow_pieces(chunked: Any) -> list[NDArray[Any]]:
         if run_rows >= CHUNK:
             flush()
     flush()
-    return pieces or [np.empty(0, dtype=np.float64)]
+    return pieces or [np.empty(0, dtype=np.float64)], copied
 
 
-def _chunk_values(chunk: Any) -> NDArray[Any]:
-    """One Arrow chunk as numpy: a zero-copy view when numpy can read its values
-    buffer as they are, else a ``float64`` copy of this chunk, ``NaN`` for a null."""
+def _chunk_values(chunk: Any) -> tuple[NDArray[Any], bool]:
+    """One Arrow chunk as numpy, and whether it is a view of the chunk: a zero-copy
+    view when numpy can read its values buffer as it is, else a ``float64`` copy of
+    this chunk alone, ``NaN`` for a null."""
     import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.compute as pc  # type: ignore[import-untyped]
 
     kind = chunk.type
     if chunk.null_count == 0:
         if pa.types.is_float64(kind) or pa.types.is_integer(kind):
-            values: NDArray[Any] = chunk.to_numpy(zero_copy_only=True)
-            return values
+            return chunk.to_numpy(zero_copy_only=True), True
         if pa.types.is_boolean(kind):  # bit-packed: unpacked, one byte per value
-            values = chunk.to_numpy(zero_copy_only=False)
-            return values
+            return chunk.to_numpy(zero_copy_only=False), False
     if not pa.types.is_float64(kind):  # (an integer's conversion rounds as numpy's)
         chunk = chunk.cast(pa.float64(), safe=False)
-    values = chunk.to_numpy(zero_copy_only=False)  # nulls: NaN
-    return values
+    if chunk.null_count:
+        chunk = pc.fill_null(chunk, math.nan)
+    return chunk.to_numpy(zero_copy_only=True), False
 
 
 def column_values(series: pd.Series) -> NDArray[Any]:
