@@ -16,16 +16,20 @@ with Polars). About 7 minutes and 2.5 GB of disk at 10**8 rows on 2 cores.
    RSS sampled every 0.1 s during the release); plain Dask's ``count``/``mean``/``std``
    on the same files; and ``ddf.dp.mean`` of one column. The release again on fresh
    clusters: with larger malloc thresholds on the workers, and with
-   ``dd.read_parquet(..., filesystem="arrow")``; for each, the workers' CPU for reading
-   alone (``len`` of every partition), which the engine does not control.
+   ``dd.read_parquet(..., filesystem="arrow")``, and into Arrow-backed columns with
+   ``dtype_backend="pyarrow"`` (with Dask's default filesystem and with
+   ``filesystem="arrow"``); for each, the workers' CPU for reading alone (``len`` of
+   every partition), which the engine does not control.
 3. The pandas engine on an in-memory frame of ``--pandas-rows`` rows: ``df.dp.describe``
    with one thread (per-core reference) and with the default threads, and pandas'
-   ``read_parquet`` of a tenth of the files plus the same release.
+   ``read_parquet`` of a tenth of the files plus the same release (into numpy-backed
+   columns, and into Arrow-backed ones with ``dtype_backend="pyarrow"``).
 4. OpenDP's Polars ``scan_parquet`` mean of one column (same files, same epsilon, same
    bounds) against ``ddf.dp.mean``: time and RMSE over ``--reps`` releases each.
 
-Results go to ``benchmarks/results/dask.json`` and ``dask.md``. ``--keep`` keeps the
-Parquet files (deleted at the end otherwise).
+Results go to ``benchmarks/results/dask.json`` and ``dask.md`` (``--out`` elsewhere).
+``--keep`` keeps the Parquet files (deleted at the end otherwise). ``--skip opendp``
+(or ``malloc``) leaves a section out, e.g. to iterate at ``--rows 10000000``.
 """
 
 from __future__ import annotations
@@ -237,6 +241,19 @@ def pandas_engine(rows: int, folder: Path, repeat: int) -> dict[str, Any]:
     out["read_parquet_and_describe_s"], out["read_parquet_and_describe_cpu_s"] = best_cpu(
         read_and_release, repeat
     )
+
+    def read_arrow() -> pd.DataFrame:
+        return pd.concat(
+            [pd.read_parquet(f, dtype_backend="pyarrow") for f in some], ignore_index=True
+        )
+
+    out["read_parquet_arrow_only_s"], out["read_parquet_arrow_only_cpu_s"] = best_cpu(
+        read_arrow, repeat
+    )
+    (
+        out["read_parquet_arrow_and_describe_s"],
+        out["read_parquet_arrow_and_describe_cpu_s"],
+    ) = best_cpu(lambda: read_arrow().dp.describe(epsilon=EPSILON, bounds=BOUNDS), repeat)
     return out
 
 
@@ -255,11 +272,13 @@ def dask_cluster(
     environ: dict[str, str] | None = None,
     full: bool = True,
     filesystem: str | None = None,
+    dtype_backend: str | None = None,
 ) -> dict[str, Any]:
     """describe (and, if ``full``, plain Dask and a mean) on a 2-worker LocalCluster.
 
     ``environ`` is added to the workers' environment (``distributed.nanny.pre-spawn-environ``);
-    ``filesystem`` is passed to ``dd.read_parquet`` (``None``: Dask's default, fsspec).
+    ``filesystem`` is passed to ``dd.read_parquet`` (``None``: Dask's default, fsspec),
+    and ``dtype_backend`` (``"pyarrow"``: Arrow-backed columns; ``None``: numpy).
     Also timed: reading alone (``len`` of every partition, one compute), the part of a
     release's cost that the engine does not control.
     """
@@ -280,7 +299,8 @@ def dask_cluster(
     ):
         workers = sorted(client.scheduler_info()["workers"])
         path = str(folder / "data")
-        ddf = dd.read_parquet(path, **({} if filesystem is None else {"filesystem": filesystem}))
+        options = {"filesystem": filesystem, "dtype_backend": dtype_backend}
+        ddf = dd.read_parquet(path, **{k: v for k, v in options.items() if v is not None})
         out["npartitions"] = ddf.npartitions
         # warm-up: import pandas_dp and compile the kernels on the workers
         ddf.partitions[:4].dp.describe(epsilon=EPSILON, bounds=BOUNDS)
@@ -307,6 +327,7 @@ def dask_cluster(
         out["read_only_s"] = [r["wall_s"] for r in reads]
         out["read_only_cpu_s"] = [_cpu(r["workers"]) for r in reads]
         out["filesystem"] = filesystem or "fsspec (default)"
+        out["dtype_backend"] = dtype_backend or "numpy (default)"
         out["workers_restarted"] = sorted(client.scheduler_info()["workers"]) != workers
         if not full:
             return out
@@ -394,6 +415,16 @@ def rmse(values: list[float], truth: float) -> float:
 # ----------------------------------------------------------------------------- report
 
 
+#: The Dask runs: result key, how its files are read.
+VARIANTS = (
+    ("dask", "fsspec (default)"),
+    ("dask_malloc", "fsspec, larger malloc thresholds"),
+    ("dask_arrow", '`filesystem="arrow"`'),
+    ("dask_pyarrow", '`dtype_backend="pyarrow"`'),
+    ("dask_pyarrow_arrow", '`dtype_backend="pyarrow"`, `filesystem="arrow"`'),
+)
+
+
 def summarize(res: dict[str, Any]) -> dict[str, Any]:
     """Throughputs, ratios and targets from the raw measurements.
 
@@ -402,7 +433,12 @@ def summarize(res: dict[str, Any]) -> dict[str, Any]:
     together; the pandas process), which does not count the time a process waited for
     a core taken by another job.
     """
-    truth, dk, pdx, od = res["data"], res["dask"], res["pandas"], res["opendp"]
+    truth, dk, pdx = res["data"], res["dask"], res["pandas"]
+    od = res.get("opendp") or {
+        "mean_a": [math.nan],
+        "release_s": [math.nan],
+        "release_cpu_s": [math.nan],
+    }
     rows = truth["rows"]
     t_dask = min(dk["describe_s"])
     dask_wall = rows / t_dask / 2
@@ -413,7 +449,7 @@ def summarize(res: dict[str, Any]) -> dict[str, Any]:
     read_cpu = pdx["read_parquet_rows"] / pdx["read_parquet_and_describe_cpu_s"]
     peak = max(max(m["sampled_peak"], m["ru_maxrss"]) for m in dk["worker_memory"].values())
     mean_truth = truth["clamped_mean"]["a"]
-    dm = res["dask_malloc"]
+    dm = res.get("dask_malloc") or dk
     tuned_wall = rows / min(dm["describe_s"]) / 2
     tuned_cpu = rows / min(dm["describe_cpu_s"])
     tuned_peak = max(max(m["sampled_peak"], m["ru_maxrss"]) for m in dm["worker_memory"].values())
@@ -421,7 +457,25 @@ def summarize(res: dict[str, Any]) -> dict[str, Any]:
     arrow_wall = rows / min(da["describe_s"]) / 2
     arrow_cpu = rows / min(da["describe_cpu_s"])
     arrow_peak = max(max(m["sampled_peak"], m["ru_maxrss"]) for m in da["worker_memory"].values())
+    variants = {
+        key: {
+            "describe_best_s": min(v["describe_s"]),
+            "rows_per_s_per_core": rows / min(v["describe_s"]) / 2,
+            "rows_per_cpu_s": rows / min(v["describe_cpu_s"]),
+            "per_core_ratio_vs_in_memory": rows / min(v["describe_s"]) / 2 / pandas_wall,
+            "per_cpu_s_ratio_vs_in_memory": rows / min(v["describe_cpu_s"]) / pandas_cpu,
+            "describe_cpu_ms_per_1e6_rows": 1e9 * min(v["describe_cpu_s"]) / rows,
+            "read_only_cpu_ms_per_1e6_rows": 1e9 * min(v["read_only_cpu_s"]) / rows,
+            "peak_worker_bytes": max(
+                max(m["sampled_peak"], m["ru_maxrss"]) for m in v["worker_memory"].values()
+            ),
+            "workers_restarted": v["workers_restarted"],
+        }
+        for key, _ in VARIANTS
+        if (v := res.get(key))
+    }
     return {
+        "variants": variants,
         "arrow_describe_best_s": min(da["describe_s"]),
         "arrow_rows_per_s_per_core": arrow_wall,
         "arrow_rows_per_cpu_s": arrow_cpu,
@@ -469,8 +523,10 @@ def summarize(res: dict[str, Any]) -> dict[str, Any]:
 
 
 def markdown(res: dict[str, Any]) -> str:
-    s, truth, dk, pdx, od = res["summary"], res["data"], res["dask"], res["pandas"], res["opendp"]
-    dm, da = res["dask_malloc"], res["dask_arrow"]
+    s, truth, dk, pdx = res["summary"], res["data"], res["dask"], res["pandas"]
+    od = res.get("opendp") or {"mean_a": [math.nan], "release_s": [math.nan], "noise": []}
+    od.setdefault("polars_threads", 0)
+    dm, da = res.get("dask_malloc") or dk, res["dask_arrow"]
     rows = truth["rows"]
     mib = 2**20
     t = s["targets"]
@@ -482,6 +538,11 @@ def markdown(res: dict[str, Any]) -> str:
         f"| {addr} | {m['sampled_peak'] / mib:.0f} MiB | {m['ru_maxrss'] / mib:.0f} MiB | "
         f"{res['dask']['plain_memory'][addr]['sampled_peak'] / mib:.0f} MiB |"
         for addr, m in dk["worker_memory"].items()
+    )
+    arrow_engine_ms = (
+        1e9
+        * (pdx["read_parquet_arrow_and_describe_cpu_s"] - pdx["read_parquet_arrow_only_cpu_s"])
+        / pdx["read_parquet_rows"]
     )
     lines = [
         "# Dask engine: out of core",
@@ -597,6 +658,26 @@ def markdown(res: dict[str, Any]) -> str:
         f"% per core (wall), {100 * s['arrow_per_cpu_s_ratio_vs_in_memory']:.0f} % per CPU "
         "second.",
         "",
+        "## Reading into Arrow-backed columns",
+        "",
+        '`dd.read_parquet(folder, dtype_backend="pyarrow")`: the partitions\' columns stay '
+        "Arrow arrays (`double[pyarrow]`), which the engine reads chunk by chunk without "
+        "copying them, instead of being converted into numpy-backed pandas columns. "
+        "Default workers, a fresh cluster each:",
+        "",
+        "| reader | wall s | CPU s (kernel-mode) | rows per CPU s | % of the pandas engine "
+        "in memory (CPU) | peak RSS per worker |",
+        "|---|---|---|---|---|---|",
+        "\n".join(
+            f"| {label} | {secs(res[key]['describe_s'])} | {secs(res[key]['describe_cpu_s'])} "
+            f"({secs(res[key]['describe_sys_s'])}) | "
+            f"{s['variants'][key]['rows_per_cpu_s'] / 1e6:.1f} M | "
+            f"{100 * s['variants'][key]['per_cpu_s_ratio_vs_in_memory']:.0f} % | "
+            f"{s['variants'][key]['peak_worker_bytes'] / mib:.0f} MiB |"
+            for key, label in VARIANTS
+            if key in s["variants"] and key not in ("dask_malloc",)
+        ),
+        "",
         "## Where the workers' time goes",
         "",
         "Both workers' CPU milliseconds per 10**6 rows (best run): the release, and "
@@ -613,15 +694,16 @@ def markdown(res: dict[str, Any]) -> str:
         f"{1e9 * pdx['read_parquet_and_describe_cpu_s'] / pdx['read_parquet_rows']:.1f} | "
         f"{1e9 * pdx['read_parquet_only_cpu_s'] / pdx['read_parquet_rows']:.1f} | "
         f"{1e9 * pdx['describe_1_thread_cpu_s'] / pdx['rows']:.1f} (in memory) |",
+        f'| pandas, one process: `read_parquet(dtype_backend="pyarrow")` + engine | '
+        f"{1e9 * pdx['read_parquet_arrow_and_describe_cpu_s'] / pdx['read_parquet_rows']:.1f} | "
+        f"{1e9 * pdx['read_parquet_arrow_only_cpu_s'] / pdx['read_parquet_rows']:.1f} | "
+        f"{arrow_engine_ms:.1f} |",
         "\n".join(
             f"| {label} | {1e9 * min(r['describe_cpu_s']) / rows:.1f} | "
             f"{1e9 * min(r['read_only_cpu_s']) / rows:.1f} | "
             f"{1e9 * (min(r['describe_cpu_s']) - min(r['read_only_cpu_s'])) / rows:.1f} |"
-            for label, r in (
-                ("fsspec (default)", dk),
-                ("fsspec, larger malloc thresholds", dm),
-                ('`filesystem="arrow"`', da),
-            )
+            for key, label in VARIANTS
+            if (r := res.get(key))
         ),
         "",
         "## Mean of one column against OpenDP's Polars `scan_parquet`",
@@ -694,6 +776,13 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5, help="releases per RMSE")
     parser.add_argument("--out", type=Path, default=RESULTS / "dask.json")
     parser.add_argument("--keep", action="store_true", help="keep the Parquet files")
+    parser.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        choices=["malloc", "opendp"],
+        help="leave a section out (repeatable)",
+    )
     args = parser.parse_args()
     print(
         f"free disk at {args.dir.parent}: {shutil.disk_usage(args.dir.parent).free / 2**30:.0f} GiB"
@@ -709,22 +798,36 @@ def main() -> None:
         res["load"]["dask"] = os.getloadavg()[0]
         res["dask"] = dask_cluster(args.dir, res["data"], args.repeat, args.reps)
         print("dask", res["dask"])
-        res["load"]["dask_malloc"] = os.getloadavg()[0]
-        res["dask_malloc"] = dask_cluster(
-            args.dir, res["data"], args.repeat, 0, environ=MALLOC_ENVIRON, full=False
-        )
-        print("dask_malloc", res["dask_malloc"])
+        if "malloc" not in args.skip:
+            res["load"]["dask_malloc"] = os.getloadavg()[0]
+            res["dask_malloc"] = dask_cluster(
+                args.dir, res["data"], args.repeat, 0, environ=MALLOC_ENVIRON, full=False
+            )
+            print("dask_malloc", res["dask_malloc"])
         res["load"]["dask_arrow"] = os.getloadavg()[0]
         res["dask_arrow"] = dask_cluster(
             args.dir, res["data"], args.repeat, 0, full=False, filesystem="arrow"
         )
         print("dask_arrow", res["dask_arrow"])
+        for key, filesystem in (("dask_pyarrow", None), ("dask_pyarrow_arrow", "arrow")):
+            res["load"][key] = os.getloadavg()[0]
+            res[key] = dask_cluster(
+                args.dir,
+                res["data"],
+                args.repeat,
+                0,
+                full=False,
+                filesystem=filesystem,
+                dtype_backend="pyarrow",
+            )
+            print(key, res[key])
         res["load"]["pandas"] = os.getloadavg()[0]
         res["pandas"] = pandas_engine(args.pandas_rows, args.dir, args.repeat)
         print("pandas", res["pandas"])
-        res["load"]["opendp"] = os.getloadavg()[0]
-        res["opendp"] = opendp_polars(args.dir, res["data"], args.reps)
-        print("opendp", res["opendp"])
+        if "opendp" not in args.skip:
+            res["load"]["opendp"] = os.getloadavg()[0]
+            res["opendp"] = opendp_polars(args.dir, res["data"], args.reps)
+            print("opendp", res["opendp"])
     finally:
         if not args.keep:
             shutil.rmtree(args.dir, ignore_errors=True)

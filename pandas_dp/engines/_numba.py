@@ -120,6 +120,23 @@ def run_parts(fn: Callable[[int, int], T], n: int) -> list[T]:
     return [fn(*span) for span in parts]
 
 
+def run_jobs(fn: Callable[[Any], T], jobs: Sequence[Any]) -> list[T]:
+    """``fn(job)`` for each job, in threads unless inside :func:`serial`.
+
+    For work already cut into pieces (the chunks of an Arrow column): each job runs
+    its kernels in its own thread, serially (a job never waits on the pool). The
+    caller adds the jobs' integers: any order is exact.
+    """
+    if len(jobs) > 1 and THREADS > 1 and not getattr(_SERIAL, "on", False):
+
+        def one(job: Any) -> T:
+            with serial():
+                return fn(job)
+
+        return list(_pool().map(one, jobs))
+    return [fn(job) for job in jobs]
+
+
 def moments(
     k: Any,
     x: NDArray[Any],

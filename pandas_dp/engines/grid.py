@@ -35,7 +35,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp.engines import _numba
-from pandas_dp.engines.pandas import CHUNK, Groups, column_values
+from pandas_dp.engines.pandas import CHUNK, Groups, _over_pieces, column_pieces, column_values
 
 __all__ = ["check_grid", "grid_counts"]
 
@@ -65,17 +65,18 @@ def check_grid(lower: float, upper: float, bins: int) -> None:
         )
 
 
-def _numbers(series: pd.Series) -> NDArray[np.float64]:
-    """The column as float64, ``NaN`` for anything missing or not a number (never raises)."""
+def _numbers(series: pd.Series) -> list[NDArray[np.float64]]:
+    """The column as float64 pieces (:func:`~pandas_dp.engines.pandas.column_pieces`),
+    ``NaN`` for anything missing or not a number (never raises)."""
     try:
-        x = column_values(series)
-        if x.dtype.kind in "fiub":
-            return np.asarray(x, dtype=np.float64)
+        pieces = column_pieces(series)
+        if all(x.dtype.kind in "fiub" for x in pieces):
+            return [np.asarray(x, dtype=np.float64) for x in pieces]
     except Exception:  # an object column: converted value by value below
         pass
     try:
         coerced = pd.to_numeric(series, errors="coerce")
-        return np.asarray(column_values(coerced), dtype=np.float64)
+        return [np.asarray(column_values(coerced), dtype=np.float64)]
     except Exception:  # values pd.to_numeric cannot even look at
 
         def one(v: Any) -> float:
@@ -84,7 +85,7 @@ def _numbers(series: pd.Series) -> NDArray[np.float64]:
             except Exception:
                 return math.nan
 
-        return np.array([one(v) for v in series.tolist()], dtype=np.float64).reshape(-1)
+        return [np.array([one(v) for v in series.tolist()], dtype=np.float64).reshape(-1)]
 
 
 def _bins_of(x: NDArray[np.float64], lower: float, upper: float, bins: int) -> NDArray[np.intp]:
@@ -163,14 +164,33 @@ def grid_counts(
     array([[1, 2]])
     """
     check_grid(lower, upper, bins)
-    x = _numbers(series)
-    n = x.shape[0]
+    pieces = _numbers(series)
+    n = sum(x.shape[0] for x in pieces)
     if groups is not None and groups.codes.shape != (n,):
         raise ValueError(f"the group codes have shape {groups.codes.shape}; the data has {n} rows")
     size = 1 if groups is None else groups.size
-    compiled = _compiled()
-    if compiled is not None and x.shape[0] > 0:
-        return _fast_counts(compiled, x, lower, upper, bins, groups, size)
+    compiled = _compiled() if n > 0 else None
+
+    def one(x: NDArray[np.float64], start: int, stop: int) -> NDArray[np.int64]:
+        part = None if groups is None else Groups(groups.codes[start:stop], size)
+        if compiled is not None:
+            return _fast_counts(compiled, x, lower, upper, bins, part, size)
+        return _numpy_counts(x, lower, upper, bins, part, size)
+
+    counts = _over_pieces(one, pieces, compiled is not None)
+    return counts[0] if len(counts) == 1 else np.sum(counts, axis=0, dtype=np.int64)
+
+
+def _numpy_counts(
+    x: NDArray[np.float64],
+    lower: float,
+    upper: float,
+    bins: int,
+    groups: Groups | None,
+    size: int,
+) -> NDArray[np.int64]:
+    """The numpy path of :func:`grid_counts` (in blocks of ``16 * CHUNK`` rows)."""
+    n = x.shape[0]
     width = bins + 1  # one extra slot per group for missing values, dropped at the end
     table = np.zeros(size * width, dtype=np.int64)
     for start in range(0, n, 16 * CHUNK):

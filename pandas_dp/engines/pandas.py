@@ -1,7 +1,12 @@
 """The in-memory engine: exact sufficient statistics of pandas columns, with numpy.
 
-Each column is read once, in cache-sized chunks, without copying it (extension
-dtypes are converted to ``float64`` once). A value ``x`` becomes
+Each column is read once, in cache-sized chunks, without copying it (nullable
+extension dtypes are converted to ``float64`` once). A numeric Arrow column
+(``pd.ArrowDtype`` of floats, integers or booleans) is read chunk by chunk: a chunk
+without nulls as a zero-copy view of its values, a chunk with nulls (or of a type
+numpy cannot view, e.g. ``float32``) as a ``float64`` copy of that chunk alone, its
+nulls ``NaN`` (:func:`column_pieces`, the one place where a column becomes the
+arrays the kernels read). A value ``x`` becomes
 ``y = clamp(x - m, -h, h)`` (``m`` the midpoint, ``h`` the half-width of the
 declared bounds), then ``round(y / q)``, an integer, with ``q`` a power of two
 fixed by the bounds alone (:func:`accumulation_step`); squares and products are
@@ -49,14 +54,19 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
+
+_T = TypeVar("_T")
 
 __all__ = [
     "CHUNK",
@@ -67,6 +77,7 @@ __all__ = [
     "ProductSums",
     "accumulation_step",
     "category_counts",
+    "column_pieces",
     "column_values",
     "group_codes",
     "mask_counts",
@@ -150,8 +161,175 @@ def accumulation_step(magnitude: float) -> float:
     return step
 
 
+def column_pieces(series: pd.Series) -> list[NDArray[Any]]:
+    """The column as numpy arrays that, concatenated, are its values in row order.
+
+    The one place where a column becomes what the kernels read. A numpy-backed
+    numeric or boolean column is one array, itself (no copy). A numeric Arrow column
+    (``pd.ArrowDtype`` of floats, integers or booleans) is one array per Arrow chunk:
+    a zero-copy view of a ``double`` or integer chunk without nulls, its booleans
+    unpacked for a boolean chunk without nulls, else a ``float64`` copy of that chunk
+    alone with ``NaN`` for its nulls (so a null and a ``NaN`` are both missing, as
+    they are for the ``float64`` conversion of any other extension dtype); runs of
+    short chunks are joined into one array of at least :data:`CHUNK` rows. A column
+    whose reading copied anything keeps its copies for the next read (a release
+    reads a column once per kernel), so that it is converted once: at most 64 MiB of
+    copies are kept, each only while its column exists. Any
+    other extension dtype (nullable ``Int64``/``Float64``/``boolean``, ...) is one
+    ``float64`` array with ``NaN`` for missing values.
+
+    Every piece gives the kernels the values they would read from the one
+    ``float64`` conversion of the whole column: an integer is converted to
+    ``float64`` by the kernels as by the conversion, and the sums are exact for any
+    split of the rows (see the module), so the results are identical.
+
+    Parameters
+    ----------
+    series : pandas.Series
+        A numeric or boolean column.
+
+    Returns
+    -------
+    list of ndarray
+        At least one array (an empty one for an empty column); read-only views
+        into the column's memory where possible.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> chunks = pa.chunked_array([[1.0, None], [2.0, float("nan")]])
+    >>> column_pieces(pd.Series(pd.arrays.ArrowExtensionArray(chunks)))
+    [array([ 1., nan,  2., nan])]
+    """
+    dtype = series.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "fiub":
+        return [series.to_numpy(copy=False)]
+    if isinstance(dtype, pd.ArrowDtype) and _arrow_numeric(dtype.pyarrow_dtype):
+        return _arrow_pieces(series.array.__arrow_array__())
+    return [series.to_numpy(dtype=np.float64, na_value=np.nan)]
+
+
+def _arrow_numeric(kind: Any) -> bool:
+    """An Arrow type read chunk by chunk: floats, integers, booleans."""
+    import pyarrow as pa  # type: ignore[import-untyped]
+
+    return bool(
+        pa.types.is_floating(kind) or pa.types.is_integer(kind) or pa.types.is_boolean(kind)
+    )
+
+
+#: Arrow columns whose reading copied chunks (nulls, or a type numpy cannot view):
+#: the copies, kept for the next read of the same column (a release reads a column
+#: once per kernel, e.g. describe's moments and grid), so that each is converted
+#: once. Keyed by the identity of the (immutable) ``pyarrow.ChunkedArray``; an entry
+#: goes when its column is garbage collected, or when the oldest entries exceed
+#: :data:`_KEPT_BYTES` (or :data:`_KEPT_COLUMNS` columns) together.
+_KEPT: OrderedDict[int, tuple[weakref.ref[Any], list[NDArray[Any]], int]] = OrderedDict()
+_KEPT_LOCK = threading.Lock()
+#: Columns garbage collected since the last purge of :data:`_KEPT`.
+_DEAD: list[tuple[int, weakref.ref[Any]]] = []
+#: At most this many bytes of copies are kept (a larger conversion is not kept) ...
+_KEPT_BYTES: int = 1 << 26
+#: ... for at most this many columns.
+_KEPT_COLUMNS: int = 16
+
+
+def _arrow_pieces(chunked: Any) -> list[NDArray[Any]]:
+    """:func:`column_pieces` of a numeric ``pyarrow.ChunkedArray``, its copies (if
+    any) kept for the next read of the same column (see :data:`_KEPT`)."""
+    key = id(chunked)
+    with _KEPT_LOCK:
+        _purge()
+        kept = _KEPT.get(key)
+        if kept is not None and kept[0]() is chunked:
+            _KEPT.move_to_end(key)
+            return kept[1]
+    pieces, copied = _read_chunks(chunked)
+    if 0 < copied <= _KEPT_BYTES:
+
+        def forget(ref: weakref.ref[Any]) -> None:  # the column is garbage collected
+            _DEAD.append((key, ref))
+            # (a collection can run while this thread holds the lock: never wait)
+            if _KEPT_LOCK.acquire(blocking=False):
+                try:
+                    _purge()
+                finally:
+                    _KEPT_LOCK.release()
+
+        with _KEPT_LOCK:
+            _purge()
+            _KEPT[key] = (weakref.ref(chunked, forget), pieces, copied)
+            total = sum(entry[2] for entry in _KEPT.values())
+            while total > _KEPT_BYTES or len(_KEPT) > _KEPT_COLUMNS:
+                total -= _KEPT.popitem(last=False)[1][2]
+    return pieces
+
+
+def _purge() -> None:
+    """Drop the kept copies of garbage-collected columns (the lock held)."""
+    while _DEAD:
+        key, ref = _DEAD.pop()
+        entry = _KEPT.get(key)
+        if entry is not None and entry[0] is ref:
+            del _KEPT[key]
+
+
+def _read_chunks(chunked: Any) -> tuple[list[NDArray[Any]], int]:
+    """The pieces of a numeric ``pyarrow.ChunkedArray``, and the bytes copied (a
+    chunk copied then joined counts twice: an upper bound)."""
+    pieces: list[NDArray[Any]] = []
+    copied = 0
+    run: list[NDArray[Any]] = []
+    run_rows = 0
+
+    def flush() -> None:
+        nonlocal run, run_rows, copied
+        if len(run) == 1:
+            pieces.append(run[0])
+        elif run:  # joined: a copy
+            pieces.append(np.concatenate(run))
+            copied += pieces[-1].nbytes
+        run, run_rows = [], 0
+
+    for chunk in chunked.chunks:
+        if len(chunk) == 0:
+            continue
+        values, view = _chunk_values(chunk)
+        copied += 0 if view else values.nbytes
+        if values.shape[0] >= CHUNK:
+            flush()
+            pieces.append(values)
+            continue
+        run.append(values)
+        run_rows += values.shape[0]
+        if run_rows >= CHUNK:
+            flush()
+    flush()
+    return pieces or [np.empty(0, dtype=np.float64)], copied
+
+
+def _chunk_values(chunk: Any) -> tuple[NDArray[Any], bool]:
+    """One Arrow chunk as numpy, and whether it is a view of the chunk: a zero-copy
+    view when numpy can read its values buffer as it is, else a ``float64`` copy of
+    this chunk alone, ``NaN`` for a null."""
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.compute as pc  # type: ignore[import-untyped]
+
+    kind = chunk.type
+    if chunk.null_count == 0:
+        if pa.types.is_float64(kind) or pa.types.is_integer(kind):
+            return chunk.to_numpy(zero_copy_only=True), True
+        if pa.types.is_boolean(kind):  # bit-packed: unpacked, one byte per value
+            return chunk.to_numpy(zero_copy_only=False), False
+    if not pa.types.is_float64(kind):  # (an integer's conversion rounds as numpy's)
+        chunk = chunk.cast(pa.float64(), safe=False)
+    if chunk.null_count:
+        chunk = pc.fill_null(chunk, math.nan)
+    return chunk.to_numpy(zero_copy_only=True), False
+
+
 def column_values(series: pd.Series) -> NDArray[Any]:
-    """The column as a numpy array, without a copy when its dtype allows.
+    """The column as one numpy array, without a copy when its dtype allows.
 
     Parameters
     ----------
@@ -161,19 +339,51 @@ def column_values(series: pd.Series) -> NDArray[Any]:
     Returns
     -------
     ndarray
-        numpy-backed numeric and boolean columns as they are; extension dtypes
-        (nullable ``Int64``/``Float64``/``boolean``, Arrow) as ``float64`` with
-        ``NaN`` for missing values.
+        The pieces of :func:`column_pieces`, joined: numpy-backed numeric and
+        boolean columns as they are; extension dtypes (nullable
+        ``Int64``/``Float64``/``boolean``) as ``float64`` with ``NaN`` for missing
+        values; a numeric Arrow column likewise, except that an integer or boolean
+        one without nulls keeps its own dtype (a view of a single chunk).
 
     Examples
     --------
     >>> column_values(pd.Series([1, None], dtype="Int64"))
     array([ 1., nan])
     """
-    dtype = series.dtype
-    if isinstance(dtype, np.dtype) and dtype.kind in "fiub":
-        return series.to_numpy(copy=False)
-    return series.to_numpy(dtype=np.float64, na_value=np.nan)
+    pieces = column_pieces(series)
+    return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+
+
+def _over_pieces(
+    fn: Callable[[NDArray[Any], int, int], _T], pieces: Sequence[NDArray[Any]], threads: bool
+) -> list[_T]:
+    """``fn(values, start, stop)`` over the column's pieces (``start:stop`` the rows
+    of ``values``, for slicing group codes). One piece: one call, whose kernels use
+    their own threads. Several pieces, with ``threads``: the pieces, cut into the
+    parts of :func:`pandas_dp.engines._numba.spans`, run in the compiled kernels'
+    thread pool. The caller adds the results (integers: any order is exact)."""
+    if len(pieces) == 1:
+        return [fn(pieces[0], 0, pieces[0].shape[0])]
+    jobs: list[tuple[NDArray[Any], int, int]] = []
+    start = 0
+    for piece in pieces:
+        if threads:
+            from pandas_dp.engines import _numba
+
+            jobs.extend((piece[a:b], start + a, start + b) for a, b in _numba.spans(piece.shape[0]))
+        else:
+            jobs.append((piece, start, start + piece.shape[0]))
+        start += piece.shape[0]
+    if threads:
+        from pandas_dp.engines import _numba
+
+        return _numba.run_jobs(lambda job: fn(*job), jobs)
+    return [fn(*job) for job in jobs]
+
+
+def _part(groups: Groups | None, start: int, stop: int) -> Groups | None:
+    """The groups of rows ``start:stop``."""
+    return None if groups is None else Groups(groups.codes[start:stop], groups.size)
 
 
 def _check_groups(groups: Groups | None, rows: int) -> None:
@@ -225,23 +435,36 @@ def present_counts(series: pd.Series, groups: Groups | None) -> NDArray[np.int64
     dtype = series.dtype
     if isinstance(dtype, np.dtype) and dtype.kind in "iub":  # no missing value possible
         return row_counts(groups, len(series))
-    if isinstance(dtype, np.dtype) and dtype.kind == "f":
-        x = series.to_numpy(copy=False)
-        fast = _fast_kernels() if x.shape[0] >= FAST_MIN_ROWS and dtype.isnative else None
-        if fast is not None:
-            from pandas_dp.engines import _numba
+    if (isinstance(dtype, np.dtype) and dtype.kind == "f") or (
+        isinstance(dtype, pd.ArrowDtype) and _arrow_numeric(dtype.pyarrow_dtype)
+    ):
+        pieces = column_pieces(series)
+        fast = _fast_kernels() if len(series) >= FAST_MIN_ROWS else None
 
-            if groups is None:
-                return np.array([x.shape[0] - _numba.nan_count(fast, x)], dtype=np.int64)
-            return _numba.present_counts(fast, x, groups.codes, groups.size)
-        if groups is None:  # (no negated copy of the mask)
-            return np.array([x.shape[0] - int(np.count_nonzero(np.isnan(x)))], dtype=np.int64)
-        present = ~np.isnan(x)
-    else:
-        present = series.notna().to_numpy(dtype=bool)
+        def one(x: NDArray[Any], start: int, stop: int) -> NDArray[np.int64]:
+            return _present_in(x, _part(groups, start, stop), fast)
+
+        counts = _over_pieces(one, pieces, fast is not None)
+        return counts[0] if len(counts) == 1 else np.sum(counts, axis=0, dtype=np.int64)
+    present = series.notna().to_numpy(dtype=bool)
     if groups is None:
         return np.array([int(np.count_nonzero(present))], dtype=np.int64)
     return _bincount(np.where(present, groups.codes, -1), groups.size)
+
+
+def _present_in(x: NDArray[Any], groups: Groups | None, fast: Any | None) -> NDArray[np.int64]:
+    """:func:`present_counts` of one piece of a numeric column (missing: ``NaN``)."""
+    if x.dtype.kind != "f":
+        return row_counts(groups, x.shape[0])
+    if fast is not None and x.dtype.isnative:
+        from pandas_dp.engines import _numba
+
+        if groups is None:
+            return np.array([x.shape[0] - _numba.nan_count(fast, x)], dtype=np.int64)
+        return _numba.present_counts(fast, x, groups.codes, groups.size)
+    if groups is None:  # (no negated copy of the mask)
+        return np.array([x.shape[0] - int(np.count_nonzero(np.isnan(x)))], dtype=np.int64)
+    return _bincount(np.where(np.isnan(x), -1, groups.codes), groups.size)
 
 
 def _bincount(codes: NDArray[Any], size: int, weights: NDArray[Any] | None = None) -> NDArray[Any]:
@@ -383,31 +606,51 @@ def moments(
     >>> m.count, m.total_value, m.squares_value
     (array([2, 0]), array([-1.,  0.]), array([1., 0.]))
     """
-    x = column_values(series)
-    n = x.shape[0]
+    pieces = column_pieces(series)
+    n = sum(piece.shape[0] for piece in pieces)
     _check_groups(groups, n)
     half = 0.5 * (upper - lower)
     mid = lower + half
     step = accumulation_step(half)
     sq_step = accumulation_step(half * half) if squares else 1.0
     scale, sq_scale = _exact_inverse(step), _exact_inverse(sq_step)
-    if (
-        n >= FAST_MIN_ROWS
-        and (x.dtype == np.float64 or x.dtype.kind in "iub")
-        and x.dtype.isnative  # (the compiled kernels take native byte order only)
-        and scale is not None
-        and sq_scale is not None
-        and (fast := _fast_kernels()) is not None
-    ):
-        from pandas_dp.engines import _numba
+    fast = (
+        _fast_kernels()
+        if n >= FAST_MIN_ROWS and scale is not None and sq_scale is not None
+        else None
+    )
 
-        codes = None if groups is None else groups.codes
-        size = 1 if groups is None else groups.size
-        count, total, sq = _numba.moments(fast, x, codes, size, mid, half, scale, sq_scale, squares)
-        return MomentSums(count, total, sq, step, sq_step)
-    if groups is None and n <= CHUNK:
-        return _moments_one_chunk(x, mid, half, step, sq_step, squares)
-    return _moments_numpy(x, mid, half, step, sq_step, squares, groups)
+    def one(x: NDArray[Any], start: int, stop: int) -> MomentSums:
+        part = _part(groups, start, stop)
+        if (
+            fast is not None
+            and (x.dtype == np.float64 or x.dtype.kind in "iub")
+            and x.dtype.isnative  # (the compiled kernels take native byte order only)
+            and scale is not None
+            and sq_scale is not None
+        ):
+            from pandas_dp.engines import _numba
+
+            codes = None if part is None else part.codes
+            size = 1 if part is None else part.size
+            count, total, sq = _numba.moments(
+                fast, x, codes, size, mid, half, scale, sq_scale, squares
+            )
+            return MomentSums(count, total, sq, step, sq_step)
+        if part is None and x.shape[0] <= CHUNK:
+            return _moments_one_chunk(x, mid, half, step, sq_step, squares)
+        return _moments_numpy(x, mid, half, step, sq_step, squares, part)
+
+    parts = _over_pieces(one, pieces, fast is not None)
+    if len(parts) == 1:
+        return parts[0]
+    size = 1 if groups is None else groups.size
+    total, sq = [0] * size, [0] * size
+    for p in parts:  # Python integers: exact
+        total = [a + b for a, b in zip(total, p.total, strict=True)]
+        sq = [a + b for a, b in zip(sq, p.squares, strict=True)]
+    count: NDArray[np.int64] = np.sum([p.count for p in parts], axis=0, dtype=np.int64)
+    return MomentSums(count, total, sq, step, sq_step)
 
 
 def _moments_one_chunk(
