@@ -579,11 +579,11 @@ def release_table(
         raise ValueError(
             f"ddof must be below n={n} (the public row count); got ddof={ddof}. Use a smaller ddof"
         )
-    moments = {c: tuple(x for x in sts if x in _STATISTICS) for c, sts in requests.items()}
     readers: dict[Any, Any] = {}
     if extra is None:
-        plan, entries, ranges = _planned(moments, decls, settings, way, ddof, grouping)
+        plan, entries, ranges = _planned(requests, decls, settings, way, ddof, grouping)
     else:  # built for the call: the extra's estimator keeps this call's state
+        moments = {c: tuple(x for x in sts if x in _STATISTICS) for c, sts in requests.items()}
         plan, entries, ranges, weights = _build_plan(
             moments, decls, settings, way, ddof, grouping, extra.columns
         )
@@ -669,8 +669,8 @@ def _weights_key(requests: Mapping[Hashable, Sequence[str]], way: str) -> tuple[
     """The :data:`MOMENT_WEIGHTS` entries the requests' entries read, by content (a
     study that swaps them, as ``benchmarks/accuracy.py`` does, never gets a plan
     split by other weights)."""
-    names = dict.fromkeys(_weights_name(st, way) for sts in requests.values() for st in sts)
-    return tuple((name, tuple(MOMENT_WEIGHTS[name].items())) for name in names)
+    names = {_weights_name(st, way) for sts in requests.values() for st in sts}
+    return tuple((name, *MOMENT_WEIGHTS[name].items()) for name in sorted(names))
 
 
 def _weights_name(statistic: str, method: str) -> str:
