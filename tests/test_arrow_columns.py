@@ -1,7 +1,7 @@
 """Arrow-backed numeric columns (``pd.ArrowDtype``): read chunk by chunk, same releases.
 
 A numeric Arrow column is read by the engine one chunk at a time, without copying a
-chunk that has no nulls (:func:`pandas_dp.engines.pandas.column_pieces`). Its nulls
+chunk that has no nulls (:func:`pandas_dp.engines.columns.column_pieces`). Its nulls
 and its ``NaN`` values are both missing, so every exact statistic, and every seeded
 release, must equal the one of the numpy ``float64`` column with ``NaN`` in their
 place, bit for bit, whatever the chunking, with and without the compiled kernels.
@@ -20,6 +20,7 @@ pa = pytest.importorskip("pyarrow")
 
 import pandas_dp  # noqa: E402, F401
 from pandas_dp import engines  # noqa: E402
+from pandas_dp.engines import columns as columns_module  # noqa: E402
 from pandas_dp.engines import pandas as engine  # noqa: E402
 from pandas_dp.engines.grid import grid_counts  # noqa: E402
 
@@ -191,7 +192,7 @@ def test_pieces_are_the_float64_conversion(kind: Any, values: list[Any], with_nu
         nulls[::7] = True
     series = _arrow(arr, nulls, kind, [3, 17_000, 100, arr.shape[0] - 17_103])
     expected = series.to_numpy(dtype=np.float64, na_value=np.nan)
-    pieces = engine.column_pieces(series)
+    pieces = columns_module.column_pieces(series)
     assert sum(p.shape[0] for p in pieces) == arr.shape[0]
     got = np.concatenate([p.astype(np.float64) for p in pieces])
     np.testing.assert_array_equal(got, expected)
@@ -208,18 +209,18 @@ def test_chunks_without_nulls_are_not_copied() -> None:
     with_null = pa.array(rng.normal(size=20_000), mask=np.arange(20_000) == 5)
     chunked = pa.chunked_array([pa.array(long_a), with_null, pa.array(long_b)])
     series = pd.Series(pd.arrays.ArrowExtensionArray(chunked))
-    pieces = engine.column_pieces(series)
+    pieces = columns_module.column_pieces(series)
     assert len(pieces) == 3
     for piece, chunk in zip(pieces, chunked.chunks, strict=True):
         view = chunk.to_numpy(zero_copy_only=False)
         assert np.shares_memory(piece, view) == (chunk.null_count == 0)
     assert np.isnan(pieces[1][5])
     ints = pa.chunked_array([pa.array(np.arange(40_000))])
-    (piece,) = engine.column_pieces(pd.Series(pd.arrays.ArrowExtensionArray(ints)))
+    (piece,) = columns_module.column_pieces(pd.Series(pd.arrays.ArrowExtensionArray(ints)))
     assert piece.dtype == np.int64
     assert np.shares_memory(piece, ints.chunks[0].to_numpy())
     tiny = pa.chunked_array([pa.array([float(i)] * 10) for i in range(100)])
-    (joined,) = engine.column_pieces(pd.Series(pd.arrays.ArrowExtensionArray(tiny)))
+    (joined,) = columns_module.column_pieces(pd.Series(pd.arrays.ArrowExtensionArray(tiny)))
     np.testing.assert_array_equal(joined, np.repeat(np.arange(100.0), 10))
 
 
@@ -252,46 +253,46 @@ def _with_nulls(n: int, seed: int) -> pd.Series:
 def test_a_release_converts_a_column_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """describe reads a column twice (moments, then the quantile grid): chunks with
     nulls are copied for the first read only."""
-    monkeypatch.setattr(engine, "_KEPT", engine.OrderedDict())
+    monkeypatch.setattr(columns_module, "_KEPT", columns_module.OrderedDict())
     calls: list[int] = []
-    convert = engine._chunk_values
+    convert = columns_module._chunk_values
 
     def counted(chunk: Any) -> Any:
         calls.append(len(chunk))
         return convert(chunk)
 
-    monkeypatch.setattr(engine, "_chunk_values", counted)
+    monkeypatch.setattr(columns_module, "_chunk_values", counted)
     frame = pd.DataFrame({"x": _with_nulls(100_000, 4)})
     plain = pd.DataFrame({"x": frame["x"].to_numpy(dtype=np.float64, na_value=np.nan)})
     got = frame.dp.describe(epsilon=1.0, bounds={"x": BOUNDS["x"]}, random_state=3)
     assert calls == [50_000, 50_000]  # each chunk once
     _same(got, plain.dp.describe(epsilon=1.0, bounds={"x": BOUNDS["x"]}, random_state=3))
-    assert engine.column_pieces(frame["x"]) is engine.column_pieces(frame["x"])
+    assert columns_module.column_pieces(frame["x"]) is columns_module.column_pieces(frame["x"])
 
 
 def test_kept_copies_go_with_their_column(monkeypatch: pytest.MonkeyPatch) -> None:
     import gc
 
-    monkeypatch.setattr(engine, "_KEPT", engine.OrderedDict())
+    monkeypatch.setattr(columns_module, "_KEPT", columns_module.OrderedDict())
     series = _with_nulls(50_000, 5)
-    engine.column_pieces(series)
-    assert len(engine._KEPT) == 1
+    columns_module.column_pieces(series)
+    assert len(columns_module._KEPT) == 1
     del series
     gc.collect()
-    assert len(engine._KEPT) == 0
+    assert len(columns_module._KEPT) == 0
 
 
 def test_kept_copies_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine, "_KEPT", engine.OrderedDict())
-    monkeypatch.setattr(engine, "_KEPT_BYTES", 3 * 50_000 * 8)
+    monkeypatch.setattr(columns_module, "_KEPT", columns_module.OrderedDict())
+    monkeypatch.setattr(columns_module, "_KEPT_BYTES", 3 * 50_000 * 8)
     columns = [_with_nulls(50_000, seed) for seed in range(5)]
     for column in columns:
-        engine.column_pieces(column)
-    assert sum(entry[2] for entry in engine._KEPT.values()) <= 3 * 50_000 * 8
-    assert len(engine._KEPT) == 3  # the three most recent
+        columns_module.column_pieces(column)
+    assert sum(entry[2] for entry in columns_module._KEPT.values()) <= 3 * 50_000 * 8
+    assert len(columns_module._KEPT) == 3  # the three most recent
     big = _with_nulls(200_000, 9)
-    engine.column_pieces(big)  # larger than the bound: not kept
-    assert len(engine._KEPT) == 3
+    columns_module.column_pieces(big)  # larger than the bound: not kept
+    assert len(columns_module._KEPT) == 3
     no_nulls = pd.Series(pd.arrays.ArrowExtensionArray(pa.chunked_array([np.arange(9.0)])))
-    engine.column_pieces(no_nulls)  # nothing copied: nothing kept
-    assert len(engine._KEPT) == 3
+    columns_module.column_pieces(no_nulls)  # nothing copied: nothing kept
+    assert len(columns_module._KEPT) == 3

@@ -7,24 +7,28 @@ a string in an object column all land somewhere defined). Every sum is *exact*
 step that depends on public bounds only, and added as integers, so a result does
 not depend on the order of the rows, on chunking or on partitioning.
 
-:mod:`pandas_dp.engines.pandas` works on in-memory pandas objects with numpy.
+:mod:`pandas_dp.engines.pandas` works on in-memory pandas objects with numpy
+(:mod:`~pandas_dp.engines.columns` reads a column into arrays,
+:mod:`~pandas_dp.engines.codes` counts categories and maps group keys).
 Every kernel takes an optional :class:`Groups` (one code per row); without it all
 rows form one group and each result has a leading axis of length 1.
 """
 
+from pandas_dp.engines.codes import (
+    CategoryCounts,
+    category_counts,
+    group_codes,
+    mask_counts,
+    observed_codes,
+)
 from pandas_dp.engines.grid import grid_counts
 from pandas_dp.engines.pandas import (
     STEP_BITS,
-    CategoryCounts,
     Groups,
     MomentSums,
     ProductSums,
     accumulation_step,
-    category_counts,
-    group_codes,
-    mask_counts,
     moments,
-    observed_codes,
     present_counts,
     products,
     row_counts,

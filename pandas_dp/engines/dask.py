@@ -58,8 +58,10 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from pandas_dp.engines import codes as local_codes
 from pandas_dp.engines import pandas as local_engine
-from pandas_dp.engines.pandas import CategoryCounts, Groups, MomentSums, ProductSums
+from pandas_dp.engines.codes import CategoryCounts
+from pandas_dp.engines.pandas import Groups, MomentSums, ProductSums
 
 if TYPE_CHECKING:
     from pandas_dp.plan import Measurement
@@ -542,7 +544,7 @@ def products(
 def category_counts(
     series: Any, categories: Sequence[object], *, groups: PartitionGroups | None = None
 ) -> CategoryCounts:
-    """:func:`pandas_dp.engines.pandas.category_counts` of a Dask Series.
+    """:func:`pandas_dp.engines.codes.category_counts` of a Dask Series.
 
     Parameters
     ----------
@@ -569,7 +571,7 @@ def category_counts(
 
     def kernel(part: pd.DataFrame) -> CategoryCounts:
         codes = None if g is None else _local(g, part)
-        return local_engine.category_counts(_local(markers[0], part), categories, groups=codes)
+        return local_codes.category_counts(_local(markers[0], part), categories, groups=codes)
 
     def add(*parts: CategoryCounts) -> CategoryCounts:
         return CategoryCounts(
@@ -695,12 +697,12 @@ def observed_groups(column: Any, *, sort: bool = False) -> tuple[PartitionGroups
 
     One ``dask.compute`` gathers each partition's distinct keys in order of first
     appearance and merges them in partition order: the result is
-    :func:`pandas_dp.engines.pandas.observed_codes` of the whole column (same
+    :func:`pandas_dp.engines.codes.observed_codes` of the whole column (same
     keys, same order, hence the same codes), whatever the partitioning. Each
     partition then numbers its own rows by these keys, so a key seen in only some
     partitions has one code everywhere.
 
-    The keys are PRIVATE (see :func:`~pandas_dp.engines.pandas.observed_codes`):
+    The keys are PRIVATE (see :func:`~pandas_dp.engines.codes.observed_codes`):
     only a differentially private selection may release any of them.
 
     Parameters
@@ -727,11 +729,11 @@ def observed_groups(column: Any, *, sort: bool = False) -> tuple[PartitionGroups
     marker = markers[0]
 
     def kernel(part: pd.DataFrame) -> pd.Index:
-        return local_engine.observed_codes(_local(marker, part), sort=False)[1]
+        return local_codes.observed_codes(_local(marker, part), sort=False)[1]
 
     uniques: pd.Index = _compute(_reduce(frame, kernel, _first_seen))
     if sort:
-        uniques = local_engine.observed_codes(pd.Series(uniques), sort=True)[1]
+        uniques = local_codes.observed_codes(pd.Series(uniques), sort=True)[1]
     label = column.name
     return PartitionGroups([column], partial(_observed_part, uniques, label), len(uniques)), uniques
 
@@ -741,12 +743,12 @@ def _first_seen(*parts: pd.Index) -> pd.Index:
     found = [p for p in parts if len(p)] or [parts[0]]
     if len(found) == 1:
         return found[0]
-    return local_engine.observed_codes(pd.Series(found[0].append(found[1:])), sort=False)[1]
+    return local_codes.observed_codes(pd.Series(found[0].append(found[1:])), sort=False)[1]
 
 
 def _observed_part(uniques: pd.Index, label: Hashable, part: pd.DataFrame) -> Groups:
     """One partition's rows numbered by the global keys (``-1``: missing key)."""
-    local, found = local_engine.observed_codes(part[label], sort=False)
+    local, found = local_codes.observed_codes(part[label], sort=False)
     if len(found) == 0:
         return Groups(np.full(len(part), -1, dtype=np.intp), len(uniques))
     if isinstance(found, pd.MultiIndex) or isinstance(uniques, pd.MultiIndex):

@@ -35,7 +35,8 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp.engines import _numba
-from pandas_dp.engines.pandas import CHUNK, Groups, _over_pieces, column_pieces, column_values
+from pandas_dp.engines.columns import column_pieces, column_values
+from pandas_dp.engines.pandas import CHUNK, Groups, _over_pieces
 
 __all__ = ["check_grid", "grid_counts"]
 
@@ -66,7 +67,7 @@ def check_grid(lower: float, upper: float, bins: int) -> None:
 
 
 def _numbers(series: pd.Series) -> list[NDArray[np.float64]]:
-    """The column as float64 pieces (:func:`~pandas_dp.engines.pandas.column_pieces`),
+    """The column as float64 pieces (:func:`~pandas_dp.engines.columns.column_pieces`),
     ``NaN`` for anything missing or not a number (never raises)."""
     try:
         pieces = column_pieces(series)
