@@ -761,8 +761,24 @@ def markdown(res: dict[str, Any]) -> str:
         + " (wall), "
         + ("met" if t["arrow_per_core_throughput_ge_50pct_pandas_cpu"] else "**not met**")
         + " (CPU) |",
-        "",
     ]
+    for name, label in (
+        ("dask_pyarrow", '`dtype_backend="pyarrow"`'),
+        ("dask_pyarrow_arrow", '`dtype_backend="pyarrow"`, `filesystem="arrow"`'),
+    ):
+        v = s["variants"].get(name)
+        if v is None:
+            continue
+        wall, cpu = v["per_core_ratio_vs_in_memory"], v["per_cpu_s_ratio_vs_in_memory"]
+        lines.append(
+            f"| the same, {label} | {100 * wall:.0f} % (wall), {100 * cpu:.0f} % (CPU); peak "
+            f"{v['peak_worker_bytes'] / mib:.0f} MiB | "
+            + ("met" if wall >= 0.5 else "**not met**")
+            + " (wall), "
+            + ("met" if cpu >= 0.5 else "**not met**")
+            + " (CPU) |"
+        )
+    lines.append("")
     return "\n".join(lines)
 
 

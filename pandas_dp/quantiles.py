@@ -473,9 +473,7 @@ class AggQuantiles:
         """``(column, statistic) -> (values per group, interval functions, range)``."""
         selection = self._selection
         assert selection is not None
-        out: dict[
-            tuple[Hashable, str], tuple[FloatArray, list[IntervalFn], tuple[float, float]]
-        ] = {}
+        out: dict[tuple[Hashable, str], Estimates] = {}
         for c, stats in self.columns.items():
             values = selection.values(c, noisy, groups)  # (groups, levels)
             for s in stats:
