@@ -707,7 +707,7 @@ def _build_plan(
     are in, and the last item gives each of their columns its budget weight.
     """
     plan = Plan(settings, grouping)
-    factors, extra = _column_factors(requests, way, others or {})
+    factors, other_weights = _column_factors(requests, way, others or {})
     entries = {}
     for c, sts in requests.items():
         for st in sts:
@@ -718,7 +718,7 @@ def _build_plan(
         plan.calibrate()
     # the public ranges, from public facts only (also when no group will be kept)
     ranges = {key: _output_range(entry, plan, ddof) for key, entry in entries.items()}
-    return plan, entries, ranges, extra
+    return plan, entries, ranges, other_weights
 
 
 def _column_factors(
