@@ -103,6 +103,18 @@ RELEASES: dict[str, Release] = {
     "groupby agg": lambda f, rs: f.dp.groupby("r", keys=CATS["r"]).agg(
         {"x": ["mean", "var"], "y": "sum"}, epsilon=1.0, bounds=BOUNDS, random_state=rs
     ),
+    "agg": lambda f, rs: f.dp.agg(
+        {"x": ["count", "mean", "std"], "y": "sum"}, epsilon=1.0, bounds=BOUNDS, random_state=rs
+    ),
+    "agg with a median": lambda f, rs: f.dp.agg(
+        {"x": ["mean", "median"], "y": "median"}, epsilon=1.0, bounds=BOUNDS, random_state=rs
+    ),
+    "quantile": lambda f, rs: f.dp.quantile(
+        XY, [0.25, 0.5], epsilon=1.0, bounds=BOUNDS, random_state=rs
+    ),
+    "groupby agg with a median": lambda f, rs: f.dp.groupby("r", keys=CATS["r"]).agg(
+        {"x": "mean", "y": "median"}, epsilon=1.0, bounds=BOUNDS, random_state=rs
+    ),
     "contingency": lambda f, rs: f.dp.value_counts(
         ["r"], epsilon=1.0, categories=CATS, sort=False, random_state=rs
     ),
