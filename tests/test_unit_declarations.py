@@ -8,7 +8,8 @@ import pandas as pd
 import pandera.pandas as pa
 import pytest
 
-from pandas_dp.declarations import UnitDeclaration, attached_schema, resolve_unit
+from pandas_dp.declarations import attached_schema
+from pandas_dp.unit_declarations import UnitDeclaration, resolve_unit
 
 META = {"pandas_dp": {"privacy_unit": "pid", "max_rows_per_unit": 5, "max_groups_per_unit": 2}}
 COLUMNS = ["pid", "x", "g"]

@@ -27,16 +27,12 @@ from pandas_dp.accessor._base import (
 )
 from pandas_dp.accessor._docs import stamp_docs
 from pandas_dp.budget import PrivacyBudget
-from pandas_dp.declarations import (
-    attached_schema,
-    resolve_bounds,
-    resolve_categories,
-    resolve_unit,
-)
+from pandas_dp.declarations import attached_schema, resolve_bounds, resolve_categories
 from pandas_dp.describe import check_percentiles, release_describe
 from pandas_dp.grouping import Grouping, resolve_grouping
 from pandas_dp.quantiles import DEFAULT_BINS
 from pandas_dp.settings import Contributions
+from pandas_dp.unit_declarations import resolve_unit
 
 __all__ = ["DPGroupBy", "contributions"]
 
@@ -53,7 +49,7 @@ def contributions(
     """The privacy unit and contribution bounds of a release (public; before any charge).
 
     Explicit arguments win over a schema's ``metadata={"pandas_dp": {...}}``
-    (:func:`~pandas_dp.declarations.resolve_unit`). Without a unit every row is its
+    (:func:`~pandas_dp.unit_declarations.resolve_unit`). Without a unit every row is its
     own unit (all bounds 1); with one, the group bounds default to (and are capped
     by) ``max_rows_per_unit``.
     """
