@@ -501,7 +501,19 @@ def agg_quantiles(
     decls: Mapping[Hashable, NumericDeclaration],
     grouping: Grouping | None,
 ) -> AggQuantiles | None:
-    """The :class:`AggQuantiles` of an ``agg`` call, or ``None`` if it asks for none."""
+    """The :class:`AggQuantiles` of an ``agg`` call, or ``None`` if it asks for none.
+
+    Examples
+    --------
+    >>> from pandas_dp.declarations import NumericDeclaration
+    >>> x = pd.Series([1.0, 2.0, 3.0])
+    >>> part = agg_quantiles({"x": ("mean", "median")}, {"x": x},
+    ...                      {"x": NumericDeclaration("x", 0.0, 10.0)}, None)
+    >>> part.columns
+    {'x': ('median',)}
+    >>> agg_quantiles({"x": ("mean",)}, {"x": x}, {}, None) is None
+    True
+    """
     if not any(s in AGG_QUANTILES for sts in requests.values() for s in sts):
         return None
     return AggQuantiles(requests, columns, decls, grouping)
