@@ -93,9 +93,7 @@ def release_describe(
     plan, entries = st.plan_moments(_ROWS, numeric_decls, settings, "moments", plan, weights)
     # a categorical column's one histogram weighs a quarter of a numeric column's
     # four measurements (count, sum, squares, percentile tree), as when they weighed 1 each
-    histogram_weight = (
-        sum(weights[k] for k in ("count", "centred_sum", "centred_squares", "grid")) / 4
-    )
+    histogram_weight = sum(weights.values()) / 4
     cat_keys = {
         c: plan.categories(c, len(d.categories), weight=histogram_weight)
         for c, d in categorical_decls.items()

@@ -36,6 +36,7 @@ from pandas_dp.sensitivity import output_range
 from pandas_dp.settings import Settings, typed_key
 
 __all__ = [
+    "MOMENT_STATISTICS",
     "MOMENT_WEIGHTS",
     "Settings",
     "build_metadata",
@@ -98,7 +99,7 @@ _NEEDS = {
 METHODS: tuple[str, ...] = ("auto", "moments", "direct")
 #: The statistics a plan of moments releases (``agg`` adds medians through a
 #: :class:`TableExtra`).
-_STATISTICS = ("count", "sum", "mean", "var", "std")
+MOMENT_STATISTICS: tuple[str, ...] = ("count", "sum", "mean", "var", "std")
 
 
 def resolve_method(method: str, settings: Settings) -> str:
@@ -583,7 +584,9 @@ def release_table(
     if extra is None:
         plan, entries, ranges = _planned(requests, decls, settings, way, ddof, grouping)
     else:  # built for the call: the extra's estimator keeps this call's state
-        moments = {c: tuple(x for x in sts if x in _STATISTICS) for c, sts in requests.items()}
+        moments = {
+            c: tuple(x for x in sts if x in MOMENT_STATISTICS) for c, sts in requests.items()
+        }
         plan, entries, ranges, weights = _build_plan(
             moments, decls, settings, way, ddof, grouping, extra.columns
         )
@@ -712,7 +715,7 @@ def _build_plan(
     for c, sts in requests.items():
         for st in sts:
             w = MOMENT_WEIGHTS[_weights_name(st, way)]
-            scaled = w if factors[c] == 1.0 else {k: v * factors[c] for k, v in w.items()}
+            scaled = {k: v * factors[c] for k, v in w.items()}
             entries[(c, st)] = _plan_entry(plan, st, decls[c], way, scaled)
     if others is None:
         plan.calibrate()
@@ -745,7 +748,7 @@ def _column_factors(
     extra = {c: totals.get(c) or 1.0 for c, sts in others.items() if sts}
     column = {c: totals.get(c, 0.0) + extra.get(c, 0.0) for c in {**totals, **extra}}
     top = max(column.values(), default=1.0)
-    factors = {c: top / column[c] if column[c] != top else 1.0 for c in totals}
+    factors = {c: top / column[c] for c in totals}
     return factors, {c: w * top / column[c] for c, w in extra.items()}
 
 

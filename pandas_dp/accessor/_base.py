@@ -21,6 +21,7 @@ from pandas_dp.declarations import (
     split_declared,
 )
 from pandas_dp.errors import MissingBoundsError
+from pandas_dp.quantiles import AGG_QUANTILES
 from pandas_dp.result import DPFloat, DPInt
 from pandas_dp.settings import Contributions
 
@@ -48,7 +49,7 @@ def _check_numeric(statistic: str, columns: dict[Hashable, pd.Series]) -> None:
 
 
 #: The statistics ``agg`` measures from one (count, centred sum, centred squares).
-AGGREGATIONS: tuple[str, ...] = ("count", "sum", "mean", "var", "std", "median")
+AGGREGATIONS: tuple[str, ...] = (*st.MOMENT_STATISTICS, *AGG_QUANTILES)
 
 
 def agg_requests(func: Any) -> dict[Hashable, tuple[str, ...]]:
