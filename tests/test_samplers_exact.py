@@ -20,6 +20,7 @@ from pandas_dp import bounding
 from pandas_dp.bounding import apply_noise, halfwidth, plan_noise
 from pandas_dp.mechanisms import (
     RandomSource,
+    _compiled,
     discrete_gaussian,
     discrete_gaussian_delta,
     discrete_gaussian_sigma,
@@ -552,6 +553,65 @@ def test_small_bernoulli_exp_pow2_exact(gamma):
     p = math.exp(-float(gamma))
     z = stats.norm.isf(ALPHA / 2)
     assert abs(float(np.mean(b)) - p) <= z * math.sqrt(p * (1 - p) / n) + 1e-12
+
+
+class _FakeUrandom:
+    """``os.urandom`` as a seeded stream (rigged like :class:`_RiggedSource` if asked):
+    a secure source then reads known words, in the same order however its reads
+    are split."""
+
+    def __init__(self, seed: int, rigged: bool) -> None:
+        self.rng, self.rigged = np.random.default_rng(seed), rigged
+
+    def __call__(self, n: int) -> bytes:
+        w = np.frombuffer(self.rng.bytes(n), dtype=np.uint64).copy()
+        if self.rigged:
+            kind = w % np.uint64(3)
+            w[kind == 1] >>= np.uint64(58)
+            w[kind == 2] = np.uint64(2**64 - 1) - (w[kind == 2] >> np.uint64(60))
+        return w.tobytes()
+
+
+@pytest.mark.skipif(_compiled.kernel() is None, reason="numba is not installed")
+@pytest.mark.parametrize("rigged", [False, True])
+def test_compiled_laplace_draws_equal_python(monkeypatch, rigged):
+    """A secure source's one-entry draws, compiled where the kernel decides and in
+    Python where it gives up, are the Python sampler's draws word for word, and
+    leave the source at the same word (deterministic; fails if the kernel reads one
+    word out of order, or consumes words when it gives up). Rigged words make the
+    kernel give up often (rejected uniforms, long series); ordinary words let it
+    decide nearly every draw, which is checked too."""
+    import os
+
+    kernel = _compiled.kernel()
+    decided = []
+
+    def counting(*args):
+        out = kernel(*args)
+        decided.append(out[1] >= 0)
+        return out
+
+    monkeypatch.setattr(_compiled, "kernel", lambda: counting)
+    for seed, scale in enumerate([2.0**-20, 1 / 3, 2.5, 3.0, 6.4e11, 2.0**40, 2.0**52]):
+        j, s = small.split_scale(scale)
+        monkeypatch.setattr(os, "urandom", _FakeUrandom(seed, rigged))
+        src = RandomSource()
+        fast = [small._discrete_laplace_one(j, s, src) for _ in range(2000)] + src.words(3)
+        monkeypatch.setattr(os, "urandom", _FakeUrandom(seed, rigged))
+        src = RandomSource()
+        slow = [small._laplace_one_python(j, s, src) for _ in range(2000)] + src.words(3)
+        assert fast == slow, scale
+    share = np.mean(decided)
+    assert (share < 0.5) if rigged else (share > 0.9)
+
+
+@pytest.mark.skipif(_compiled.kernel() is None, reason="numba is not installed")
+def test_seeded_sources_never_run_the_kernel():
+    """A seeded source reads its generator exactly as far as asked: the compiled
+    sampler, which needs words read ahead, is not run on it."""
+    src = RandomSource(3)
+    assert src.run_kernel(_compiled.kernel(), *small.split_scale(2.0), 0, 1) is None
+    assert src.words(2) == RandomSource(3).words(2)
 
 
 def test_words_follow_the_seeded_stream():

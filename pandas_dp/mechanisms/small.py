@@ -33,6 +33,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Final, Protocol
 
+from pandas_dp.mechanisms import _compiled
 from pandas_dp.mechanisms.constants import (
     GEO_BLOCK,
     MAX_SCALE,
@@ -321,7 +322,22 @@ def _exp_pow2_one_j(u: list[int], j: int, src: Words, first: list[int]) -> list[
 
 def _discrete_laplace_one(j: int, s: int, src: Words) -> int:
     """``discrete_laplace_js([j], [s], src)[0]``: the same words read in the same
-    order and the same arithmetic, without the bookkeeping of several entries."""
+    order and the same arithmetic, without the bookkeeping of several entries.
+
+    With numba, a secure source's draw is first tried compiled
+    (:mod:`pandas_dp.mechanisms._compiled`): the same draw from the same words, or,
+    in the rare rounds it leaves to this function, nothing read.
+    """
+    run = getattr(src, "run_kernel", None)
+    if run is not None and (compiled := _compiled.kernel()) is not None:
+        got: int | None = run(compiled, j, s, *divmod(1 << j, s))
+        if got is not None:
+            return got
+    return _laplace_one_python(j, s, src)
+
+
+def _laplace_one_python(j: int, s: int, src: Words) -> int:
+    """:func:`_discrete_laplace_one` in Python."""
     shift = 64 - j
     while True:
         word = src.words(6 * TRIES)

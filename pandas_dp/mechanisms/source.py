@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from typing import Final
 
 import numpy as np
@@ -60,7 +61,7 @@ class RandomSource:
     True
     """
 
-    __slots__ = ("_block", "_lock", "_pid", "_pos", "_rng")
+    __slots__ = ("_array", "_block", "_lock", "_pid", "_pos", "_rng")
 
     def __init__(self, random_state: int | np.random.Generator | None = None) -> None:
         if random_state is None:
@@ -75,6 +76,7 @@ class RandomSource:
                 f"numpy.random.Generator; got {type(random_state).__name__}"
             )
         self._block: list[int] = []
+        self._array: NDArray[np.uint64] = np.zeros(0, dtype=np.uint64)  # the same words
         self._pos = 0
         self._pid = 0
         self._lock = threading.Lock()  # two threads never get the same words
@@ -119,17 +121,50 @@ class RandomSource:
         if self._rng is not None or type(self).bits is not RandomSource.bits:
             words: list[int] = self.bits(size).tolist()
             return words
-        pid = os.getpid()
         with self._lock:
-            pos, end = self._pos, self._pos + size
-            if end > len(self._block) or pid != self._pid:
-                left = self._block[pos:] if pid == self._pid else []  # never across a fork
-                fresh = max(size - len(left), BLOCK_WORDS)
-                self._block = left + np.frombuffer(os.urandom(8 * fresh), dtype=np.uint64).tolist()
-                self._pid = pid
-                pos, end = 0, size
-            self._pos = end
-            return self._block[pos:end]
+            self._refill(size)
+            pos = self._pos
+            self._pos = pos + size
+            return self._block[pos : pos + size]
+
+    def _refill(self, size: int) -> None:
+        """Make sure ``size`` unread words are in the block (lock held): the unread
+        rest, then at least :data:`BLOCK_WORDS` fresh ones; nothing is kept across a
+        fork."""
+        pid = os.getpid()
+        if self._pos + size <= len(self._block) and pid == self._pid:
+            return
+        left = self._array[self._pos :] if pid == self._pid else self._array[:0]
+        fresh = np.frombuffer(os.urandom(8 * max(size - left.size, BLOCK_WORDS)), np.uint64)
+        self._array = np.concatenate([left, fresh])
+        self._block = self._array.tolist()
+        self._pid, self._pos = pid, 0
+
+    def run_kernel(self, kernel: Callable[..., tuple[int, int]], *args: int) -> int | None:
+        """``kernel(words, pos, *args) -> (value, next_pos)`` on a secure source's block.
+
+        For a compiled sampler (:mod:`pandas_dp.mechanisms._compiled`) that reads
+        the unread words ``words[pos:]`` in order and says where it stopped; it reads
+        the very words :meth:`words` would have served next. ``next_pos = -1`` means
+        it gave up: nothing is consumed and ``None`` is returned, and so it is for a
+        seeded source (whose words are read from its generator exactly as far as
+        asked, never a block ahead). ``next_pos = -2`` asks for more words: the
+        kernel runs again on the same unread words and fresh ones after them. The
+        caller then draws in Python, from the same words.
+        """
+        if self._rng is not None or type(self).bits is not RandomSource.bits:
+            return None
+        need = BLOCK_WORDS // 2
+        with self._lock:
+            while True:
+                self._refill(need)
+                value, end = kernel(self._array, self._pos, *args)
+                if end >= 0:
+                    self._pos = int(end)
+                    return int(value)
+                if end != -2:
+                    return None
+                need = len(self._block) - self._pos + BLOCK_WORDS  # the same words, and more
 
     def uniform(self, size: int) -> FloatArray:
         """Return ``size`` uniforms on ``(0, 1]`` with 53 random bits each."""
