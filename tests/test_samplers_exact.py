@@ -591,7 +591,7 @@ def test_compiled_laplace_draws_equal_python(monkeypatch, rigged):
         decided.append(out[1] >= 0)
         return out
 
-    monkeypatch.setattr(_compiled, "kernel", lambda: counting)
+    monkeypatch.setattr(_compiled, "ready", lambda: counting)
     for seed, scale in enumerate([2.0**-20, 1 / 3, 2.5, 3.0, 6.4e11, 2.0**40, 2.0**52]):
         j, s = small.split_scale(scale)
         monkeypatch.setattr(os, "urandom", _FakeUrandom(seed, rigged))
@@ -603,6 +603,15 @@ def test_compiled_laplace_draws_equal_python(monkeypatch, rigged):
         assert fast == slow, scale
     share = np.mean(decided)
     assert (share < 0.5) if rigged else (share > 0.9)
+
+
+def test_the_kernel_is_loaded_after_its_warm_draws(monkeypatch):
+    """A process that draws a few times never imports numba for it; after
+    WARM_DRAWS one-entry draws the sampler asks for the kernel."""
+    monkeypatch.setattr(_compiled, "_asked", 0)
+    monkeypatch.setattr(_compiled, "kernel", lambda: "loaded")
+    asked = [_compiled.ready() for _ in range(_compiled.WARM_DRAWS + 1)]
+    assert asked == [None] * _compiled.WARM_DRAWS + ["loaded"]
 
 
 @pytest.mark.skipif(_compiled.kernel() is None, reason="numba is not installed")
@@ -629,12 +638,12 @@ def test_secure_words_are_not_shared_across_a_fork(monkeypatch):
 
     src = RandomSource()
     first = src.words(4)
-    block = list(src._block)
+    block = src._array.tolist()
     assert block[:4] == first
     monkeypatch.setattr(os, "getpid", lambda: -12345)
     child = src.words(4)
     assert child != block[4:8]
-    assert src._block[:4] == child
+    assert src._array[:4].tolist() == child
 
 
 def test_secure_words_look_uniform():
@@ -659,4 +668,4 @@ def test_sources_copy_without_their_noise():
     s = RandomSource()
     s.words(2)
     twin = copy.deepcopy(s)
-    assert twin.secure and twin._block == []
+    assert twin.secure and twin._array.size == 0 and twin._block is None

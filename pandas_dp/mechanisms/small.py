@@ -325,11 +325,12 @@ def _discrete_laplace_one(j: int, s: int, src: Words) -> int:
     order and the same arithmetic, without the bookkeeping of several entries.
 
     With numba, a secure source's draw is first tried compiled
-    (:mod:`pandas_dp.mechanisms._compiled`): the same draw from the same words, or,
-    in the rare rounds it leaves to this function, nothing read.
+    (:mod:`pandas_dp.mechanisms._compiled`, once a process has made a few hundred
+    such draws): the same draw from the same words, or, in the rare rounds it
+    leaves to this function, nothing read.
     """
     run = getattr(src, "run_kernel", None)
-    if run is not None and (compiled := _compiled.kernel()) is not None:
+    if run is not None and (compiled := _compiled.ready()) is not None:
         got: int | None = run(compiled, j, s, *divmod(1 << j, s))
         if got is not None:
             return got

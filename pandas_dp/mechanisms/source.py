@@ -75,8 +75,8 @@ class RandomSource:
                 f"random_state must be None (secure noise), an int seed or a "
                 f"numpy.random.Generator; got {type(random_state).__name__}"
             )
-        self._block: list[int] = []
-        self._array: NDArray[np.uint64] = np.zeros(0, dtype=np.uint64)  # the same words
+        self._array: NDArray[np.uint64] = np.zeros(0, dtype=np.uint64)
+        self._block: list[int] | None = None  # the same words, as Python ints
         self._pos = 0
         self._pid = 0
         self._lock = threading.Lock()  # two threads never get the same words
@@ -123,6 +123,8 @@ class RandomSource:
             return words
         with self._lock:
             self._refill(size)
+            if self._block is None:  # (the compiled sampler reads the array alone)
+                self._block = self._array.tolist()
             pos = self._pos
             self._pos = pos + size
             return self._block[pos : pos + size]
@@ -130,14 +132,14 @@ class RandomSource:
     def _refill(self, size: int) -> None:
         """Make sure ``size`` unread words are in the block (lock held): the unread
         rest, then at least :data:`BLOCK_WORDS` fresh ones; nothing is kept across a
-        fork."""
+        fork. The list of the words is made when :meth:`words` first needs it."""
         pid = os.getpid()
-        if self._pos + size <= len(self._block) and pid == self._pid:
+        if self._pos + size <= self._array.size and pid == self._pid:
             return
         left = self._array[self._pos :] if pid == self._pid else self._array[:0]
         fresh = np.frombuffer(os.urandom(8 * max(size - left.size, BLOCK_WORDS)), np.uint64)
-        self._array = np.concatenate([left, fresh])
-        self._block = self._array.tolist()
+        self._array = np.concatenate([left, fresh]) if left.size else fresh
+        self._block = None
         self._pid, self._pos = pid, 0
 
     def run_kernel(self, kernel: Callable[..., tuple[int, int]], *args: int) -> int | None:
@@ -164,7 +166,7 @@ class RandomSource:
                     return int(value)
                 if end != -2:
                     return None
-                need = len(self._block) - self._pos + BLOCK_WORDS  # the same words, and more
+                need = self._array.size - self._pos + BLOCK_WORDS  # the same words, and more
 
     def uniform(self, size: int) -> FloatArray:
         """Return ``size`` uniforms on ``(0, 1]`` with 53 random bits each."""
