@@ -400,7 +400,7 @@ def test_chunks_and_progress(files: dict[str, Path], monkeypatch: pytest.MonkeyP
     columns = ["age", "income", "region", "smoker"]
     whole = cli.read_table(path, columns, schema, progress="never")
     assert whole.shape == (80_000, 4)
-    monkeypatch.setattr(cli, "CHUNK_ROWS", 5_000)
+    monkeypatch.setattr(cli.reading, "CHUNK_ROWS", 5_000)
     stream = io.StringIO()
     chunked = cli.read_table(path, columns, schema, progress="always", stream=stream)
     pd.testing.assert_frame_equal(whole, chunked)
@@ -418,7 +418,7 @@ def test_chunks_and_progress(files: dict[str, Path], monkeypatch: pytest.MonkeyP
 
 @needs_parquet
 def test_parquet_progress(files: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli, "CHUNK_ROWS", 100)
+    monkeypatch.setattr(cli.reading, "CHUNK_ROWS", 100)
     stream = io.StringIO()
     frame = cli.read_table(
         files["parquet"], ["age"], cli.load_schema(files["schema"]), progress="always",
