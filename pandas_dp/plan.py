@@ -38,7 +38,7 @@ import functools
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -73,6 +73,8 @@ __all__ = [
     "engine_input",
     "series_data",
 ]
+
+_T = TypeVar("_T")
 
 FloatArray = NDArray[np.float64]
 
@@ -168,8 +170,8 @@ class Plan:
         #: Private keys: a key is kept when its noisy count of units exceeds this.
         self.threshold: float | None = None
         self.selection: Any = None
-        #: (split, rho) of a frozen plan (:meth:`freeze`), else ``None``.
-        self._frozen: tuple[dict[str, float], float | None] | None = None
+        #: (split, rho, kept values) of a frozen plan (:meth:`freeze`), else ``None``.
+        self._frozen: tuple[dict[str, float], float | None, dict[str, Any]] | None = None
         if grouping is not None and grouping.private:
             if settings.neighbouring != "add_remove":
                 raise ValueError(
@@ -704,7 +706,19 @@ class Plan:
         """Keep the split and rho of this calibrated plan, which changes no more (a
         cached plan: its copies from :meth:`rebound` share them). Adding or
         calibrating again forgets them."""
-        self._frozen = (self.split(), self.rho())
+        self._frozen = (self.split(), self.rho(), {})
+
+    def kept(self, name: str, build: Callable[[], _T]) -> _T:
+        """``build()``, a function of this plan's public facts (its measurements,
+        split and scales), kept by a frozen plan under ``name`` and shared with its
+        :meth:`rebound` copies (a cached plan builds it once); built afresh for a
+        plan that is not frozen."""
+        if self._frozen is None:
+            return build()
+        memo = self._frozen[2]
+        if name not in memo:  # (two threads may both build it: the same value)
+            memo[name] = build()
+        return cast(_T, memo[name])
 
     def split(self) -> dict[str, float]:
         """``measurement -> epsilon`` (public)."""

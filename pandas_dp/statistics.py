@@ -303,14 +303,11 @@ def build_metadata(
 ) -> DPMetadata:
     """The metadata record of a planned release: what was noised, with what scale."""
     s = plan.settings
-    ms = list(plan.measurements.values())
-    names = [m.key for m in ms]
+    sens_of, scale_of, noised = plan.kept("metadata", partial(_record_parts, plan))
     # pandas objects are built on first read (deferred): most records are never read
-    sens = deferred(partial(pd.Series, [m.sensitivity for m in ms], index=names, dtype=float))
-    scale = deferred(partial(_scales, ms, names))
     info: dict[str, Any] = {
         "budget_split": plan.split(),
-        "noised": {m.key: _unit(m.statistic) for m in ms},
+        "noised": dict(noised),
         "missing values": "skipped; the non-missing count is a noisy sufficient statistic",
     }
     c = s.contributions
@@ -327,8 +324,8 @@ def build_metadata(
         delta=s.delta + (grouping.delta if grouping is not None else 0.0),
         neighbouring=s.neighbouring,
         n=s.public_n,
-        sensitivity=sens,
-        scale=scale,
+        sensitivity=deferred(sens_of),
+        scale=deferred(scale_of),
         input_bounds=input_bounds,
         output_bounds=output_bounds,
         bounding=s.bounding,
@@ -339,6 +336,18 @@ def build_metadata(
         _index=index,
         rho=plan.rho(),
     )
+
+
+def _record_parts(
+    plan: Plan,
+) -> tuple[Callable[[], pd.Series], Callable[[], pd.Series], dict[str, str]]:
+    """What a record reads of its plan alone: the builders of its sensitivity and
+    scale Series (each record builds its own, on first read) and what each
+    measurement noised (a cached plan computes these once: :meth:`Plan.kept`)."""
+    ms = list(plan.measurements.values())
+    names = [m.key for m in ms]
+    sens = partial(pd.Series, [m.sensitivity for m in ms], index=names, dtype=float)
+    return sens, partial(_scales, ms, names), {m.key: _unit(m.statistic) for m in ms}
 
 
 def _scales(ms: list[Measurement], names: list[str]) -> pd.Series:

@@ -299,6 +299,24 @@ def test_a_cached_plan_follows_the_weights_table(monkeypatch: pytest.MonkeyPatch
     assert list(after.values()) == pytest.approx([1 / 4, 3 / 4])
 
 
+def test_records_of_a_cached_plan_share_no_mutable_field() -> None:
+    """A cached plan builds its records' public parts once; each record still gets
+    its own Series and dicts, so changing one record's metadata changes no other."""
+    _clear_caches()
+    a, b = (SERIES.dp.var(epsilon=1.0, bounds=(0, 100)).attrs["dp"] for _ in range(2))
+    first = (a.sensitivity.copy(), a.scale.copy(), dict(a.details["noised"]))
+    b.sensitivity.iloc[0] = -1.0
+    b.scale.iloc[0] = -1.0
+    b.details["noised"].clear()
+    b.details["budget_split"].clear()
+    c = SERIES.dp.var(epsilon=1.0, bounds=(0, 100)).attrs["dp"]
+    for meta in (a, c):
+        pd.testing.assert_series_equal(meta.sensitivity, first[0])
+        pd.testing.assert_series_equal(meta.scale, first[1])
+        assert meta.details["noised"] == first[2] and len(first[2]) == 3
+        assert len(meta.details["budget_split"]) == 3
+
+
 def test_a_cached_plan_holds_no_generator_budget_or_private_count() -> None:
     _clear_caches()
     budget = PrivacyBudget(epsilon=10.0)
