@@ -458,7 +458,10 @@ def _moments_one_chunk(
     accumulators (a short column's release spends most of its engine time on those).
 
     ``np.maximum`` then ``np.minimum`` is ``np.clip`` (the nearest point of
-    ``[-half, half]``, NaN kept), without its Python wrapper.
+    ``[-half, half]``, NaN kept), without its Python wrapper. A missing value stays
+    NaN through the scaling and rounding, so the centred sum is NaN exactly when one
+    is missing: only then are they counted and zeroed (in both sums) and the sum
+    taken again.
     """
     n = x.shape[0]
     add = np.add.reduce  # (``b.sum()`` without its Python wrapper)
@@ -466,20 +469,23 @@ def _moments_one_chunk(
     np.subtract(x, mid, out=b, casting="unsafe")
     np.maximum(b, -half, out=b)
     np.minimum(b, half, out=b)
+    c = np.multiply(b, b) if squares else b[:0]
+    if squares:
+        _scaler(sq_step)(c)
+        np.rint(c, out=c)
+    _scaler(step)(b)
+    np.rint(b, out=b)
+    total_f = float(add(b))
     missing = 0
-    if math.isnan(float(add(b))):  # missing values: count, then zero
+    if math.isnan(total_f):  # missing values (NaN throughout): count, then zero
         holes = np.isnan(b)
         missing = int(np.count_nonzero(holes))
         b[holes] = 0.0
-    sq = 0
-    if squares:
-        c = np.multiply(b, b)
-        _scaler(sq_step)(c)
-        np.rint(c, out=c)
-        sq = int(float(add(c)))  # exact: see the module
-    _scaler(step)(b)
-    np.rint(b, out=b)
-    total = int(float(add(b)))
+        if squares:
+            c[holes] = 0.0
+        total_f = float(add(b))
+    sq = int(float(add(c))) if squares else 0  # exact: see the module
+    total = int(total_f)
     count = np.array([n - missing], dtype=np.int64)
     return MomentSums(count, [total], [sq], step, sq_step)
 
