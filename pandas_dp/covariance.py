@@ -35,11 +35,12 @@ from pandas_dp import estimators as est
 from pandas_dp.bounding import NoisePlan, apply_noise_exact, halfwidth
 from pandas_dp.declarations import NumericDeclaration
 from pandas_dp.errors import InvalidBoundsError
+from pandas_dp.moments import MOMENT_WEIGHTS
 from pandas_dp.plan import Plan, direct_allowance, engine_input
 from pandas_dp.result import DPMetadata
 from pandas_dp.sensitivity import output_range, pair_sensitivity, sensitivity
 from pandas_dp.settings import Settings
-from pandas_dp.statistics import MOMENT_WEIGHTS, validate
+from pandas_dp.statistics import validate
 
 __all__ = ["COV_METHODS", "DEFAULT_COV_METHOD", "release_cov", "resolve_method"]
 

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_dp import constraints
+from pandas_dp import constraints, moments
 from pandas_dp import statistics as st
 from pandas_dp.declarations import CategoricalDeclaration, NumericDeclaration
 from pandas_dp.grouping import Grouping
@@ -90,7 +90,7 @@ def release_describe(
     plan = Plan(settings, grouping)
     # one column's count, sum, squares and percentile tree: the ``grid`` weight
     weights = st.MOMENT_WEIGHTS["describe"]
-    plan, entries = st.plan_moments(_ROWS, numeric_decls, settings, "moments", plan, weights)
+    plan, entries = moments.plan_moments(_ROWS, numeric_decls, settings, "moments", plan, weights)
     # a categorical column's one histogram weighs a quarter of a numeric column's
     # four measurements (count, sum, squares, percentile tree), as when they weighed 1 each
     histogram_weight = sum(weights.values()) / 4
@@ -133,7 +133,9 @@ def release_describe(
         grid_noise = plan.measurements[grid_keys[c]].calibrated
         for g in range(groups):
             for stat in _ROWS:
-                value, fn = st._estimate(entries[(c, stat)], plan, noisy, ddof=1, clamp=clamp, g=g)
+                value, fn = moments.estimate(
+                    entries[(c, stat)], plan, noisy, ddof=1, clamp=clamp, g=g
+                )
                 cells[g][(c, stat)], fns[g][(c, stat)] = value, fn
             found = read_quantiles(leaves[g], float(roots[g]), percentiles, lo, hi)
             cells[g][(c, "min (declared)")] = lo
@@ -192,7 +194,7 @@ def release_describe(
         released,
         input_bounds={c: (d.lower, d.upper) for c, d in numeric_decls.items()},
         output_bounds={c: (d.lower, d.upper) for c, d in numeric_decls.items()},
-        interval=partial(st._stacked, entry_fns),
+        interval=partial(moments.stacked, entry_fns),
         index=index,
         details={
             "derived": "count, mean and std of a column come from one measured "

@@ -34,8 +34,9 @@ from pandas_dp.histograms import (
     _share_bounds,
 )
 from pandas_dp.plan import Plan, engine_input
+from pandas_dp.records import build_metadata
 from pandas_dp.settings import Settings
-from pandas_dp.statistics import build_metadata, validate
+from pandas_dp.statistics import validate
 
 __all__ = ["release_contingency", "release_group_counts", "release_group_sizes"]
 

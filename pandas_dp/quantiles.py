@@ -54,9 +54,10 @@ from pandas_dp.quantile_tree import (
     quantile_interval,
     read_quantiles,
 )
+from pandas_dp.records import build_metadata
 from pandas_dp.result import DPFloat
 from pandas_dp.settings import Settings
-from pandas_dp.statistics import build_metadata, validate
+from pandas_dp.statistics import validate
 
 __all__ = [
     "AGG_QUANTILES",

@@ -2,9 +2,12 @@
 
 Every release here follows one path (DESIGN.md): the statistics asked for become
 a :class:`~pandas_dp.plan.Plan` over sufficient statistics (shared between the
-statistics that need them), the plan is calibrated from public facts, charged,
-run by the engine, noised once, and the statistics are estimated from the noisy
-sufficient statistics (:mod:`pandas_dp.estimators`).
+statistics that need them; what each measures, at which weight, and how it is
+estimated: :mod:`pandas_dp.moments`), the plan is calibrated from public facts,
+charged, run by the engine, noised once, and the statistics are estimated from
+the noisy sufficient statistics; the record says what was done
+(:mod:`pandas_dp.records`). A calibrated ungrouped plan is kept for the next call
+with the same public facts.
 
 Missing values are skipped, as pandas does; the number of non-missing values is
 a noisy sufficient statistic of the same plan. Under ``add_remove`` (the default)
@@ -16,7 +19,6 @@ treats the frame as ``n`` values, a missing one counting as the midpoint.
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,9 +32,21 @@ from numpy.typing import NDArray
 from pandas_dp import estimators as est
 from pandas_dp.declarations import NumericDeclaration
 from pandas_dp.grouping import Grouping
-from pandas_dp.plan import Measurement, Plan, engine_input
-from pandas_dp.result import DPFloat, DPInt, DPMetadata, deferred
-from pandas_dp.sensitivity import output_range
+from pandas_dp.moments import (
+    MOMENT_STATISTICS,
+    MOMENT_WEIGHTS,
+    Entry,
+    check_ddof,
+    entry_range,
+    estimate,
+    plan_entry,
+    resolve_method,
+    stacked,
+    weights_name,
+)
+from pandas_dp.plan import Plan, engine_input
+from pandas_dp.records import build_metadata
+from pandas_dp.result import DPFloat, DPInt, DPMetadata
 from pandas_dp.settings import Settings, typed_key
 
 __all__ = [
@@ -49,74 +63,6 @@ __all__ = [
 
 FloatArray = NDArray[np.float64]
 IntervalFn = Callable[[float], tuple[float, float]]
-
-#: Budget weights of the sufficient statistics behind each statistic (add/remove).
-#: Measured in ``benchmarks/accuracy.py`` (section "splits", results in
-#: ``benchmarks/results/accuracy.md``): RMSE over 500 seeded releases of every
-#: candidate weighting, bounds [0, 100], n in {100, 1000, 10000}, epsilon in
-#: {0.1, 1, 10}, data uniform / normal centred / piled near a bound (and two-point
-#: for the variance), bounding bit and truncated. The mean's error is the sum's
-#: noise plus the count's noise times the distance of the mean from the midpoint,
-#: so the best split depends on the (private) data: 1:9 wins on centred data, 1:1
-#: on piled data. The defaults minimise the worst ratio to the best weighting of
-#: each setting (minimax regret): mean 1:2 (worst 1.48x the best, against 1.90x
-#: for the former 1:3), variance and std 5:4:9 (worst 1.40x, former 1:1:2 1.54x).
-#: ``describe`` measures one (count, centred sum, centred squares) per column for
-#: its count, mean and std, and one percentile tree (``grid``). 6:4:3:5 gives
-#: each of count, mean and std at least the share of epsilon it had in the former
-#: describe (three releases at epsilon/3: a count; a mean at 1:2, whose sum had
-#: 2/9; a std at 5:4:9, whose squares had 1/6), so none is less accurate than
-#: there: count 1/3, sum 2/9, squares 1/6 (and the mean and std now read the
-#: larger shared count). The other 5/18 buy the percentiles (1:1:1:1 gave them
-#: 1/4 and the count 1/4: 1.3-1.4x the former count's RMSE). Checked in
-#: ``benchmarks/accuracy.py --describe-only`` (``results/describe_split.md``).
-#: ``cov`` and ``corr`` (a weight per entry: 1 count, p sums, p squares and
-#: p(p-1)/2 cross-products): 4 x 4 on [-1, 1], n = 1000, epsilon = 1, 1000
-#: releases, Frobenius RMSE on correlated data / data piled at -1: equal weights
-#: 0.0831 / 0.0910, 1:1:1.2:1.5 0.0754 / 0.1048 (the most off-diagonal weight
-#: correlated data rewards, 1:1:3:3, costs piled data 1.9x; the sums and count
-#: carry the piled data's large means). Chosen: 1:1:1.2:1.5, worst ratio to the
-#: best candidate of either shape 1.15x (equal weights: 1.19x).
-MOMENT_WEIGHTS: dict[str, dict[str, float]] = {
-    "count": {"count": 1.0},
-    "sum": {"sum": 1.0},
-    "mean": {"count": 1.0, "centred_sum": 2.0},
-    "var": {"count": 5.0, "centred_sum": 4.0, "centred_squares": 9.0},
-    "describe": {"count": 6.0, "centred_sum": 4.0, "centred_squares": 3.0, "grid": 5.0},
-    "cov": {"count": 1.0, "centred_sum": 1.0, "centred_squares": 1.2, "cross_products": 1.5},
-    "mean_direct": {"mean_direct": 1.0},
-    "var_direct": {"var_direct": 1.0},
-}
-#: What each statistic reads from the plan, by method.
-_NEEDS = {
-    ("count", "moments"): ("count",),
-    ("sum", "moments"): ("sum",),
-    ("mean", "moments"): ("count", "centred_sum"),
-    ("var", "moments"): ("count", "centred_sum", "centred_squares"),
-    ("mean", "direct"): ("mean_direct",),
-    ("var", "direct"): ("var_direct",),
-}
-METHODS: tuple[str, ...] = ("auto", "moments", "direct")
-#: The statistics a plan of moments releases (``agg`` adds medians through a
-#: :class:`TableExtra`).
-MOMENT_STATISTICS: tuple[str, ...] = ("count", "sum", "mean", "var", "std")
-
-
-def resolve_method(method: str, settings: Settings) -> str:
-    """``"auto"`` -> ``"moments"`` (noisy sufficient statistics); check ``"direct"``.
-
-    ``"direct"`` needs a public ``n``, which only ``neighbouring="substitute"``
-    declares.
-    """
-    if method not in METHODS:
-        raise ValueError(f"method={method!r} is not supported; use 'auto', 'moments' or 'direct'")
-    if method == "direct" and settings.neighbouring != "substitute":
-        raise ValueError(
-            "method='direct' (Liu's R/n releases) needs the frame's length to be public; "
-            "declare neighbouring='substitute' for a frame whose length really is public, "
-            "or use the default method"
-        )
-    return "moments" if method == "auto" else method
 
 
 def validate(columns: Mapping[Hashable, pd.Series], decls: Mapping[Hashable, Any]) -> None:
@@ -147,263 +93,7 @@ def validate(columns: Mapping[Hashable, pd.Series], decls: Mapping[Hashable, Any
         ) from None
 
 
-# ----------------------------------------------------------------------------- plan
-
-
-@dataclass(frozen=True)
-class _Entry:
-    """One released statistic of one column: how it is planned and estimated."""
-
-    statistic: str  # count, sum, mean, var, std
-    decl: NumericDeclaration
-    method: str
-    keys: dict[str, str]
-
-
-def _plan_entry(
-    plan: Plan,
-    statistic: str,
-    decl: NumericDeclaration,
-    method: str,
-    weights: Mapping[str, float] | None = None,
-) -> _Entry:
-    base = "var" if statistic == "std" else statistic
-    way = method if base in ("mean", "var") else "moments"
-    needs = _NEEDS[(base, way)]
-    if weights is None:
-        weights = MOMENT_WEIGHTS[_weights_name(statistic, method)]
-    keys = plan.moments(decl, needs, weights)
-    return _Entry(statistic, decl, way, keys)
-
-
-def _var_range(entry: _Entry, ddof: int, n: int | None) -> tuple[float, float]:
-    d = entry.decl
-    if entry.method == "direct":
-        return output_range("var_direct", d.lower, d.upper, n, ddof=ddof)
-    return output_range("var", d.lower, d.upper, ddof=ddof)
-
-
-def _output_range(entry: _Entry, plan: Plan, ddof: int) -> tuple[float, float]:
-    """The statistic's public output range: from the plan and the declaration alone."""
-    d, k, st = entry.decl, entry.keys, entry.statistic
-    if st in ("count", "sum") or (entry.method == "direct" and st == "mean"):
-        m = plan.measurements[next(iter(k.values()))]
-        return m.lower, m.upper
-    if st == "mean":
-        return d.lower, d.upper
-    lo, hi = _var_range(entry, ddof, plan.settings.public_n)
-    return (0.0, math.sqrt(hi)) if st == "std" else (lo, hi)
-
-
-def _estimate(
-    entry: _Entry,
-    plan: Plan,
-    noisy: Mapping[str, FloatArray],
-    *,
-    ddof: int,
-    clamp: bool,
-    g: int = 0,
-) -> tuple[float, IntervalFn]:
-    """The statistic and its interval function (of group ``g``).
-
-    Every group's entries share one noise plan per measurement, so the interval
-    of any group uses the same public scale; the public output range is
-    :func:`_output_range`'s, the same for every group.
-    """
-    d, k, st = entry.decl, entry.keys, entry.statistic
-    m = plan.measurements
-    n = plan.settings.public_n
-    if st in ("count", "sum") or (entry.method == "direct" and st == "mean"):
-        key = next(iter(k.values()))
-        value = float(noisy[key][g])
-        noise = m[key].noise
-        assert noise is not None
-        return value, partial(est.noisy_interval, noise, value)
-    if st == "mean":
-        c, s = float(noisy[k["count"]][g]), float(noisy[k["centred_sum"]][g])
-        value = est.mean_value(c, s, d.lower, d.upper, clamp=clamp)
-        mean_fn: IntervalFn = partial(
-            est.mean_interval,
-            m[k["count"]].calibrated,
-            m[k["centred_sum"]].calibrated,
-            c,
-            s,
-            d.lower,
-            d.upper,
-        )
-        return value, mean_fn
-    hi = _var_range(entry, ddof, n)[1]
-    if entry.method == "direct":
-        noise = m[k["var_direct"]].calibrated
-        assert noise is not None and n is not None
-        factor = (n - 1.0) / (n - ddof)
-        raw = float(noisy[k["var_direct"]][g])
-        value = raw * factor
-        fn: IntervalFn = partial(_scaled_interval, partial(est.noisy_interval, noise, raw), factor)
-    else:
-        c = float(noisy[k["count"]][g])
-        s = float(noisy[k["centred_sum"]][g])
-        q = float(noisy[k["centred_squares"]][g])
-        value = est.var_value(c, s, q, ddof=ddof, upper_range=hi, clamp=clamp)
-        fn = partial(
-            est.var_interval,
-            m[k["count"]].calibrated,
-            m[k["centred_sum"]].calibrated,
-            m[k["centred_squares"]].calibrated,
-            c,
-            s,
-            q,
-            ddof,
-            hi,
-        )
-    if st == "std":
-        return math.sqrt(max(value, 0.0)), partial(_root_interval, fn)
-    return value, fn
-
-
-def _scaled_interval(fn: IntervalFn, factor: float, alpha: float) -> tuple[float, float]:
-    lo, hi = fn(alpha)
-    return lo * factor, hi * factor
-
-
-def _root_interval(fn: IntervalFn, alpha: float) -> tuple[float, float]:
-    lo, hi = fn(alpha)
-    return math.sqrt(max(lo, 0.0)), math.sqrt(max(hi, 0.0))
-
-
-def _stacked(fns: Sequence[IntervalFn], alpha: float) -> tuple[FloatArray, FloatArray]:
-    pairs = [fn(alpha) for fn in fns]
-    return np.array([p[0] for p in pairs], dtype=np.float64), np.array(
-        [p[1] for p in pairs], dtype=np.float64
-    )
-
-
-def _check_ddof(ddof: int) -> int:
-    if type(ddof) is int and ddof >= 0:  # the usual case, without the ABCs
-        return ddof
-    if isinstance(ddof, bool) or not isinstance(ddof, int | np.integer) or ddof < 0:
-        raise ValueError(f"ddof must be a whole number >= 0 (pandas' default is 1); got {ddof!r}")
-    return int(ddof)
-
-
-# ----------------------------------------------------------------------------- metadata
-
-
-def build_metadata(
-    statistic: str,
-    labels: Sequence[Hashable],
-    plan: Plan,
-    value: Any,
-    *,
-    input_bounds: dict[Hashable, tuple[float, float]],
-    output_bounds: Any,
-    interval: Any,
-    index: pd.Index | list[Any] | None,
-    details: dict[str, Any] | None = None,
-) -> DPMetadata:
-    """The metadata record of a planned release: what was noised, with what scale."""
-    s = plan.settings
-    sens_of, scale_of, noised = plan.kept("metadata", partial(_record_parts, plan))
-    # pandas objects are built on first read (deferred): most records are never read
-    info: dict[str, Any] = {
-        "budget_split": plan.split(),
-        "noised": dict(noised),
-        "missing values": "skipped; the non-missing count is a noisy sufficient statistic",
-    }
-    c = s.contributions
-    if c.unit is not None and plan.grouping is None:
-        info["privacy unit"] = str(c.unit)
-        info["contribution bounds"] = {"max_rows_per_unit": c.rows}
-    info.update(details or {})
-    grouping = plan.grouping
-    return DPMetadata.record(
-        statistic=statistic,
-        columns=tuple(labels),
-        mechanism=s.mechanism,
-        epsilon=s.epsilon,
-        delta=s.delta + (grouping.delta if grouping is not None else 0.0),
-        neighbouring=s.neighbouring,
-        n=s.public_n,
-        sensitivity=deferred(sens_of),
-        scale=deferred(scale_of),
-        input_bounds=input_bounds,
-        output_bounds=output_bounds,
-        bounding=s.bounding,
-        secure=s.source.secure,
-        value=value,
-        details=info,
-        _interval=interval,
-        _index=index,
-        rho=plan.rho(),
-    )
-
-
-def _record_parts(
-    plan: Plan,
-) -> tuple[Callable[[], pd.Series], Callable[[], pd.Series], dict[str, str]]:
-    """What a record reads of its plan alone: the builders of its sensitivity and
-    scale Series (each record builds its own, on first read) and what each
-    measurement noised (a cached plan computes these once: :meth:`Plan.kept`)."""
-    ms = list(plan.measurements.values())
-    names = [m.key for m in ms]
-    sens = partial(pd.Series, [m.sensitivity for m in ms], index=names, dtype=float)
-    return sens, partial(_scales, ms, names), {m.key: _unit(m.statistic) for m in ms}
-
-
-def _scales(ms: list[Measurement], names: list[str]) -> pd.Series:
-    """Per measurement, its largest noise scale (built on first read: the plans are
-    immutable, so a later build gives what an eager one would have). A private
-    selection adds no noise to its counts: its scale is NaN."""
-    return pd.Series(
-        [math.nan if m.select is not None else float(np.max(m.calibrated.scale)) for m in ms],
-        index=names,
-        dtype=float,
-    )
-
-
-_UNITS = {
-    "count": "rows (integer, discrete noise)",
-    "rows": "rows (integer, discrete noise)",
-    "distinct_units": "distinct units per observed key (integer, discrete noise; selection)",
-    "category_counts": "rows per bucket (integer, discrete noise)",
-    "centred_sum": "column units: sum of (x - midpoint)",
-    "sum": "column units: sum of x",
-    "centred_squares": "squared column units: sum of (x - midpoint)^2",
-    "cross_products": "product of column units",
-    "mean_direct": "column units (Liu's direct mean)",
-    "var_direct": "squared column units (Liu's direct variance)",
-    "grid_selection": "grid edges chosen by exact permute-and-flip on rank scores "
-    "(no additive noise: no scale)",
-}
-
-
-def _unit(statistic: str) -> str:
-    return _UNITS.get(statistic, statistic)
-
-
 # ----------------------------------------------------------------------------- releases
-
-
-def plan_moments(
-    statistics: Sequence[str],
-    decls: Mapping[Hashable, NumericDeclaration],
-    settings: Settings,
-    method: str,
-    plan: Plan | None = None,
-    weights: Mapping[str, float] | None = None,
-) -> tuple[Plan, dict[tuple[Hashable, str], _Entry]]:
-    """Add every ``(column, statistic)`` to one plan (shared measurements).
-
-    ``weights`` (sufficient statistic -> budget weight) overrides each statistic's
-    own entry of :data:`MOMENT_WEIGHTS` (``describe`` passes its own).
-    """
-    plan = plan if plan is not None else Plan(settings)
-    entries = {
-        (c, st): _plan_entry(plan, st, decl, method, weights)
-        for c, decl in decls.items()
-        for st in statistics
-    }
-    return plan, entries
 
 
 def release_moments(
@@ -455,7 +145,7 @@ def release_moments(
             values[:, 0] if scalar else values,
             input_bounds=input_bounds,
             output_bounds=ranges[labels[0]] if scalar else ranges,
-            interval=partial(_stacked, flat),
+            interval=partial(stacked, flat),
             index=entries,
             details=details,
         )
@@ -475,7 +165,7 @@ def release_moments(
             value,
             input_bounds=input_bounds,
             output_bounds=ranges[labels[0]],
-            interval=partial(_stacked, [fns[0][0]]),
+            interval=partial(stacked, [fns[0][0]]),
             index=None,
             details=details,
         )
@@ -487,7 +177,7 @@ def release_moments(
         row,
         input_bounds=input_bounds,
         output_bounds=ranges,
-        interval=partial(_stacked, [f[0] for f in fns]),
+        interval=partial(stacked, [f[0] for f in fns]),
         index=labels,
         details=details,
     )
@@ -580,7 +270,7 @@ def release_table(
     (:func:`_column_factors`). ``extra`` plans further statistics (``agg``'s
     medians) into the same plan, one charge for all.
     """
-    ddof = _check_ddof(ddof)
+    ddof = check_ddof(ddof)
     way = resolve_method(method, settings)
     n = settings.public_n
     wanted = {st for sts in requests.values() for st in sts}
@@ -611,9 +301,7 @@ def release_table(
     fns: dict[tuple[Hashable, str], list[IntervalFn]] = {}
     groups = plan.released_groups
     for key, entry in entries.items():
-        results = [
-            _estimate(entry, plan, noisy, ddof=ddof, clamp=clamp, g=g) for g in range(groups)
-        ]
+        results = [estimate(entry, plan, noisy, ddof=ddof, clamp=clamp, g=g) for g in range(groups)]
         values[key] = np.array([r[0] for r in results], dtype=np.float64)
         fns[key] = [r[1] for r in results]
     ranges = dict(ranges)
@@ -624,7 +312,7 @@ def release_table(
 
 
 Planned = tuple[
-    Plan, dict[tuple[Hashable, str], _Entry], dict[tuple[Hashable, str], tuple[float, float]]
+    Plan, dict[tuple[Hashable, str], Entry], dict[tuple[Hashable, str], tuple[float, float]]
 ]
 
 #: Calibrated ungrouped plans by their public facts (:func:`_planned`), at most
@@ -681,15 +369,8 @@ def _weights_key(requests: Mapping[Hashable, Sequence[str]], way: str) -> tuple[
     """The :data:`MOMENT_WEIGHTS` entries the requests' entries read, by content (a
     study that swaps them, as ``benchmarks/accuracy.py`` does, never gets a plan
     split by other weights)."""
-    names = {_weights_name(st, way) for sts in requests.values() for st in sts}
+    names = {weights_name(st, way) for sts in requests.values() for st in sts}
     return tuple((name, *MOMENT_WEIGHTS[name].items()) for name in sorted(names))
-
-
-def _weights_name(statistic: str, method: str) -> str:
-    """The :data:`MOMENT_WEIGHTS` entry of ``statistic`` by ``method``."""
-    base = "var" if statistic == "std" else statistic
-    way = method if base in ("mean", "var") else "moments"
-    return f"{base}_direct" if way == "direct" else base
 
 
 def _decl_key(decl: NumericDeclaration) -> tuple[Hashable, ...]:
@@ -708,7 +389,7 @@ def _build_plan(
     others: Mapping[Hashable, Sequence[str]] | None = None,
 ) -> tuple[
     Plan,
-    dict[tuple[Hashable, str], _Entry],
+    dict[tuple[Hashable, str], Entry],
     dict[tuple[Hashable, str], tuple[float, float]],
     dict[Hashable, float],
 ]:
@@ -723,13 +404,13 @@ def _build_plan(
     entries = {}
     for c, sts in requests.items():
         for st in sts:
-            w = MOMENT_WEIGHTS[_weights_name(st, way)]
+            w = MOMENT_WEIGHTS[weights_name(st, way)]
             scaled = {k: v * factors[c] for k, v in w.items()}
-            entries[(c, st)] = _plan_entry(plan, st, decls[c], way, scaled)
+            entries[(c, st)] = plan_entry(plan, st, decls[c], way, scaled)
     if others is None:
         plan.calibrate()
     # the public ranges, from public facts only (also when no group will be kept)
-    ranges = {key: _output_range(entry, plan, ddof) for key, entry in entries.items()}
+    ranges = {key: entry_range(entry, plan, ddof) for key, entry in entries.items()}
     return plan, entries, ranges, other_weights
 
 
@@ -751,7 +432,7 @@ def _column_factors(
     for c, sts in requests.items():
         merged: dict[str, float] = {}
         for st in sts:
-            for k, v in MOMENT_WEIGHTS[_weights_name(st, way)].items():
+            for k, v in MOMENT_WEIGHTS[weights_name(st, way)].items():
                 merged[k] = max(merged.get(k, 0.0), v)
         totals[c] = sum(merged.values())
     extra = {c: totals.get(c) or 1.0 for c, sts in others.items() if sts}
@@ -807,7 +488,7 @@ def release_agg(
             if set(sts) - {"count"}
         },
         output_bounds={f"{c} {s}": table.ranges[(c, s)] for c, s in pairs},
-        interval=partial(_stacked, fns),
+        interval=partial(stacked, fns),
         index=[(k, c, s) for k in index for c, s in pairs] if grouping is not None else pairs,
         details={
             "method": table.method,
@@ -853,7 +534,7 @@ def release_len(settings: Settings, frame: pd.DataFrame | None = None) -> DPInt:
         value,
         input_bounds={},
         output_bounds=(m.lower, m.upper),
-        interval=partial(_stacked, [fn]),
+        interval=partial(stacked, [fn]),
         index=None,
     )
     return DPInt(int(value), {"dp": meta})

@@ -48,10 +48,10 @@ from pandas_dp import estimators as est
 from pandas_dp.bounding import NoisePlan, apply_noise, plan_noise
 from pandas_dp.declarations import NumericDeclaration
 from pandas_dp.mechanisms import RandomSource
+from pandas_dp.moments import plan_moments
 from pandas_dp.plan import direct_allowance
 from pandas_dp.sensitivity import output_range, sensitivity
 from pandas_dp.settings import Settings
-from pandas_dp.statistics import plan_moments
 
 ALPHA = 1e-4
 DRAWS = 200_000
@@ -329,7 +329,7 @@ def default_releases(statistic, values, seed, draws=DRAWS, *, eps=EPS, shrink=1.
     """A Poisson(``draws``) number of default releases of ``statistic`` of ``values``
     on [0, 1].
 
-    Builds the plan the accessor builds (:func:`pandas_dp.statistics.plan_moments`),
+    Builds the plan the accessor builds (:func:`pandas_dp.moments.plan_moments`),
     takes the exact sufficient statistics from the engine, noises each of them with
     its calibrated :class:`NoisePlan` (its scale times ``shrink``: 1 is the library's
     calibration, below 1 a deliberately broken one) and estimates the statistic with

@@ -1,0 +1,437 @@
+"""Moment statistics as plans: what count, sum, mean, var and std measure, and how.
+
+A moment statistic of a numeric column is estimated from noisy sufficient
+statistics -- its non-missing count, its centred sum, its centred squares (or,
+with ``method="direct"`` and a public length, Liu's direct releases). This module
+holds what the releases of :mod:`pandas_dp.statistics` (and ``describe``) share:
+the budget weights of those measurements (:data:`MOMENT_WEIGHTS`, each chosen by
+measurement), the plan entry of each ``(column, statistic)``, its public output
+range, and its estimate and interval from the noisy measurements
+(:mod:`pandas_dp.estimators`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pandas_dp import estimators as est
+from pandas_dp.declarations import NumericDeclaration
+from pandas_dp.plan import Plan
+from pandas_dp.sensitivity import output_range
+from pandas_dp.settings import Settings
+
+__all__ = [
+    "METHODS",
+    "MOMENT_STATISTICS",
+    "MOMENT_WEIGHTS",
+    "Entry",
+    "check_ddof",
+    "entry_range",
+    "estimate",
+    "plan_entry",
+    "plan_moments",
+    "resolve_method",
+    "stacked",
+    "weights_name",
+]
+
+FloatArray = NDArray[np.float64]
+IntervalFn = Callable[[float], tuple[float, float]]
+
+#: Budget weights of the sufficient statistics behind each statistic (add/remove).
+#: Measured in ``benchmarks/accuracy.py`` (section "splits", results in
+#: ``benchmarks/results/accuracy.md``): RMSE over 500 seeded releases of every
+#: candidate weighting, bounds [0, 100], n in {100, 1000, 10000}, epsilon in
+#: {0.1, 1, 10}, data uniform / normal centred / piled near a bound (and two-point
+#: for the variance), bounding bit and truncated. The mean's error is the sum's
+#: noise plus the count's noise times the distance of the mean from the midpoint,
+#: so the best split depends on the (private) data: 1:9 wins on centred data, 1:1
+#: on piled data. The defaults minimise the worst ratio to the best weighting of
+#: each setting (minimax regret): mean 1:2 (worst 1.48x the best, against 1.90x
+#: for the former 1:3), variance and std 5:4:9 (worst 1.40x, former 1:1:2 1.54x).
+#: ``describe`` measures one (count, centred sum, centred squares) per column for
+#: its count, mean and std, and one percentile tree (``grid``). 6:4:3:5 gives
+#: each of count, mean and std at least the share of epsilon it had in the former
+#: describe (three releases at epsilon/3: a count; a mean at 1:2, whose sum had
+#: 2/9; a std at 5:4:9, whose squares had 1/6), so none is less accurate than
+#: there: count 1/3, sum 2/9, squares 1/6 (and the mean and std now read the
+#: larger shared count). The other 5/18 buy the percentiles (1:1:1:1 gave them
+#: 1/4 and the count 1/4: 1.3-1.4x the former count's RMSE). Checked in
+#: ``benchmarks/accuracy.py --describe-only`` (``results/describe_split.md``).
+#: ``cov`` and ``corr`` (a weight per entry: 1 count, p sums, p squares and
+#: p(p-1)/2 cross-products): 4 x 4 on [-1, 1], n = 1000, epsilon = 1, 1000
+#: releases, Frobenius RMSE on correlated data / data piled at -1: equal weights
+#: 0.0831 / 0.0910, 1:1:1.2:1.5 0.0754 / 0.1048 (the most off-diagonal weight
+#: correlated data rewards, 1:1:3:3, costs piled data 1.9x; the sums and count
+#: carry the piled data's large means). Chosen: 1:1:1.2:1.5, worst ratio to the
+#: best candidate of either shape 1.15x (equal weights: 1.19x).
+MOMENT_WEIGHTS: dict[str, dict[str, float]] = {
+    "count": {"count": 1.0},
+    "sum": {"sum": 1.0},
+    "mean": {"count": 1.0, "centred_sum": 2.0},
+    "var": {"count": 5.0, "centred_sum": 4.0, "centred_squares": 9.0},
+    "describe": {"count": 6.0, "centred_sum": 4.0, "centred_squares": 3.0, "grid": 5.0},
+    "cov": {"count": 1.0, "centred_sum": 1.0, "centred_squares": 1.2, "cross_products": 1.5},
+    "mean_direct": {"mean_direct": 1.0},
+    "var_direct": {"var_direct": 1.0},
+}
+#: What each statistic reads from the plan, by method.
+_NEEDS = {
+    ("count", "moments"): ("count",),
+    ("sum", "moments"): ("sum",),
+    ("mean", "moments"): ("count", "centred_sum"),
+    ("var", "moments"): ("count", "centred_sum", "centred_squares"),
+    ("mean", "direct"): ("mean_direct",),
+    ("var", "direct"): ("var_direct",),
+}
+METHODS: tuple[str, ...] = ("auto", "moments", "direct")
+#: The statistics a plan of moments releases (``agg`` adds medians through a
+#: :class:`TableExtra`).
+MOMENT_STATISTICS: tuple[str, ...] = ("count", "sum", "mean", "var", "std")
+
+
+def resolve_method(method: str, settings: Settings) -> str:
+    """The method a release uses: ``"auto"`` is ``"moments"``; ``"direct"`` is checked.
+
+    Parameters
+    ----------
+    method : {"auto", "moments", "direct"}
+        As passed by the caller.
+    settings : Settings
+        The call's settings; ``"direct"`` needs a public ``n``, which only
+        ``neighbouring="substitute"`` declares.
+
+    Returns
+    -------
+    str
+        ``"moments"`` (noisy sufficient statistics) or ``"direct"`` (Liu's releases).
+
+    Raises
+    ------
+    ValueError
+        For an unknown method, or ``"direct"`` without a public length.
+
+    Examples
+    --------
+    >>> resolve_method("auto", Settings(1.0))
+    'moments'
+    """
+    if method not in METHODS:
+        raise ValueError(f"method={method!r} is not supported; use 'auto', 'moments' or 'direct'")
+    if method == "direct" and settings.neighbouring != "substitute":
+        raise ValueError(
+            "method='direct' (Liu's R/n releases) needs the frame's length to be public; "
+            "declare neighbouring='substitute' for a frame whose length really is public, "
+            "or use the default method"
+        )
+    return "moments" if method == "auto" else method
+
+
+def weights_name(statistic: str, method: str) -> str:
+    """The :data:`MOMENT_WEIGHTS` entry that splits ``statistic``'s budget.
+
+    Parameters
+    ----------
+    statistic : str
+        ``"count"``, ``"sum"``, ``"mean"``, ``"var"`` or ``"std"`` (which reads the
+        variance's measurements).
+    method : str
+        ``"moments"`` or ``"direct"`` (the mean and the variance only; the other
+        statistics have one way).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> weights_name("std", "moments"), weights_name("mean", "direct")
+    ('var', 'mean_direct')
+    """
+    base = "var" if statistic == "std" else statistic
+    way = method if base in ("mean", "var") else "moments"
+    return f"{base}_direct" if way == "direct" else base
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One released statistic of one column: how it was planned, how to estimate it.
+
+    Attributes
+    ----------
+    statistic : str
+        ``"count"``, ``"sum"``, ``"mean"``, ``"var"`` or ``"std"``.
+    decl : NumericDeclaration
+        The column's public bounds.
+    method : str
+        ``"moments"`` or ``"direct"``.
+    keys : dict
+        Sufficient statistic -> the key of its measurement in the plan.
+    """
+
+    statistic: str
+    decl: NumericDeclaration
+    method: str
+    keys: dict[str, str]
+
+
+def plan_entry(
+    plan: Plan,
+    statistic: str,
+    decl: NumericDeclaration,
+    method: str,
+    weights: Mapping[str, float] | None = None,
+) -> Entry:
+    """Add what ``statistic`` of one column measures to ``plan`` (shared, by key).
+
+    Parameters
+    ----------
+    plan : Plan
+        The release's plan, not calibrated yet.
+    statistic : str
+        ``"count"``, ``"sum"``, ``"mean"``, ``"var"`` or ``"std"``.
+    decl : NumericDeclaration
+        The column's public bounds.
+    method : str
+        ``"moments"`` or ``"direct"`` (:func:`resolve_method`'s).
+    weights : mapping, optional
+        Sufficient statistic -> budget weight; by default the statistic's entry of
+        :data:`MOMENT_WEIGHTS` (:func:`weights_name`).
+
+    Returns
+    -------
+    Entry
+    """
+    base = "var" if statistic == "std" else statistic
+    way = method if base in ("mean", "var") else "moments"
+    needs = _NEEDS[(base, way)]
+    if weights is None:
+        weights = MOMENT_WEIGHTS[weights_name(statistic, method)]
+    keys = plan.moments(decl, needs, weights)
+    return Entry(statistic, decl, way, keys)
+
+
+def plan_moments(
+    statistics: Sequence[str],
+    decls: Mapping[Hashable, NumericDeclaration],
+    settings: Settings,
+    method: str,
+    plan: Plan | None = None,
+    weights: Mapping[str, float] | None = None,
+) -> tuple[Plan, dict[tuple[Hashable, str], Entry]]:
+    """Plan every ``(column, statistic)``; statistics of a column share measurements.
+
+    Parameters
+    ----------
+    statistics : sequence of str
+        The statistics of every column.
+    decls : mapping
+        Column -> its public bounds.
+    settings : Settings
+        The call's settings (a new plan is made from them).
+    method : str
+        ``"moments"`` or ``"direct"``.
+    plan : Plan, optional
+        A plan to add to (``describe`` adds its percentile tree to the same one).
+    weights : mapping, optional
+        Overrides each statistic's :data:`MOMENT_WEIGHTS` (``describe`` passes its own).
+
+    Returns
+    -------
+    plan : Plan
+        Not calibrated yet.
+    entries : dict
+        ``(column, statistic) -> Entry``.
+    """
+    plan = plan if plan is not None else Plan(settings)
+    entries = {
+        (c, st): plan_entry(plan, st, decl, method, weights)
+        for c, decl in decls.items()
+        for st in statistics
+    }
+    return plan, entries
+
+
+def _var_range(entry: Entry, ddof: int, n: int | None) -> tuple[float, float]:
+    d = entry.decl
+    if entry.method == "direct":
+        return output_range("var_direct", d.lower, d.upper, n, ddof=ddof)
+    return output_range("var", d.lower, d.upper, ddof=ddof)
+
+
+def entry_range(entry: Entry, plan: Plan, ddof: int) -> tuple[float, float]:
+    """The statistic's public output range, from the plan and the declaration alone.
+
+    Parameters
+    ----------
+    entry : Entry
+    plan : Plan
+        The calibrated plan (a count's or sum's range is its measurement's).
+    ddof : int
+        Delta degrees of freedom of a variance or std.
+
+    Returns
+    -------
+    tuple of float
+        ``(lower, upper)``.
+    """
+    d, k, st = entry.decl, entry.keys, entry.statistic
+    if st in ("count", "sum") or (entry.method == "direct" and st == "mean"):
+        m = plan.measurements[next(iter(k.values()))]
+        return m.lower, m.upper
+    if st == "mean":
+        return d.lower, d.upper
+    lo, hi = _var_range(entry, ddof, plan.settings.public_n)
+    return (0.0, math.sqrt(hi)) if st == "std" else (lo, hi)
+
+
+def estimate(
+    entry: Entry,
+    plan: Plan,
+    noisy: Mapping[str, FloatArray],
+    *,
+    ddof: int,
+    clamp: bool,
+    g: int = 0,
+) -> tuple[float, IntervalFn]:
+    """The statistic of group ``g`` from the noisy measurements, and its interval.
+
+    Every group's entries share one noise plan per measurement, so the interval
+    of any group uses the same public scale; the public output range is
+    :func:`entry_range`'s, the same for every group.
+
+    Parameters
+    ----------
+    entry : Entry
+    plan : Plan
+        The plan that was run.
+    noisy : mapping
+        Measurement key -> its noisy values, one per group.
+    ddof : int
+        Delta degrees of freedom of a variance or std.
+    clamp : bool
+        Whether to clamp the estimate into its public range (the bounding modes
+        other than ``"none"``).
+    g : int, default 0
+        The group.
+
+    Returns
+    -------
+    value : float
+    interval : callable
+        ``alpha -> (lower, upper)``, a ``1 - alpha`` interval for the exact statistic.
+    """
+    d, k, st = entry.decl, entry.keys, entry.statistic
+    m = plan.measurements
+    n = plan.settings.public_n
+    if st in ("count", "sum") or (entry.method == "direct" and st == "mean"):
+        key = next(iter(k.values()))
+        value = float(noisy[key][g])
+        noise = m[key].noise
+        assert noise is not None
+        return value, partial(est.noisy_interval, noise, value)
+    if st == "mean":
+        c, s = float(noisy[k["count"]][g]), float(noisy[k["centred_sum"]][g])
+        value = est.mean_value(c, s, d.lower, d.upper, clamp=clamp)
+        mean_fn: IntervalFn = partial(
+            est.mean_interval,
+            m[k["count"]].calibrated,
+            m[k["centred_sum"]].calibrated,
+            c,
+            s,
+            d.lower,
+            d.upper,
+        )
+        return value, mean_fn
+    hi = _var_range(entry, ddof, n)[1]
+    if entry.method == "direct":
+        noise = m[k["var_direct"]].calibrated
+        assert noise is not None and n is not None
+        factor = (n - 1.0) / (n - ddof)
+        raw = float(noisy[k["var_direct"]][g])
+        value = raw * factor
+        fn: IntervalFn = partial(_scaled_interval, partial(est.noisy_interval, noise, raw), factor)
+    else:
+        c = float(noisy[k["count"]][g])
+        s = float(noisy[k["centred_sum"]][g])
+        q = float(noisy[k["centred_squares"]][g])
+        value = est.var_value(c, s, q, ddof=ddof, upper_range=hi, clamp=clamp)
+        fn = partial(
+            est.var_interval,
+            m[k["count"]].calibrated,
+            m[k["centred_sum"]].calibrated,
+            m[k["centred_squares"]].calibrated,
+            c,
+            s,
+            q,
+            ddof,
+            hi,
+        )
+    if st == "std":
+        return math.sqrt(max(value, 0.0)), partial(_root_interval, fn)
+    return value, fn
+
+
+def _scaled_interval(fn: IntervalFn, factor: float, alpha: float) -> tuple[float, float]:
+    lo, hi = fn(alpha)
+    return lo * factor, hi * factor
+
+
+def _root_interval(fn: IntervalFn, alpha: float) -> tuple[float, float]:
+    lo, hi = fn(alpha)
+    return math.sqrt(max(lo, 0.0)), math.sqrt(max(hi, 0.0))
+
+
+def stacked(fns: Sequence[IntervalFn], alpha: float) -> tuple[FloatArray, FloatArray]:
+    """The intervals of several entries at ``alpha``, as ``(lowers, uppers)`` arrays.
+
+    Parameters
+    ----------
+    fns : sequence of callables
+        Interval functions (:func:`estimate`'s), one per entry.
+    alpha : float
+        One minus the coverage of each interval.
+
+    Returns
+    -------
+    tuple of ndarray
+    """
+    pairs = [fn(alpha) for fn in fns]
+    return np.array([p[0] for p in pairs], dtype=np.float64), np.array(
+        [p[1] for p in pairs], dtype=np.float64
+    )
+
+
+def check_ddof(ddof: int) -> int:
+    """``ddof`` as an int, checked before anything is charged.
+
+    Parameters
+    ----------
+    ddof : int
+        Delta degrees of freedom: a whole number, at least 0 (``bool`` refused).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        Otherwise.
+
+    Examples
+    --------
+    >>> check_ddof(1)
+    1
+    """
+    if type(ddof) is int and ddof >= 0:  # the usual case, without the ABCs
+        return ddof
+    if isinstance(ddof, bool) or not isinstance(ddof, int | np.integer) or ddof < 0:
+        raise ValueError(f"ddof must be a whole number >= 0 (pandas' default is 1); got {ddof!r}")
+    return int(ddof)
