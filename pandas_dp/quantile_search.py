@@ -24,9 +24,10 @@ non-decreasing in ``q`` by construction.
 Intervals. A selected edge carries no information about the data's spread, so
 an interval needs a measurement of its own: a noisy histogram over a *ladder*
 of bins around the selected edges (edges at ``j ± 2**t`` grid steps), whose
-layout is public once the selections are. Its noisy counts bound the count
-below each ladder edge (Chernoff bounds on sums of noise), which brackets the
-quantile's rank as in :mod:`pandas_dp.quantile_tree`.
+layout is public once the selections are. From its noisy counts, per ladder
+edge, the rank of the edge relative to the quantile, ``(1 - q)`` times the
+values below it minus ``q`` times those above, with a Chernoff bound on its
+noise (:func:`ladder_interval`).
 
 Examples
 --------
@@ -48,20 +49,24 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import NDArray
 
+from pandas_dp.bounding import NoisePlan
 from pandas_dp.mechanisms.selection import permute_and_flip, selection_rate
 from pandas_dp.mechanisms.source import RandomSource
+from pandas_dp.quantile_tree import weighted_tail_width
 from pandas_dp.sensitivity import sensitivity
 
 __all__ = [
     "DENOMINATOR",
     "check_rates",
     "ladder_edges",
+    "ladder_interval",
     "levels",
     "score_rational",
     "select_quantiles",
 ]
 
 IntArray = NDArray[np.int64]
+FloatArray = NDArray[np.float64]
 
 #: Quantile levels are scored as rationals with denominators up to this (``0.1`` is
 #: ``1/10``; a level that is not such a rational moves by less than ``2**-32``).
@@ -200,6 +205,66 @@ def ladder_edges(selected: IntArray, bins: int) -> IntArray:
         parts.append(j + steps)
     edges = np.unique(np.clip(np.concatenate(parts), 0, bins))
     return edges.astype(np.int64)
+
+
+def ladder_interval(
+    values: FloatArray,
+    noisy: FloatArray,
+    noise: NoisePlan,
+    qs: Sequence[float],
+    alpha: float,
+) -> tuple[FloatArray, FloatArray]:
+    """Intervals for the ``q``-quantiles from the ladder's noisy bin counts.
+
+    Per inner edge ``e`` of the ladder, ``D(e) = B(e) - q N`` -- ``B(e)`` the values
+    below ``e``, ``N`` all of them -- is ``(1 - q) B(e) - q A(e)`` with ``A(e)`` the
+    values above: its noise is ``1 - q`` times that of the bins left of ``e`` and
+    ``-q`` times that of the bins right of it, bounded at ``alpha / 2`` by
+    :func:`~pandas_dp.quantile_tree.weighted_tail_width`. ``D`` is non-decreasing in
+    ``e``; the quantile of the clamped values (pandas' linear interpolation) is at
+    least ``e`` when ``D(e) <= -q`` and at most ``e`` when ``D(e) >= 1 - q``. The
+    lower end is the edge before the first one whose noisy ``D`` plus its bound
+    exceeds ``-q``: it can only be too high through the noise at one fixed edge
+    (the first whose exact ``D`` exceeds ``-q``), probability at most
+    ``alpha / 2``; the upper end likewise. One statistic per edge, instead of a
+    noisy count below the edge and a noisy total bounded apart, spends the
+    failure probability on two events instead of four.
+
+    Parameters
+    ----------
+    values : ndarray
+        The ladder's ``T + 1`` edge values (the bounds at both ends).
+    noisy : ndarray
+        The ``T`` noisy bin counts, each with ``noise``'s additive noise (no clamp).
+    noise : NoisePlan
+        One bin's noise.
+    qs : sequence of float
+        The quantile levels.
+    alpha : float
+        Each interval holds with probability at least ``1 - alpha``.
+
+    Returns
+    -------
+    tuple of ndarray
+        Lower and upper ends, one per level.
+    """
+    bins = noisy.size
+    below = np.cumsum(noisy)[:-1]  # the noisy count below inner edge i + 1
+    total = float(np.sum(noisy))
+    left = np.arange(1, bins)
+    counts = np.vstack([left, bins - left])
+    los, his = [], []
+    for q in qs:
+        d = below - q * total
+        w = weighted_tail_width(noise, (1.0 - q, q), counts, alpha / 2.0)
+        fail = np.flatnonzero(d + w > -q)
+        j_lo = int(fail[0]) if fail.size else bins - 1
+        short = np.flatnonzero(d - w < 1.0 - q)
+        j_hi = int(short[-1]) + 2 if short.size else 1
+        lo, hi = float(values[j_lo]), float(values[min(j_hi, bins)])
+        los.append(min(lo, hi))
+        his.append(max(lo, hi))
+    return np.array(los), np.array(his)
 
 
 def ladder_counts(counts: IntArray, edges: IntArray) -> IntArray:

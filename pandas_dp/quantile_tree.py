@@ -70,6 +70,7 @@ __all__ = [
     "read_quantiles",
     "tail_width",
     "tree_counts",
+    "weighted_tail_width",
 ]
 
 FloatArray = NDArray[np.float64]
@@ -254,18 +255,73 @@ def tail_width(noise: NoisePlan, k: NDArray[Any], alpha: float) -> FloatArray:
     >>> tail_width(plan, np.array([1, 4]), 0.05).tolist()
     [5.0, 8.0]
     """
+    w = weighted_tail_width(noise, [1.0], np.asarray(k, dtype=np.float64)[None, :], alpha)
+    slack = 0.0 if noise.mechanism == "gaussian" else 1e-9  # (the grid minimum's rounding)
+    return np.asarray(np.ceil(w - slack), dtype=np.float64)
+
+
+def weighted_tail_width(
+    noise: NoisePlan, weights: Sequence[float], k: NDArray[Any], alpha: float
+) -> FloatArray:
+    """Per column ``e`` of ``k``: ``w`` with ``P(sum_g weights[g] S_ge >= w) <= alpha``.
+
+    ``S_ge`` is a sum of ``k[g, e]`` independent draws of ``noise`` (all independent),
+    so a weighted sum of noise draws; one side (the noise is symmetric, so the
+    other side has the same bound). Discrete Laplace with scale ``s``: the Chernoff
+    bound ``exp(-λ w) prod_g M(λ |weights[g]|)^k[g, e]`` with :func:`tail_width`'s
+    ``M``, minimised over a grid of ``λ < 1 / (s max |weights|)``. Discrete
+    Gaussian: sub-Gaussian with variance proxy ``sigma² sum_g weights[g]² k[g, e]``.
+    Not rounded (a weighted sum of counts need not be a whole number).
+
+    Parameters
+    ----------
+    noise : NoisePlan
+        One count's noise (its first entry's scale).
+    weights : sequence of float
+        One weight per row of ``k``.
+    k : ndarray, shape (len(weights), E)
+        Numbers of draws.
+    alpha : float
+        The one-sided failure probability.
+
+    Returns
+    -------
+    ndarray, shape (E,)
+
+    Examples
+    --------
+    >>> from pandas_dp.bounding import plan_noise
+    >>> plan = plan_noise(np.ones(1), np.array([-np.inf]), np.array([np.inf]),
+    ...                   epsilon=1.0, bounding="none", integer=True)
+    >>> w = weighted_tail_width(plan, [0.5, 0.5], np.array([[2], [2]]), 0.05)
+    >>> bool(w[0] < tail_width(plan, np.array([4]), 0.05)[0])
+    True
+    """
     kk = np.asarray(k, dtype=np.float64)
+    ww = np.abs(np.asarray(weights, dtype=np.float64))
     s = float(noise.scale[0])
     log_a = math.log(1.0 / alpha)
     if noise.mechanism == "gaussian":
-        return np.ceil(s * np.sqrt(2.0 * kk * log_a))
-    lam = np.linspace(1e-3, 1.0 - 1e-3, 400)[:, None] / s
+        return np.asarray(s * np.sqrt(2.0 * ((ww**2) @ kk) * log_a), dtype=np.float64)
+    top = float(ww.max())
+    if top == 0.0:
+        return np.zeros(kk.shape[1])
+    lam = np.linspace(1e-3, 1.0 - 1e-3, 400)[:, None] / (s * top)
+    total = np.zeros((lam.shape[0], kk.shape[1]))
+    for weight, row in zip(ww, kk, strict=True):
+        total += row[None, :] * _laplace_log_mgf(lam * weight, s)
+    return np.asarray(np.min((total + log_a) / lam, axis=0), dtype=np.float64)
+
+
+def _laplace_log_mgf(lam: FloatArray, s: float) -> FloatArray:
+    """``log M(λ)`` of the discrete Laplace with scale ``s``, ``0 <= λ < 1/s``."""
     inv = 1.0 / s
-    log_m = (
-        2.0 * np.log(-np.expm1(-inv)) - np.log(-np.expm1(lam - inv)) - np.log(-np.expm1(-lam - inv))
+    return np.asarray(
+        2.0 * np.log(-np.expm1(-inv))
+        - np.log(-np.expm1(lam - inv))
+        - np.log(-np.expm1(-lam - inv)),
+        dtype=np.float64,
     )
-    w = np.min((kk[None, :] * log_m + log_a) / lam, axis=0)
-    return np.asarray(np.ceil(w - 1e-9), dtype=np.float64)
 
 
 def _raw_prefix(noisy: FloatArray, tree: Tree) -> FloatArray:

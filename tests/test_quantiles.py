@@ -17,10 +17,12 @@ from scipy import stats
 
 import pandas_dp  # noqa: F401  (registers the accessor)
 from pandas_dp import PrivacyBudget, engines
+from pandas_dp import quantiles as quantiles_module
 from pandas_dp.bounding import NoisePlan, apply_noise
 from pandas_dp.errors import MissingBoundsError
 from pandas_dp.mechanisms import RandomSource
 from pandas_dp.plan import Plan
+from pandas_dp.quantile_search import ladder_counts, ladder_edges, ladder_interval
 from pandas_dp.quantile_tree import (
     Tree,
     consistent_leaves,
@@ -28,6 +30,7 @@ from pandas_dp.quantile_tree import (
     read_quantiles,
     tail_width,
     tree_counts,
+    weighted_tail_width,
 )
 from pandas_dp.settings import Settings
 
@@ -193,11 +196,12 @@ def test_one_charge_per_release() -> None:
     assert budget.spent[0] == pytest.approx(0.8)
     assert len(budget.ledger) == 1
     split = out.attrs["dp"].details["budget_split"]
+    share = quantiles_module.INTERVAL_SHARE
     assert split == {
-        "x: grid_selection": pytest.approx(0.36),
-        "x: interval_counts": pytest.approx(0.04),
-        "y: grid_selection": pytest.approx(0.36),
-        "y: interval_counts": pytest.approx(0.04),
+        "x: grid_selection": pytest.approx(0.4 * (1 - share)),
+        "x: interval_counts": pytest.approx(0.4 * share),
+        "y: grid_selection": pytest.approx(0.4 * (1 - share)),
+        "y: interval_counts": pytest.approx(0.4 * share),
     }
     DF.dp.groupby("k", keys=["a", "b"]).median("x", epsilon=0.5, bounds=(0, 10), budget=budget)
     assert budget.spent[0] == pytest.approx(1.3)
@@ -260,6 +264,68 @@ def test_tail_width_is_a_valid_bound() -> None:
         for alpha in (0.2, 0.05, 0.001):
             w = tail_width(noise, np.array([k]), alpha)[0]
             assert conv[support >= w].sum() <= alpha
+
+
+@pytest.mark.parametrize("q", [0.5, 0.25, 0.1])
+def test_weighted_tail_width_is_a_valid_bound(q: float) -> None:
+    """The Chernoff widths bound the upper tail of ``(1 - q) S_L - q S_R``, S_L and S_R
+    sums of independent discrete Laplace draws (checked against the exact pmf), and
+    are narrower than bounding the two sums apart at half the probability each."""
+    plan = Plan(Settings(0.7))
+    key = plan.grid("x", 10, 3)
+    plan.calibrate()
+    noise = plan.measurements[key].calibrated
+    s = float(noise.scale[0])
+    half = 300
+    pmf = np.exp(-np.abs(np.arange(-half, half + 1)) / s)
+    pmf /= pmf.sum()
+    sums = {1: pmf}
+    for k in range(2, 6):
+        sums[k] = np.convolve(sums[k - 1], pmf)
+    for kl, kr in [(1, 1), (1, 5), (5, 1), (3, 4), (5, 5)]:
+        a = np.arange(-half * kl, half * kl + 1)
+        b = np.arange(-half * kr, half * kr + 1)
+        value = (1 - q) * a[:, None] - q * b[None, :]
+        joint = sums[kl][:, None] * sums[kr][None, :]
+        for alpha in (0.2, 0.05, 0.001):
+            w = weighted_tail_width(noise, (1 - q, q), np.array([[kl], [kr]]), alpha)[0]
+            assert joint[value >= w].sum() <= alpha
+            apart = (1 - q) * tail_width(noise, np.array([kl]), alpha / 2)[0] + q * tail_width(
+                noise, np.array([kr]), alpha / 2
+            )[0]
+            assert w < apart
+
+
+def test_ladder_interval_detects_a_too_narrow_band() -> None:
+    """The coverage test below has power for the selection's intervals too: the same
+    noisy ladders with the noise bound set to zero fail it."""
+    x = pd.Series(np.random.default_rng(4).uniform(0, 20, 400))
+    truth = float(np.quantile(x, 0.5))
+    plan = Plan(Settings(0.05))
+    key = plan.derived_counts("x", "interval_counts")
+    plan.calibrate()
+    noise = plan.measurements[key].calibrated.head(1)
+    counts = engines.grid_counts(x, 0.0, 20.0, 256).reshape(-1)
+    edges = ladder_edges(np.array([128]), 256)
+    exact = ladder_counts(counts, edges).astype(float)
+    values = edges * (20.0 / 256)
+    src = RandomSource(6)
+    hits = narrow = 0
+    from pandas_dp import quantile_search
+
+    real = quantile_search.weighted_tail_width
+    for _ in range(300):
+        noisy = apply_noise(exact, noise.tiled(exact.size), src)
+        lo, hi = ladder_interval(values, noisy, noise, [0.5], 0.1)
+        hits += int(lo[0] <= truth <= hi[0])
+        quantile_search.weighted_tail_width = lambda n, w, k, a: np.zeros(k.shape[1])  # type: ignore[assignment]
+        try:
+            lo, hi = ladder_interval(values, noisy, noise, [0.5], 0.1)
+        finally:
+            quantile_search.weighted_tail_width = real
+        narrow += int(lo[0] <= truth <= hi[0])
+    assert hits >= coverage_floor(300, 0.9, 1e-4)
+    assert narrow < coverage_floor(300, 0.9, 1e-4)
 
 
 def coverage_floor(releases: int, nominal: float, alpha: float) -> int:
