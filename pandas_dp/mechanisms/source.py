@@ -150,9 +150,9 @@ class RandomSource:
         the very words :meth:`words` would have served next. ``next_pos = -1`` means
         it gave up: nothing is consumed and ``None`` is returned, and so it is for a
         seeded source (whose words are read from its generator exactly as far as
-        asked, never a block ahead). ``next_pos = -2`` asks for more words: the
-        kernel runs again on the same unread words and fresh ones after them. The
-        caller then draws in Python, from the same words.
+        asked, never a block ahead); the caller then draws in Python, from the same
+        words. ``next_pos = -2`` asks for more words: the kernel runs again on the
+        same unread words and fresh ones after them.
         """
         if self._rng is not None or type(self).bits is not RandomSource.bits:
             return None
