@@ -2,11 +2,11 @@
 
 Usage::
 
-    python benchmarks/quantiles.py               # speed at 10^6 and 10^7 rows, 200 reps
-    python benchmarks/quantiles.py --quick       # speed at 10^6 rows, 50 reps
+    python benchmarks/quantiles.py               # speed: 10^6, 10^7 rows; accuracy: 200 releases
+    python benchmarks/quantiles.py --quick       # speed: 10^6 rows; accuracy: 50 releases
     python benchmarks/quantiles.py --reps 400 --json /tmp/q.json
     python benchmarks/quantiles.py --accuracy-only --reps 600   # section 2 alone, merged
-    python benchmarks/quantiles.py --report benchmarks/results/quantiles.json
+    python benchmarks/quantiles.py --report benchmarks/results/quantiles.json   # no runs
 
 ``--accuracy-only`` runs section 2 alone and puts it in place in the existing
 results files: the saved speed section (its numbers and markdown) is kept, the
