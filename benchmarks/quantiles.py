@@ -2,9 +2,16 @@
 
 Usage::
 
-    python benchmarks/quantiles.py               # speed at 10^6 and 10^7 rows, 200 reps
-    python benchmarks/quantiles.py --quick       # speed at 10^6 rows, 50 reps
+    python benchmarks/quantiles.py               # speed: 10^6, 10^7 rows; accuracy: 200 releases
+    python benchmarks/quantiles.py --quick       # speed: 10^6 rows; accuracy: 50 releases
     python benchmarks/quantiles.py --reps 400 --json /tmp/q.json
+    python benchmarks/quantiles.py --accuracy-only --reps 600   # section 2 alone, merged
+    python benchmarks/quantiles.py --report benchmarks/results/quantiles.json   # no runs
+
+``--accuracy-only`` runs section 2 alone and puts it in place in the existing
+results files: the saved speed section (its numbers and markdown) is kept, the
+accuracy section and the Targets table are rewritten (the speed targets from the
+saved timings).
 
 Writes ``benchmarks/results/quantiles.json`` and the printed tables to
 ``benchmarks/results/quantiles.md`` (``--json``/``--markdown`` say otherwise).
@@ -278,6 +285,41 @@ def report_accuracy(cells: list[dict[str, Any]]) -> str:
 # ----------------------------------------------------------------------------- main
 
 
+ACCURACY_HEADING = "## Accuracy ("
+
+
+def accuracy_section(cells: list[dict[str, Any]], reps: int, note: str = "") -> str:
+    """The markdown of section 2: heading, conventions, the two RMSE tables."""
+    return "\n".join(
+        [
+            f"{ACCURACY_HEADING}{reps} releases per cell; data on (0, 100), drawn once per cell)",
+            "",
+            "pandas-dp and OpenDP: add/remove one record; diffprivlib: its own (Smith's"
+            " exponential mechanism, sensitivity-1 utility, fixed n). OpenDP's candidates:"
+            f" the {SELECT_BINS + 1} edges of pandas-dp's grid; quartiles at epsilon / 3 each."
+            + note,
+            "",
+            report_accuracy(cells),
+        ]
+    )
+
+
+def speed_from_json(saved: dict[str, Any]) -> dict[int, dict[str, base.Timing]]:
+    """The speed section of a saved JSON as timings (the minimum kept as the one sample)."""
+    return {
+        int(n): {
+            k: base.Timing(
+                median=v["median_s"],
+                reps=v["reps"],
+                samples=[] if v["min_s"] is None else [v["min_s"]],
+                note=v["note"] or "",
+            )
+            for k, v in r.items()
+        }
+        for n, r in saved["speed"].items()
+    }
+
+
 def _targets(speed: dict[int, dict[str, base.Timing]], cells: list[dict[str, Any]]) -> str:
     n = max(speed)
     pdp = speed[n]["pandas-dp s.dp.median"]
@@ -320,6 +362,51 @@ def _targets(speed: dict[int, dict[str, base.Timing]], cells: list[dict[str, Any
     return base._table(["target (issue 10)", "measured", ""], rows)
 
 
+def accuracy_only(args: argparse.Namespace, reps: int) -> int:
+    """Run section 2 alone and put it in place in existing results files.
+
+    The saved JSON must hold a speed section (the Targets table reads it); the
+    markdown keeps everything before its accuracy heading (title, machine table,
+    speed) and gets the new accuracy section and Targets table after it.
+    """
+    if not args.json.exists():
+        raise SystemExit(f"--accuracy-only merges into {args.json}, which does not exist")
+    saved = json.loads(args.json.read_text(encoding="utf-8"))
+    speed = speed_from_json(saved)
+    machine = base.machine_info()
+    load_start = machine.get("load average (start)", base._load())
+    started = time.perf_counter()
+    cells = bench_accuracy(reps)
+    seconds = time.perf_counter() - started
+    load_end = base._load()
+    note = (
+        f"\n\nSection re-run alone (`--accuracy-only --reps {reps}`, pandas-dp"
+        f" {machine.get('pandas-dp', '?')}) in {seconds:.0f} s; load average at start"
+        f" {load_start}, at end {load_end} (2 usable cores). The speed section above and"
+        " the machine table are the full run's; the speed targets below are recomputed"
+        " from its saved timings."
+    )
+    text = "\n".join(
+        [accuracy_section(cells, reps, note), "## Targets", "", _targets(speed, cells), ""]
+    )
+    print(text)
+    saved["accuracy"] = cells
+    saved["reps"] = reps
+    saved["accuracy_run"] = {
+        "pandas-dp": machine.get("pandas-dp"),
+        "seconds": seconds,
+        "load average (start)": load_start,
+        "load average (end)": load_end,
+    }
+    args.json.write_text(json.dumps(saved, indent=1, default=str), encoding="utf-8")
+    markdown = args.markdown or args.json.with_suffix(".md")
+    old = markdown.read_text(encoding="utf-8") if markdown.exists() else ""
+    head = old.split(ACCURACY_HEADING)[0].rstrip("\n")
+    markdown.write_text((head + "\n\n" if head else "") + text, encoding="utf-8")
+    print(f"\naccuracy section merged into {args.json} and {markdown}", file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="10^6 rows only, 50 reps")
@@ -327,23 +414,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=base.RESULTS / "quantiles.json")
     ap.add_argument("--markdown", type=Path, default=None)
     ap.add_argument(
+        "--accuracy-only",
+        action="store_true",
+        help="run only the accuracy section and merge it (and the Targets table) into the "
+        "existing JSON and markdown files, keeping their speed section",
+    )
+    ap.add_argument(
         "--report", type=Path, default=None, help="re-print the tables of a saved JSON, no runs"
     )
     args = ap.parse_args(argv)
     if args.report is not None:
         saved = json.loads(args.report.read_text(encoding="utf-8"))
-        speed_saved = {
-            int(n): {
-                k: base.Timing(
-                    median=v["median_s"],
-                    reps=v["reps"],
-                    samples=[] if v["min_s"] is None else [v["min_s"]],
-                    note=v["note"] or "",
-                )
-                for k, v in r.items()
-            }
-            for n, r in saved["speed"].items()
-        }
+        speed_saved = speed_from_json(saved)
         print(report_speed(speed_saved))
         print()
         print(report_accuracy(saved["accuracy"]))
@@ -351,6 +433,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     mode = "quick" if args.quick else "full"
     reps = args.reps or (50 if args.quick else 200)
+    if args.accuracy_only:
+        return accuracy_only(args, reps)
     machine = base.machine_info()
     started = time.perf_counter()
 
@@ -375,13 +459,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         report_speed(speed),
         "",
-        f"## Accuracy ({reps} releases per cell; data on (0, 100), drawn once per cell)",
-        "",
-        "pandas-dp and OpenDP: add/remove one record; diffprivlib: its own (Smith's"
-        " exponential mechanism, sensitivity-1 utility, fixed n). OpenDP's candidates:"
-        f" the {SELECT_BINS + 1} edges of pandas-dp's grid; quartiles at epsilon / 3 each.",
-        "",
-        report_accuracy(cells),
+        accuracy_section(cells, reps),
         "## Targets",
         "",
         _targets(speed, cells),
