@@ -27,6 +27,7 @@ import json
 import math
 import os
 import platform
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -37,20 +38,14 @@ import pandas_dp  # noqa: F401  (registers the accessor)
 from pandas_dp import quantiles
 from pandas_dp.quantile_tree import band_interval
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from quantiles import BOUNDS, draw
+from quantiles import DISTRIBUTIONS as KINDS
+
 RESULTS = Path(__file__).resolve().parent / "results"
-BOUNDS = (0.0, 100.0)
 SHARES = (0.05, 0.1, 0.2)
-KINDS = ("uniform", "normal", "lognormal")
 ALPHA = 0.05
-
-
-def draw(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` values on the bounds: uniform, normal(50, 10) or lognormal(2, 1), clipped."""
-    if kind == "uniform":
-        return rng.uniform(*BOUNDS, n)
-    if kind == "normal":
-        return np.clip(rng.normal(50.0, 10.0, n), *BOUNDS)
-    return np.clip(rng.lognormal(2.0, 1.0, n), *BOUNDS)
 
 
 def _former(values: Any, noisy: Any, noise: Any, qs: Any, alpha: float) -> Any:

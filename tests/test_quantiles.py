@@ -245,17 +245,22 @@ def test_tree_sensitivity_by_enumeration(bins: int, branching: int) -> None:
 # ----------------------------------------------------------------------------- intervals
 
 
-def test_tail_width_is_a_valid_bound() -> None:
-    """The Chernoff widths bound the upper tail of a sum of k discrete Laplace draws
-    (checked against the exact pmf, by convolution)."""
+def _count_noise(half: int) -> tuple[NoisePlan, np.ndarray]:
+    """A calibrated count noise (epsilon 0.7, 3 levels) and its exact pmf on
+    ``-half .. half`` (the mass beyond is below 1e-100)."""
     plan = Plan(Settings(0.7))
     key = plan.grid("x", 10, 3)
     plan.calibrate()
     noise = plan.measurements[key].calibrated
-    s = float(noise.scale[0])
+    pmf = np.exp(-np.abs(np.arange(-half, half + 1)) / float(noise.scale[0]))
+    return noise, pmf / pmf.sum()
+
+
+def test_tail_width_is_a_valid_bound() -> None:
+    """The Chernoff widths bound the upper tail of a sum of k discrete Laplace draws
+    (checked against the exact pmf, by convolution)."""
     half = 400
-    pmf = np.exp(-np.abs(np.arange(-half, half + 1)) / s)
-    pmf /= pmf.sum()
+    noise, pmf = _count_noise(half)
     conv = pmf
     for k in range(1, 7):
         if k > 1:
@@ -271,14 +276,8 @@ def test_weighted_tail_width_is_a_valid_bound(q: float) -> None:
     """The Chernoff widths bound the upper tail of ``(1 - q) S_L - q S_R``, S_L and S_R
     sums of independent discrete Laplace draws (checked against the exact pmf), and
     are narrower than bounding the two sums apart at half the probability each."""
-    plan = Plan(Settings(0.7))
-    key = plan.grid("x", 10, 3)
-    plan.calibrate()
-    noise = plan.measurements[key].calibrated
-    s = float(noise.scale[0])
     half = 300
-    pmf = np.exp(-np.abs(np.arange(-half, half + 1)) / s)
-    pmf /= pmf.sum()
+    noise, pmf = _count_noise(half)
     sums = {1: pmf}
     for k in range(2, 6):
         sums[k] = np.convolve(sums[k - 1], pmf)

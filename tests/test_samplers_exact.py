@@ -422,18 +422,23 @@ def test_exact_grid_rounding():
 # own draws fit the exact pmf (so a bug shared by both paths would still be caught).
 
 
+def _rig(w: np.ndarray) -> np.ndarray:
+    """A third of the words pushed to extremes: tiny (every comparison succeeds, so
+    alternating series run long) or within 15 of 2**64 (every uniform below 24 or 720
+    is rejected). Each word's fate depends on the word alone, so a rigged stream does
+    not depend on how reads are split."""
+    w = w.copy()
+    kind = w % np.uint64(3)
+    w[kind == 1] >>= np.uint64(58)
+    w[kind == 2] = np.uint64(2**64 - 1) - (w[kind == 2] >> np.uint64(60))
+    return w
+
+
 class _RiggedSource(RandomSource):
-    """Seeded words, a third of them pushed to extremes: tiny (every comparison
-    succeeds, so alternating series run long) or within 15 of 2**64 (every uniform
-    below 24 or 720 is rejected). Each word's fate depends on the word alone, so the
-    stream does not depend on how reads are split."""
+    """Seeded words, rigged (:func:`_rig`)."""
 
     def bits(self, size: int) -> np.ndarray:
-        w = super().bits(size).copy()
-        kind = w % np.uint64(3)
-        w[kind == 1] >>= np.uint64(58)
-        w[kind == 2] = np.uint64(2**64 - 1) - (w[kind == 2] >> np.uint64(60))
-        return w
+        return _rig(super().bits(size))
 
 
 def _both_paths(monkeypatch, draw, scales, source):
@@ -556,20 +561,15 @@ def test_small_bernoulli_exp_pow2_exact(gamma):
 
 
 class _FakeUrandom:
-    """``os.urandom`` as a seeded stream (rigged like :class:`_RiggedSource` if asked):
-    a secure source then reads known words, in the same order however its reads
-    are split."""
+    """``os.urandom`` as a seeded stream (rigged by :func:`_rig` if asked): a secure
+    source then reads known words, in the same order however its reads are split."""
 
     def __init__(self, seed: int, rigged: bool) -> None:
         self.rng, self.rigged = np.random.default_rng(seed), rigged
 
     def __call__(self, n: int) -> bytes:
-        w = np.frombuffer(self.rng.bytes(n), dtype=np.uint64).copy()
-        if self.rigged:
-            kind = w % np.uint64(3)
-            w[kind == 1] >>= np.uint64(58)
-            w[kind == 2] = np.uint64(2**64 - 1) - (w[kind == 2] >> np.uint64(60))
-        return w.tobytes()
+        w = np.frombuffer(self.rng.bytes(n), dtype=np.uint64)
+        return (_rig(w) if self.rigged else w).tobytes()
 
 
 @pytest.mark.skipif(_compiled.kernel() is None, reason="numba is not installed")
