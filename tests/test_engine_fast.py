@@ -34,6 +34,7 @@ def both(monkeypatch: pytest.MonkeyPatch) -> Callable[[Callable[[], Any]], tuple
         monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 0)
         fast = fn()
         monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 1 << 62)
+        monkeypatch.setattr(engine_module, "WARM_READS", 1 << 62)
         slow = fn()
         return fast, slow
 
@@ -274,6 +275,7 @@ def test_long_kernel_calls(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 0)
             fast = engines.moments(series, -2.0, 2.0, squares=squares)
             monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 1 << 62)
+            monkeypatch.setattr(engine_module, "WARM_READS", 1 << 62)
             slow = engines.moments(series, -2.0, 2.0, squares=squares)
             assert fast.count.tolist() == slow.count.tolist(), name
             assert (fast.total, fast.squares) == (slow.total, slow.squares), name
@@ -371,3 +373,37 @@ def test_serial_block_runs_every_part_in_the_calling_thread(
     seen.clear()
     engines.moments(x, 0.0, 10.0, squares=True)
     assert seen and seen != {threading.get_ident()}  # threads again outside the block
+
+
+def test_short_columns_switch_to_the_kernels_after_the_warm_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Below FAST_MIN_ROWS, moments stay on numpy for WARM_READS reads, then compile;
+    the sums do not change at the switch (missing values included)."""
+    from pandas_dp.engines import _numba
+
+    monkeypatch.setattr(engine_module, "WARM_READS", 3)
+    monkeypatch.setattr(engine_module, "_short_reads", 0)
+    compiled: list[int] = []
+    real = _numba.moments
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        compiled.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_numba, "moments", spy)
+    x = np.random.default_rng(4).uniform(-5.0, 15.0, 100)
+    x[[3, 50]] = np.nan
+    series = pd.Series(x)
+    got = []
+    for read in range(5):
+        got.append(engines.moments(series, 0.0, 10.0, squares=True))
+        assert len(compiled) == max(0, read - 2), read
+    for later in got[1:]:
+        _same_moments(later, got[0])
+    assert int(got[0].count[0]) == 98
+    # a long column never waits for the warm reads
+    monkeypatch.setattr(engine_module, "_short_reads", 0)
+    monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 50)
+    engines.moments(series, 0.0, 10.0, squares=False)
+    assert len(compiled) == 3

@@ -337,6 +337,7 @@ def test_numba_and_numpy_sums_are_identical(monkeypatch: pytest.MonkeyPatch) -> 
                     monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 0)
                     fast = engines.moments(column, *bounds, squares=squares, groups=groups)
                     monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 1 << 62)
+                    monkeypatch.setattr(engine_module, "WARM_READS", 1 << 62)
                     slow = engines.moments(column, *bounds, squares=squares, groups=groups)
                     assert np.array_equal(fast.count, slow.count)
                     assert fast.total == slow.total

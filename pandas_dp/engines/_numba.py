@@ -114,6 +114,8 @@ def run_parts(fn: Callable[[int, int], T], n: int) -> list[T]:
     """``fn(start, stop)`` over :func:`spans` of ``n`` rows, in threads (the kernels
     release the GIL) unless inside :func:`serial`. The caller adds the parts'
     integers: any order is exact."""
+    if n <= PARALLEL_ROWS and n <= BLOCK:  # spans(n) is [(0, n)]: no list to build
+        return [fn(0, n)]
     parts = spans(n)
     if len(parts) > 1 and THREADS > 1 and not getattr(_SERIAL, "on", False):
         return list(_pool().map(lambda span: fn(*span), parts))
@@ -184,6 +186,9 @@ def moments(
             return int(m), int(t), 0
 
         parts = run_parts(run, n)
+        if len(parts) == 1:
+            (one_missing, one_total, one_squares) = parts[0]
+            return np.array([n - one_missing], dtype=np.int64), [one_total], [one_squares]
         missing = sum(p[0] for p in parts)  # integer sums: any order is exact
         return (
             np.array([n - missing], dtype=np.int64),
