@@ -13,6 +13,7 @@ counts as whole numbers, sums as exact :class:`~fractions.Fraction` values.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from fractions import Fraction
 from functools import partial
@@ -40,7 +41,7 @@ def exact_values(measurements: Any, data: Mapping[Any, Any]) -> dict[str, NDArra
     Dask Series) goes to :mod:`pandas_dp.engines.dask`, which runs this very
     function on each partition and adds the partitions' exact values.
     """
-    if any(_is_dask(v) for v in data.values()):
+    if "dask" in sys.modules and any(_is_dask(v) for v in data.values()):
         from pandas_dp.engines import dask as dask_engine
 
         return dask_engine.exact_values(measurements, data, local=exact_values)
@@ -85,7 +86,8 @@ _DASK_MODULES = ("pandas_dp.engines.dask", "dask.")
 
 
 def _is_dask(obj: object) -> bool:
-    """A Dask collection (checked without importing Dask)."""
+    """A Dask collection (checked without importing Dask; none exists before Dask
+    has been imported, which ``"dask" in sys.modules`` tells at once)."""
     return type(obj).__module__.startswith(_DASK_MODULES)
 
 
