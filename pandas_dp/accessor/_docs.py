@@ -14,6 +14,8 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from pandas_dp.quantiles import INTERVAL_SHARE
+
 __all__ = ["SHARED", "stamp_docs"]
 
 T = TypeVar("T", bound=type)
@@ -22,7 +24,8 @@ _QUANTILE_METHOD = (
     'method : {"exponential", "tree"}, default "exponential"\n'
     '    How quantiles are released. ``"exponential"``: exact permute-and-flip\n'
     "    selections among the grid's edges (several quantiles recursively, the\n"
-    "    median first), with 10% of the budget on the counts the intervals read.\n"
+    f"    median first), with {INTERVAL_SHARE:.0%} of the budget on the counts the\n"
+    "    intervals read.\n"
     '    ``"tree"``: one noisy hierarchical histogram over the grid (16-ary),\n'
     "    every quantile and interval read off it."
 )
