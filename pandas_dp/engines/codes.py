@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from pandas_dp.engines import _numba
 from pandas_dp.engines import pandas as core
 from pandas_dp.engines.pandas import Groups, _bincount, _check_groups
 
@@ -235,8 +236,6 @@ def _categorical_counts(
         core._fast_kernels() if codes.shape[0] >= core.FAST_MIN_ROWS and k < _TABLE_ROWS else None
     )
     if fast is not None:  # one pass, per-thread tallies of the codes -1 .. k - 1
-        from pandas_dp.engines import _numba
-
         tally = _numba.code_counts(fast, codes, -1, k + 1, trusted=True)
         per_code, missing = tally[1:], int(tally[0])
     elif k <= _FEW_CATEGORIES:  # a few passes over the narrow codes beat widening them
@@ -353,8 +352,6 @@ def group_codes(
             _key_table(column, declared) for column, declared in zip(columns, keys, strict=True)
         ]
         if all(t is not None and t[0].dtype.isnative for t in tables):  # one compiled pass
-            from pandas_dp.engines import _numba
-
             parts = [(*t, r) for t, r in zip(tables, radix, strict=True) if t is not None]
             code = _numba.key_codes(fast, parts, rows, product if other else -1)
             return Groups(code, product + 1 if other else product)

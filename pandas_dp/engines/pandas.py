@@ -63,6 +63,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from pandas_dp.engines import _numba
 from pandas_dp.engines.columns import _arrow_numeric, column_pieces, column_values
 
 _T = TypeVar("_T")
@@ -169,15 +170,11 @@ def _over_pieces(
     start = 0
     for piece in pieces:
         if threads:
-            from pandas_dp.engines import _numba
-
             jobs.extend((piece[a:b], start + a, start + b) for a, b in _numba.spans(piece.shape[0]))
         else:
             jobs.append((piece, start, start + piece.shape[0]))
         start += piece.shape[0]
     if threads:
-        from pandas_dp.engines import _numba
-
         return _numba.run_jobs(lambda job: fn(*job), jobs)
     return [fn(*job) for job in jobs]
 
@@ -258,8 +255,6 @@ def _present_in(x: NDArray[Any], groups: Groups | None, fast: Any | None) -> NDA
     if x.dtype.kind != "f":
         return row_counts(groups, x.shape[0])
     if fast is not None and x.dtype.isnative:
-        from pandas_dp.engines import _numba
-
         if groups is None:
             return np.array([x.shape[0] - _numba.nan_count(fast, x)], dtype=np.int64)
         return _numba.present_counts(fast, x, groups.codes, groups.size)
@@ -276,8 +271,6 @@ def _bincount(codes: NDArray[Any], size: int, weights: NDArray[Any] | None = Non
         and size < _TABLE_ROWS
         and (fast := _fast_kernels()) is not None
     ):  # one compiled pass, no shifted copy of the codes
-        from pandas_dp.engines import _numba
-
         return _numba.code_counts(fast, codes, -1, size + 1)[1:]
     tally = np.bincount(codes + 1, weights=weights, minlength=size + 1)
     return tally[1:] if weights is not None else tally[1:].astype(np.int64, copy=False)
@@ -426,8 +419,6 @@ def moments(
             and scale is not None
             and sq_scale is not None
         ):
-            from pandas_dp.engines import _numba
-
             codes = None if part is None else part.codes
             size = 1 if part is None else part.size
             count, total, sq = _numba.moments(
@@ -655,8 +646,6 @@ def _fast_kernels() -> Any | None:
     """The compiled kernels of :mod:`pandas_dp.engines._numba`, or ``None``."""
     if not USE_NUMBA:
         return None
-    from pandas_dp.engines import _numba
-
     return _numba.kernels()
 
 
