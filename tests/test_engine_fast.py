@@ -407,3 +407,23 @@ def test_short_columns_switch_to_the_kernels_after_the_warm_reads(
     monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 50)
     engines.moments(series, 0.0, 10.0, squares=False)
     assert len(compiled) == 3
+
+
+@pytest.mark.parametrize("size", [1, 2, 5, 4096, 4097, 20000])
+@pytest.mark.parametrize("rows", [0, 7, 1001])
+def test_trusted_code_counts_match_bincount(size: int, rows: int) -> None:
+    """Both tallies of ``code_counts`` (interleaved up to INTERLEAVED_CODES codes, one
+    table above), including the rows left over after the last whole interleaved step."""
+    from pandas_dp.engines import _kernels, _numba
+
+    assert _kernels.INTERLEAVED_CODES == 4096
+    rng = np.random.default_rng(size * 1000 + rows)
+    dtype = np.int8 if size < 100 else np.int32
+    codes = (rng.integers(0, size, rows) - 1).astype(dtype)
+    if rows:
+        codes[-1] = size - 2  # the last code, in the leftover rows
+    kernels = _numba.kernels()
+    got = kernels.code_counts(codes, -1, size)
+    expected = np.bincount(codes.astype(np.intp) + 1, minlength=size)
+    assert got.dtype == np.int64
+    assert got.tolist() == expected.tolist()
