@@ -309,9 +309,9 @@ def code_counts(codes: Any, low: int, size: int) -> Any:  # pragma: no cover
     in one flat table (the tally of code ``c`` in way ``j`` at ``c * ways + j``):
     consecutive equal codes do not wait on each other's increment. The index is
     unsigned, so the compiled loop has no negative-index wrap-around to test.
-    Measured on 10**7 int8 codes of 5 values, one thread: 3.4 ms against 5.1 ms
+    Measured on 10**7 int8 codes of 5 values, one thread: 3.5 ms against 5.1 ms
     for four ways in a 2-d table (``codes.sum()``: 3.1 ms). A longer table leaves the
-    cache: above the limit, one tally (10**5 codes: 14 ms against 26 ms).
+    cache: above the limit, one tally (10**7 codes of 10**5 values: 11 ms against 26 ms).
     """
     n = codes.shape[0]
     lo = np.int64(low)
