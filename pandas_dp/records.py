@@ -61,7 +61,37 @@ def build_metadata(
     Returns
     -------
     DPMetadata
+        Filled on its first read (:meth:`DPMetadata.later`): every argument is
+        public, and the plan is not changed after its run.
     """
+    return DPMetadata.later(
+        partial(
+            _fields,
+            statistic,
+            labels,
+            plan,
+            value,
+            input_bounds,
+            output_bounds,
+            interval,
+            index,
+            details,
+        )
+    )
+
+
+def _fields(
+    statistic: str,
+    labels: Sequence[Hashable],
+    plan: Plan,
+    value: Any,
+    input_bounds: dict[Hashable, tuple[float, float]],
+    output_bounds: Any,
+    interval: Any,
+    index: pd.Index | list[Any] | None,
+    details: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The fields of :func:`build_metadata`'s record, by name."""
     s = plan.settings
     sens_of, scale_of, noised = plan.kept("metadata", partial(_record_parts, plan))
     # pandas objects are built on first read (deferred): most records are never read
@@ -76,7 +106,7 @@ def build_metadata(
         info["contribution bounds"] = {"max_rows_per_unit": c.rows}
     info.update(details or {})
     grouping = plan.grouping
-    return DPMetadata.record(
+    return dict(
         statistic=statistic,
         columns=tuple(labels),
         mechanism=s.mechanism,

@@ -65,6 +65,10 @@ class DPInt(int):
         return int.__repr__(self)
 
 
+#: Where a record made by :meth:`DPMetadata.later` keeps its builder until first read.
+_LATER = "_DPMetadata__later"
+
+
 class _Deferred:
     """A metadata field not built yet: ``build()`` makes it on first access."""
 
@@ -190,11 +194,50 @@ class DPMetadata:
     rho: float | None = None
 
     def __getattribute__(self, name: str) -> Any:
+        own = object.__getattribute__(self, "__dict__")
+        if _LATER in own:  # a record made by later(): fill it on the first read
+            fields = own[_LATER]()
+            _check_fields(fields)
+            own.update(fields)  # (then pop: a concurrent reader builds the same)
+            own.pop(_LATER, None)
         value = object.__getattribute__(self, name)
         if type(value) is _Deferred:  # build a deferred field once, on first read
             value = value.build()
             object.__setattr__(self, name, value)
         return value
+
+    @classmethod
+    def later(cls, build: Callable[[], dict[str, Any]]) -> DPMetadata:
+        """A record whose fields ``build()`` gives, called on the first read of any.
+
+        Most records are never read, and filling one costs more than the rest of a
+        small release's bookkeeping. ``build`` must be a pure function of public
+        values (it runs at an arbitrary later time, possibly twice if two threads
+        read at once); the record then holds what :meth:`record` would have, and
+        readers cannot tell the two apart.
+
+        Parameters
+        ----------
+        build : callable
+            No arguments; returns every field by name, as :meth:`record` takes them.
+
+        Returns
+        -------
+        DPMetadata
+
+        Examples
+        --------
+        >>> meta = DPMetadata.later(lambda: dict(statistic="count", columns=("x",),
+        ...     mechanism="laplace", epsilon=1.0, delta=0.0, neighbouring="add_remove",
+        ...     n=None, sensitivity=1.0, scale=1.0, input_bounds={},
+        ...     output_bounds=(0.0, float("inf")), bounding="bit", secure=True, value=3,
+        ...     details={}, _interval=None, _index=None, rho=None))
+        >>> meta.statistic, meta.value
+        ('count', 3)
+        """
+        obj = object.__new__(cls)
+        object.__getattribute__(obj, "__dict__")[_LATER] = build
+        return obj
 
     @classmethod
     def record(cls, **fields: Any) -> DPMetadata:
@@ -221,11 +264,7 @@ class DPMetadata:
         >>> meta.epsilon, meta.value
         (1.0, 3)
         """
-        if fields.keys() != _FIELDS:
-            missing, extra = sorted(_FIELDS - fields.keys()), sorted(fields.keys() - _FIELDS)
-            raise TypeError(
-                f"DPMetadata.record needs every field: missing {missing}, unknown {extra}"
-            )
+        _check_fields(fields)
         obj = object.__new__(cls)
         object.__getattribute__(obj, "__dict__").update(fields)
         return obj
@@ -329,3 +368,12 @@ class DPMetadata:
 
 #: The names of :class:`DPMetadata`'s fields (:meth:`DPMetadata.record` needs them all).
 _FIELDS: frozenset[str] = frozenset(f.name for f in fields(DPMetadata))
+
+
+def _check_fields(given: dict[str, Any]) -> None:
+    """Raise ``TypeError`` unless ``given`` names every field of a record exactly once."""
+    if given.keys() != _FIELDS:
+        missing, extra = sorted(_FIELDS - given.keys()), sorted(given.keys() - _FIELDS)
+        raise TypeError(
+            f"a DPMetadata record needs every field: missing {missing}, unknown {extra}"
+        )

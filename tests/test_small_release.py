@@ -153,6 +153,9 @@ def test_releases_in_a_row_follow_their_own_arguments(
 
 def test_record_builds_what_the_constructor_builds() -> None:
     meta = SERIES.dp.mean(epsilon=1.0, bounds=(0, 100), random_state=1).attrs["dp"]
+    raw = object.__getattribute__(meta, "__dict__")
+    assert list(raw) == ["_DPMetadata__later"]  # nothing is built before the first read
+    assert meta.statistic == "mean" and "_DPMetadata__later" not in raw
     names = [f.name for f in dataclasses.fields(DPMetadata)]
     values = {n: object.__getattribute__(meta, n) for n in names}
     built = DPMetadata(**values)
