@@ -20,8 +20,8 @@ All contenders run side by side in this one process.
 1. **Speed**: the median of a uniform float column on the declared bounds
    (0, 100): ``s.dp.median(epsilon=1, bounds=(0, 100))`` against ``np.median`` on
    the same array, pandas' ``s.median()``, ``diffprivlib.tools.median`` and an
-   OpenDP ``make_private_quantile`` measurement (candidates: the 65537 edges of
-   pandas-dp's grid of 2**16 bins; built and calibrated once, invoked on a writable
+   OpenDP ``make_private_quantile`` measurement (candidates: the 131073 edges of
+   pandas-dp's grid of 2**17 bins; built and calibrated once, invoked on a writable
    ndarray). Timing conventions of ``benchmarks/run.py`` (its helpers are
    imported): one warm-up call, interleaved rounds, the median (and minimum) of
    the repetitions, the garbage collector paused; the load average is printed

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import decimal
 import itertools
 import math
 
@@ -20,8 +21,8 @@ from scipy import stats
 
 import pandas_dp  # noqa: F401  (registers the accessor)
 from pandas_dp import PrivacyBudget
-from pandas_dp.mechanisms import RandomSource
-from pandas_dp.mechanisms.selection import permute_and_flip, selection_rate
+from pandas_dp.mechanisms import RandomSource, selection
+from pandas_dp.mechanisms.selection import flip_coins, permute_and_flip, selection_rate
 from pandas_dp.quantile_search import (
     ladder_counts,
     ladder_edges,
@@ -29,7 +30,7 @@ from pandas_dp.quantile_search import (
     score_rational,
     select_quantiles,
 )
-from pandas_dp.quantiles import default_bins
+from pandas_dp.quantiles import SELECT_BINS, default_bins
 from pandas_dp.sensitivity import sensitivity
 
 # ----------------------------------------------------------------------------- the sampler
@@ -72,6 +73,65 @@ def test_sampler_test_has_power() -> None:
     assert stats.chisquare(got, em * 60_000).pvalue < 1e-4
 
 
+@pytest.mark.parametrize("gap", [1, 3, 40, 700])
+def test_coins_land_heads_with_their_probability(gap: int) -> None:
+    """200,000 coins of one gap: heads within 5 standard errors of exp(-rate gap)
+    (false-alarm rate below 1e-6 per case)."""
+    r = selection_rate(0.01)
+    p = math.exp(-float(r) * gap)
+    heads = flip_coins(np.full(200_000, gap, dtype=np.uint64), r, RandomSource(21)).sum()
+    assert abs(heads - 200_000 * p) <= 5 * math.sqrt(200_000 * p * (1 - p)) + 1
+
+
+class _Leads(RandomSource):
+    """A seeded source whose first word's four 16-bit quarters are all ``lead``."""
+
+    def __init__(self, lead: int, seed: int) -> None:
+        super().__init__(seed)
+        self.first: int | None = lead * 0x0001_0001_0001_0001
+
+    def bits(self, size: int) -> np.ndarray:
+        out = super().bits(size).copy()
+        if self.first is not None:
+            out[0], self.first = np.uint64(self.first), None
+        return out
+
+
+@pytest.mark.parametrize(("gap", "rate"), [(5, 0.3), (1, 2.0**-20), (37, 0.125)])
+def test_a_coin_its_first_bits_leave_open_is_finished_exactly(gap: int, rate: float) -> None:
+    """With the first 16 bits equal to p's first 16 digits, the coin is heads
+    exactly when the further bits are below p's further digits: checked against a
+    60-digit decimal exponential for each of 300 uniforms, and in frequency."""
+    r = selection_rate(rate)
+    x = gap * r.s / 2**r.j
+    ctx = decimal.Context(prec=60)
+    p = ctx.exp(-ctx.divide(decimal.Decimal(gap * r.s), decimal.Decimal(2**r.j)))
+    d = int(p * 2**16)
+    rest = p * 2**16 - d  # P(heads | first bits = d)
+    heads = []
+    for seed in range(300):
+        src = _Leads(d, seed)
+        got = flip_coins(np.array([gap], dtype=np.uint64), r, src)[0]
+        w = int(RandomSource(seed).bits(2)[1])  # the word the coin read next
+        assert got == (decimal.Decimal(w) / 2**64 < rest), (seed, x)
+        heads.append(got)
+    assert abs(np.mean(heads) - float(rest)) <= 5 * math.sqrt(float(rest * (1 - rest)) / 300) + 0.01
+
+
+def test_coins_whose_digits_are_uncertain_are_finished_exactly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With every leading digit treated as uncertain, every coin goes the exact
+    decimal way, and permute-and-flip's distribution is unchanged (chi-square,
+    20,000 draws, false-alarm rate 1e-4)."""
+    monkeypatch.setattr(selection, "_MARGIN", 0.5)
+    gaps, r = [4, 0, 2, 9], selection_rate(0.4)
+    want = pf_distribution(gaps, float(r))
+    src = RandomSource(13)
+    got = np.bincount([permute_and_flip(gaps, r, src) for _ in range(20_000)], minlength=4)
+    assert stats.chisquare(got, want * 20_000).pvalue > 1e-4
+
+
 def test_rate_is_never_above_the_request() -> None:
     for rate in (1e-9, 0.1, 1 / 3, 0.5, 1.0, 7.3, 1e5, 2.0**20, 1e9):
         r = selection_rate(rate)
@@ -82,8 +142,8 @@ def test_rate_is_never_above_the_request() -> None:
             selection_rate(bad)
 
 
-def test_huge_gaps_take_the_exact_integer_path() -> None:
-    """Gaps beyond uint64 products are still handled (and practically never win)."""
+def test_huge_gaps_are_handled() -> None:
+    """Gaps far beyond the float digits' range are still exact (and practically never win)."""
     gaps = np.array([0, 2**50, 2**62, 3], dtype=np.int64)
     src = RandomSource(3)
     wins = {permute_and_flip(gaps, selection_rate(1.0), src) for _ in range(200)}
@@ -223,7 +283,7 @@ def test_release_charges_once_and_records_the_method() -> None:
     out = x.dp.quantile([0.25, 0.5, 0.75], epsilon=0.6, bounds=(0, 10), budget=budget)
     assert budget.spent[0] == pytest.approx(0.6) and len(budget.ledger) == 1
     details = out.attrs["dp"].details
-    assert details["method"] == "exponential" and details["bins"] == 65536
+    assert details["method"] == "exponential" and details["bins"] == SELECT_BINS == 2**17
     iv = out.attrs["dp"].interval(0.05)
     assert (iv["lower"] <= out).all() and (out <= iv["upper"]).all()
 
@@ -234,7 +294,7 @@ def test_default_bins_depend_on_public_facts_only() -> None:
     df = pd.DataFrame({"g": list("ab") * 5, "x": np.arange(10.0)})
     few = resolve_grouping(df, "g", keys=["a", "b"], schema=None)
     many = resolve_grouping(df, "g", keys=list(range(10_000)), schema=None)
-    assert default_bins("exponential", few) == 65536
+    assert default_bins("exponential", few) == SELECT_BINS
     assert default_bins("exponential", many) == 1024
     assert default_bins("tree", None) == 1024
 

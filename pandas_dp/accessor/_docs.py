@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from pandas_dp.quantiles import INTERVAL_SHARE
+from pandas_dp.quantiles import INTERVAL_SHARE, SELECT_BINS
 
 __all__ = ["SHARED", "stamp_docs"]
 
@@ -38,7 +38,7 @@ SHARED: dict[str, str] = {
     "column": "column : label\n    The column to release.",
     "bins": "bins : int, optional\n"
     "    The grid's resolution: the declared bounds are cut into ``bins`` equal-width\n"
-    "    bins and quantiles are read off their edges. Default: 65536 for\n"
+    f"    bins and quantiles are read off their edges. Default: {SELECT_BINS} for\n"
     '    ``method="exponential"`` (fewer per group of a group-by, 1024 for private\n'
     '    keys), 1024 for ``method="tree"``.',
     "ddof": "ddof : int, default 1\n    Delta degrees of freedom, as in pandas.",

@@ -10,13 +10,14 @@ mechanism's.
 Since the coins do not depend on the order, the first head in a uniformly random
 order is a uniformly random member of the set of heads: this module flips every
 candidate's coin once, vectorised, and picks one head uniformly. Each coin is
-exact (Canonne, Kamath & Steinke 2020): with ``rate = s / 2**j`` a rational,
-``rate * gap = n + f / 2**j`` splits into a whole part ``n`` -- ``n``
-independent Bernoulli(``e^-1``) coins must all land heads -- and a fraction, one
-Bernoulli(``exp(-f / 2**j)``) coin from the alternating series. A candidate far
-from the best fails its first ``e^-1`` coin with probability ``1 - 1/e``, so the
-work per candidate is a couple of random words whatever its gap. No exponential
-is ever evaluated in floating point.
+exact: with ``rate = s / 2**j`` a rational, the coin is heads when a uniform
+``U`` on ``[0, 1)`` is below ``p = exp(-rate * gap)``. ``U``'s first 16 bits are
+compared with the first 16 binary digits of ``p`` (known from a double, where a
+wide margin shows they are certain): that decides the coin unless the two are
+equal (probability ``2**-16``), and then ``U``'s further bits, 64 at a time, are
+compared with ``p`` bounded by a correctly rounded decimal exponential
+(:mod:`decimal`), as precisely as it takes. So a candidate costs 16 random bits
+and a few vectorised operations, and no probability is ever rounded.
 
 The rate actually used is a rational at most the requested one
 (:func:`selection_rate`; relative loss below ``2**-23``): slightly more private,
@@ -32,25 +33,32 @@ True
 
 from __future__ import annotations
 
+import decimal
 import math
+from fractions import Fraction
 from typing import Final
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from pandas_dp.mechanisms.samplers import (
-    _bernoulli_exp_one,
-    _bernoulli_exp_pow2,
-    _uniform_below,
-)
+from pandas_dp.mechanisms.samplers import _uniform_below
 from pandas_dp.mechanisms.source import RandomSource
 
-__all__ = ["Rate", "permute_and_flip", "selection_rate"]
+__all__ = ["Rate", "flip_coins", "permute_and_flip", "selection_rate"]
+
+IntArray = NDArray[np.int64]
 
 #: Bits of the rate's numerator ``s`` (``2**(RATE_BITS - 1) <= s < 2**RATE_BITS``).
 RATE_BITS: Final = 24
-#: Gaps at or above this are handled with Python integers (products stay in uint64).
-_BIG_GAP: Final = 1 << (64 - RATE_BITS)
+#: Leading bits of a coin's uniform compared at once with its probability's digits.
+LEAD_BITS: Final = 16
+_LEAD: Final = float(1 << LEAD_BITS)
+#: Relative distance from a whole number within which a digit from doubles is not
+#: trusted (their errors are below ``1e-12`` relative, for ``rate * gap < _FAR``).
+_MARGIN: Final = 1e-9
+#: ``rate * gap`` at or beyond which ``2**16 exp(-rate * gap)`` is below one.
+_FAR: Final = 1000.0
+_LOG2_E: Final = 1.4426950408889634
 #: Largest rate (per unit of score): sharper selections are rounded down to it.
 MAX_RATE: Final = float(1 << 20)
 #: Smallest rate accepted.
@@ -103,38 +111,96 @@ def selection_rate(rate: float) -> Rate:
     return Rate((s, j))
 
 
-def _split(gaps: NDArray[np.uint64], rate: Rate) -> tuple[NDArray[np.uint64], NDArray[np.uint64]]:
-    """``rate * gap = whole + frac / 2**j`` per small gap (``gap < 2**40``), in uint64."""
-    num = gaps * np.uint64(rate.s)  # < 2**64
-    return num >> np.uint64(rate.j), num & np.uint64((1 << rate.j) - 1)
+def _lead_digits(gaps: NDArray[np.uint64], rate: Rate) -> tuple[IntArray, NDArray[np.bool_]]:
+    """Per candidate, ``floor(2**16 exp(-rate * gap))`` and whether it is certain.
+
+    From doubles: ``rate * gap`` is within a relative ``2**-52`` of the exact
+    product and ``exp`` within a few units in the last place, so a digit whose
+    value lies farther than the relative :data:`_MARGIN` from a whole number is
+    the exact one; beyond ``_FAR``, ``2**16 p`` is below one and the digit is 0.
+    """
+    x = gaps.astype(np.float64) * float(rate)
+    v = np.exp(-np.minimum(x, _FAR)) * _LEAD
+    lo = np.floor(v * (1.0 - _MARGIN))
+    certain = (lo == np.floor(v * (1.0 + _MARGIN))) | (x >= _FAR)
+    return np.where(x >= _FAR, 0, lo).astype(np.int64), certain
 
 
-def _whole_coins(whole: NDArray[np.uint64], src: RandomSource) -> NDArray[np.bool_]:
-    """Per entry: whether ``whole`` Bernoulli(``e^-1``) coins all land heads."""
-    ok = np.ones(whole.size, dtype=np.bool_)
-    pend = np.flatnonzero(whole > 0)
-    left = whole[pend]
-    while pend.size:
-        heads = _bernoulli_exp_one(pend.size, src)
-        ok[pend[~heads]] = False
-        left = left[heads] - np.uint64(1)
-        pend = pend[heads]
-        more = left > 0
-        pend, left = pend[more], left[more]
-    return ok
+def _leads(size: int, src: RandomSource) -> IntArray:
+    """``size`` uniform 16-bit integers: the four quarters of each word, low first."""
+    words = src.bits((size + 3) // 4)
+    quarters = [(words >> np.uint64(16 * k)) & np.uint64(0xFFFF) for k in range(4)]
+    return np.stack(quarters, axis=1).reshape(-1)[:size].astype(np.int64)
 
 
-def _big_coin(gap: int, rate: Rate, src: RandomSource) -> bool:
-    """One candidate's coin for a gap beyond uint64 products (Python integers)."""
-    whole, frac = divmod(gap * rate.s, 1 << rate.j)
-    while whole > 0:  # each coin fails with probability 1 - 1/e
-        if not bool(_bernoulli_exp_one(1, src)[0]):
+def _exp_bounds(x: Fraction, digits: int, bits: int) -> tuple[Fraction, Fraction]:
+    """``lo <= exp(-x) <= hi`` (``x >= 0``), about ``digits`` significant digits apart.
+
+    ``exp`` of :mod:`decimal` is correctly rounded, so the result is within one unit
+    of its last digit. Beyond ``_FAR`` only an upper bound ``2**-m`` matters, ``m``
+    no more than ``bits + 128`` (what a prefix of ``bits`` bits can tell apart).
+    """
+    if x >= _FAR:
+        m = min(math.floor(float(x) * _LOG2_E * (1.0 - _MARGIN)), bits + 128)
+        return Fraction(0), Fraction(1, 1 << m)
+    k = x.denominator.bit_length() - 1  # x = num / 2**k = num 5**k / 10**k exactly
+    arg = decimal.Decimal(f"-{x.numerator * 5**k}E-{k}")
+    ctx = decimal.Context(prec=digits, rounding=decimal.ROUND_HALF_EVEN)
+    e = ctx.exp(arg)
+    ulp = Fraction(10) ** (e.adjusted() - digits + 1)
+    return max(Fraction(e) - ulp, Fraction(0)), Fraction(e) + ulp
+
+
+def _finish(lead: int, gap: int, rate: Rate, src: RandomSource) -> bool:
+    """One coin whose first 16 bits ``lead`` did not decide it: ``U < exp(-x)``,
+    ``U``'s further bits read a word at a time and compared exactly."""
+    x = Fraction(gap * rate.s, 1 << rate.j)
+    num, bits, digits = lead, LEAD_BITS, 40  # U lies in [num, num + 1) / 2**bits
+    lo, hi = _exp_bounds(x, digits, bits)
+    while True:
+        if Fraction(num + 1, 1 << bits) <= lo:
+            return True
+        if Fraction(num, 1 << bits) >= hi:
             return False
-        whole -= 1
-    if frac == 0:
-        return True
-    j = np.array([rate.j], dtype=np.int64)
-    return bool(_bernoulli_exp_pow2(np.array([frac], dtype=np.uint64), j, src)[0])
+        if hi - lo > Fraction(1, 1 << (bits + 2)):  # the bounds first
+            digits *= 2
+            lo, hi = _exp_bounds(x, digits, bits)
+            continue
+        num, bits = (num << 64) | int(src.bits(1)[0]), bits + 64
+        if x >= _FAR:
+            lo, hi = _exp_bounds(x, digits, bits)
+
+
+def flip_coins(gaps: NDArray[np.uint64], rate: Rate, src: RandomSource) -> NDArray[np.bool_]:
+    """Per candidate, an exact Bernoulli(``exp(-rate * gap)``) coin.
+
+    Parameters
+    ----------
+    gaps : ndarray of uint64
+        Non-negative integer gaps.
+    rate : Rate
+        The rational rate per unit of gap.
+    src : RandomSource
+        The random words: one per four candidates, and a few more in the rare
+        rounds the first 16 bits leave open (candidate by candidate, in order).
+
+    Returns
+    -------
+    ndarray of bool
+
+    Examples
+    --------
+    >>> from pandas_dp.mechanisms.source import RandomSource
+    >>> flip_coins(np.array([0, 10**6], dtype=np.uint64), selection_rate(1.0), RandomSource(0))
+    array([ True, False])
+    """
+    digit, certain = _lead_digits(gaps, rate)
+    lead = _leads(gaps.size, src)
+    zero = gaps == 0  # probability one
+    heads: NDArray[np.bool_] = (lead < digit) | zero
+    for i in np.flatnonzero(~zero & (~certain | (lead == digit))):
+        heads[i] = _finish(int(lead[i]), int(gaps[i]), rate, src)
+    return heads
 
 
 def permute_and_flip(gaps: ArrayLike, rate: Rate, src: RandomSource) -> int:
@@ -164,16 +230,7 @@ def permute_and_flip(gaps: ArrayLike, rate: Rate, src: RandomSource) -> int:
     g = np.asarray(gaps).reshape(-1)
     if g.size == 0 or g.dtype.kind not in "iu" or int(g.min()) != 0:
         raise ValueError("gaps must be non-negative integers with at least one zero")
-    g = g.astype(np.uint64)
-    big = g >= np.uint64(_BIG_GAP)
-    whole, frac = _split(np.where(big, np.uint64(0), g), rate)
-    heads = _whole_coins(whole, src)
-    fractional = np.flatnonzero(heads & (frac > 0) & ~big)
-    if fractional.size:
-        j = np.full(fractional.size, rate.j, dtype=np.int64)
-        heads[fractional] = _bernoulli_exp_pow2(frac[fractional], j, src)
-    for i in np.flatnonzero(big):  # probability e^(-rate 2**40): essentially never long
-        heads[i] = _big_coin(int(g[i]), rate, src)
+    heads = flip_coins(g.astype(np.uint64), rate, src)
     winners = np.flatnonzero(heads)
     pick = _uniform_below(np.array([winners.size], dtype=np.uint64), src)[0]
     return int(winners[int(pick)])
