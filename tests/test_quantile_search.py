@@ -63,6 +63,52 @@ def test_sampler_draws_permute_and_flip_exactly(gaps: list[int], rate: float) ->
     assert stats.chisquare(got, want * draws).pvalue > 1e-4
 
 
+@pytest.mark.parametrize(
+    ("gaps", "rate"), [([0, 1, 2, 3, 0, 5, 1, 7], 0.7), ([0, 9, 9, 9, 9], 0.3)]
+)
+def test_a_first_block_keeps_the_distribution(
+    monkeypatch: pytest.MonkeyPatch, gaps: list[int], rate: float
+) -> None:
+    """A list long enough for a first block (here 3 places, from 4 candidates): the
+    block decides some draws and the rest the others, and the draws still follow
+    permute-and-flip's distribution (chi-square, 60,000 draws, false-alarm rate
+    1e-4 per case)."""
+    monkeypatch.setattr(selection, "BLOCK", 3)
+    monkeypatch.setattr(selection, "BLOCK_FROM", 4)
+    r = selection_rate(rate)
+    want = pf_distribution(gaps, float(r))
+    src = RandomSource(13)
+    draws = 60_000
+    decided = 0
+    real = selection.flip_coins
+
+    def counted(g: np.ndarray, rate: selection.Rate, s: RandomSource) -> np.ndarray:
+        nonlocal decided
+        heads = real(g, rate, s)
+        decided += g.size <= 3 and bool(heads.any())
+        return heads
+
+    monkeypatch.setattr(selection, "flip_coins", counted)
+    got = np.bincount([permute_and_flip(gaps, r, src) for _ in range(draws)], minlength=len(gaps))
+    assert 0.05 * draws < decided < 0.95 * draws  # both ways of deciding were taken
+    assert stats.chisquare(got, want * draws).pvalue > 1e-4
+
+
+def test_first_places_are_a_uniform_ordered_sample() -> None:
+    """The first two places of the random order: every ordered pair of distinct
+    candidates equally likely (chi-square, 40,000 samples, false-alarm rate 1e-4)."""
+    src = RandomSource(14)
+    pairs = []
+    for _ in range(40_000):
+        v = selection._first_places(5, 12, src)
+        assert v.size == np.unique(v).size
+        pairs.append(5 * int(v[0]) + int(v[1]))
+    got = np.bincount(pairs, minlength=25)
+    assert got[[6 * i for i in range(5)]].sum() == 0  # never the same one twice
+    off = np.delete(got, [6 * i for i in range(5)])
+    assert stats.chisquare(off).pvalue > 1e-4
+
+
 def test_sampler_test_has_power() -> None:
     """The same test rejects the exponential mechanism's distribution (which differs)."""
     gaps, r = [0, 1, 2, 3, 0, 5, 1, 7], selection_rate(0.7)

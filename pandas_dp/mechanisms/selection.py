@@ -8,8 +8,14 @@ With ``rate = epsilon / (2 Δ)`` for scores of sensitivity ``Δ`` it is
 mechanism's.
 
 Since the coins do not depend on the order, the first head in a uniformly random
-order is a uniformly random member of the set of heads: this module flips every
-candidate's coin once, vectorised, and picks one head uniformly. Each coin is
+order is a uniformly random member of the set of heads, so the coins can be flipped
+in blocks, vectorised. A long list first gets one block: the first :data:`BLOCK`
+places of the random order (a uniform sample without replacement, in order) are
+visited and the first head among them wins. Only if all of them land tails does
+the walk go on, over the rest in a uniformly random order: every other
+candidate's coin is flipped once and one head picked uniformly. Where many
+candidates lie near the best (few rows on a fine grid) the block nearly always
+decides, at a small fraction of the cost of flipping every coin. Each coin is
 exact: with ``rate = s / 2**j`` a rational, the coin is heads when a uniform
 ``U`` on ``[0, 1)`` is below ``p = exp(-rate * gap)``. ``U``'s first 16 bits are
 compared with the first 16 binary digits of ``p`` (known from a double, where a
@@ -59,6 +65,14 @@ _MARGIN: Final = 1e-9
 #: ``rate * gap`` at or beyond which ``2**16 exp(-rate * gap)`` is below one.
 _FAR: Final = 1000.0
 _LOG2_E: Final = 1.4426950408889634
+#: Places of the random order visited first, as one vectorised block (a list of
+#: at least :data:`BLOCK_FROM` candidates): the block decides the selection of the
+#: median of 1 000 values at epsilon 1 on a grid of 2**17 bins 995 times in 1 000
+#: (100 values: always; 10**4: 4 in 10; 10**5: 1 in 50), and where it does not,
+#: it cost 0.3 ms against flipping every coin's 4-6 ms (measured).
+BLOCK: Final = 2048
+#: Lists at least this long visit a block first; shorter ones flip every coin.
+BLOCK_FROM: Final = 8 * BLOCK
 #: Largest rate (per unit of score): sharper selections are rounded down to it.
 MAX_RATE: Final = float(1 << 20)
 #: Smallest rate accepted.
@@ -230,7 +244,28 @@ def permute_and_flip(gaps: ArrayLike, rate: Rate, src: RandomSource) -> int:
     g = np.asarray(gaps).reshape(-1)
     if g.size == 0 or g.dtype.kind not in "iu" or int(g.min()) != 0:
         raise ValueError("gaps must be non-negative integers with at least one zero")
-    heads = flip_coins(g.astype(np.uint64), rate, src)
+    g = g.astype(np.uint64)
+    visited = None
+    if g.size >= BLOCK_FROM:
+        visited = _first_places(g.size, BLOCK, src)
+        hits = np.flatnonzero(flip_coins(g[visited], rate, src))
+        if hits.size:
+            return int(visited[hits[0]])
+    # the rest of the order, uniformly random: a uniform head among the unvisited
+    # (the visited, all tails, are out; every best candidate is among the rest)
+    heads = flip_coins(g, rate, src)
+    if visited is not None:
+        heads[visited] = False
     winners = np.flatnonzero(heads)
     pick = _uniform_below(np.array([winners.size], dtype=np.uint64), src)[0]
     return int(winners[int(pick)])
+
+
+def _first_places(size: int, draws: int, src: RandomSource) -> NDArray[np.intp]:
+    """The first places of a uniformly random order of ``range(size)``: ``draws``
+    exactly uniform indices, each kept at its first appearance (the distinct values
+    of an i.i.d. uniform sequence, in order of appearance, are a uniform sample
+    without replacement, in a uniform order)."""
+    idx = _uniform_below(np.full(draws, size, dtype=np.uint64), src).astype(np.intp)
+    _, first = np.unique(idx, return_index=True)
+    return idx[np.sort(first)]
