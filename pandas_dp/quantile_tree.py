@@ -60,6 +60,7 @@ from numpy.typing import NDArray
 
 from pandas_dp import engines
 from pandas_dp.bounding import NoisePlan
+from pandas_dp.constraints.monotone import isotonic
 from pandas_dp.declarations import NumericDeclaration
 
 __all__ = [
@@ -186,22 +187,6 @@ def consistent_leaves(noisy: FloatArray, tree: Tree) -> tuple[FloatArray, FloatA
     return parent, root
 
 
-def _isotonic(y: FloatArray) -> FloatArray:
-    """Non-decreasing least-squares fit of a sequence (pool adjacent violators)."""
-    means: list[float] = []
-    weights: list[int] = []
-    for v in y.tolist():
-        m, w = v, 1
-        while means and means[-1] > m:
-            m = (means[-1] * weights[-1] + m * w) / (weights[-1] + w)
-            w += weights[-1]
-            means.pop()
-            weights.pop()
-        means.append(m)
-        weights.append(w)
-    return np.repeat(np.array(means, dtype=np.float64), weights)
-
-
 def read_quantiles(
     leaves: FloatArray, total: float, qs: Sequence[float], lower: float, upper: float
 ) -> FloatArray:
@@ -219,7 +204,7 @@ def read_quantiles(
     cdf = np.empty(bins + 1)
     cdf[0] = 0.0
     cdf[1:] = np.cumsum(leaves)
-    cdf[1:-1] = _isotonic(cdf[1:-1])
+    cdf[1:-1] = isotonic(cdf[1:-1])
     cdf[-1] = total
     np.clip(cdf, 0.0, total, out=cdf)
     cdf = np.maximum.accumulate(cdf)

@@ -800,3 +800,33 @@ def test_cov_to_corr_of_psd_is_psd_correlation() -> None:
         np.testing.assert_array_equal(x[0, 1:], 0.0)
         sd = np.sqrt(np.diag(cov)[1:])
         np.testing.assert_allclose(x[1:, 1:], cov[1:, 1:] / np.outer(sd, sd), atol=1e-12)
+
+
+# ----------------------------------------------------------------------------- isotonic
+
+
+@settings(max_examples=200, deadline=None)
+@given(arrays(np.float64, st.integers(1, 60), elements=st.floats(-1e6, 1e6)))
+def test_isotonic_is_the_least_squares_non_decreasing_fit(y: FloatArray) -> None:
+    """Against scipy's isotonic regression (an independent implementation)."""
+    fit = c.isotonic(y)
+    assert np.all(np.diff(fit) >= 0)
+    want = optimize.isotonic_regression(y).x
+    np.testing.assert_allclose(fit, want, rtol=1e-9, atol=1e-6)
+
+
+def test_isotonic_compiled_and_python_scans_agree_to_the_bit() -> None:
+    """Noisy cumulative counts, as a tree's quantiles fit them (4095 entries)."""
+    pytest.importorskip("numba")
+    from pandas_dp.constraints import monotone
+
+    kernel = monotone._compiled()
+    assert kernel is not None
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        y = np.cumsum(rng.poisson(2.0, 4095) + rng.laplace(0.0, 3.0, 4095))
+        means, weights, blocks = kernel(y)
+        compiled = np.repeat(means[:blocks], weights[:blocks])
+        python = monotone._isotonic_python(y)
+        assert np.array_equal(compiled, python)
+        assert blocks < y.size  # the noise made it pool

@@ -24,6 +24,12 @@ entry). They work along the last axis, so an ``(R, K)`` array of ``R`` noisy
 vectors is repaired in one call. ``K = 1`` always gives ``[1.0]``. A NaN or an
 infinite input raises :class:`ValueError`: a noisy release is always finite.
 
+Order (:mod:`pandas_dp.constraints.monotone`):
+
+:func:`isotonic`
+    The non-decreasing least-squares fit of a sequence (pool adjacent
+    violators), e.g. of a noisy cumulative count.
+
 Positive semi-definite repair of a noisy covariance matrix (REFERENCE.md §6):
 
 :func:`nearest_psd`
@@ -60,6 +66,7 @@ from pandas_dp.constraints.hierarchy import (
     noised_levels,
     tree_levels,
 )
+from pandas_dp.constraints.monotone import isotonic
 from pandas_dp.constraints.psd import (
     COVARIANCE_METHODS,
     cov_to_corr,
@@ -80,6 +87,7 @@ __all__ = [
     "consistent_levels",
     "cov_to_corr",
     "hierarchical_consistency",
+    "isotonic",
     "nearest_correlation",
     "nearest_psd",
     "nearest_psd_covariance",
