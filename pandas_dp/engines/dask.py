@@ -60,8 +60,10 @@ from numpy.typing import NDArray
 
 from pandas_dp.engines import codes as local_codes
 from pandas_dp.engines import pandas as local_engine
+from pandas_dp.engines import sums as local_sums
 from pandas_dp.engines.codes import CategoryCounts
-from pandas_dp.engines.pandas import Groups, MomentSums, ProductSums
+from pandas_dp.engines.pandas import Groups
+from pandas_dp.engines.sums import MomentSums, ProductSums
 
 if TYPE_CHECKING:
     from pandas_dp.plan import Measurement
@@ -454,7 +456,7 @@ def moments(
     squares: bool,
     groups: PartitionGroups | None = None,
 ) -> MomentSums:
-    """:func:`pandas_dp.engines.pandas.moments` of a Dask Series (exact, any partitioning).
+    """:func:`pandas_dp.engines.sums.moments` of a Dask Series (exact, any partitioning).
 
     Parameters
     ----------
@@ -482,7 +484,7 @@ def moments(
 
     def kernel(part: pd.DataFrame) -> MomentSums:
         codes = None if g is None else _local(g, part)
-        return local_engine.moments(
+        return local_sums.moments(
             _local(markers[0], part), lower, upper, squares=squares, groups=codes
         )
 
@@ -502,7 +504,7 @@ def moments(
 def products(
     columns: Sequence[Any], lowers: Sequence[float], uppers: Sequence[float]
 ) -> ProductSums:
-    """:func:`pandas_dp.engines.pandas.products` of Dask Series (exact, any partitioning).
+    """:func:`pandas_dp.engines.sums.products` of Dask Series (exact, any partitioning).
 
     Parameters
     ----------
@@ -525,7 +527,7 @@ def products(
     frame, (markers, _) = _frame_of(list(columns), None)
 
     def kernel(part: pd.DataFrame) -> ProductSums:
-        return local_engine.products([_local(m, part) for m in markers], lowers, uppers)
+        return local_sums.products([_local(m, part) for m in markers], lowers, uppers)
 
     def add(*parts: ProductSums) -> ProductSums:
         first = parts[0]
