@@ -82,7 +82,7 @@ def _midpoint(decl: Any) -> Fraction:
 
 
 #: Where Dask collections (and this package's Dask wrappers) are defined.
-_DASK_MODULES = ("pandas_dp.engines.dask", "dask.")
+_DASK_MODULES = ("pandas_dp.engines.dask", "pandas_dp.engines._dask_", "dask.")
 
 
 def _is_dask(obj: object) -> bool:

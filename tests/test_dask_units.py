@@ -23,6 +23,7 @@ dd = pytest.importorskip("dask.dataframe")
 import pandas_dp  # noqa: E402
 from pandas_dp import engines, measure  # noqa: E402
 from pandas_dp.declarations import NumericDeclaration  # noqa: E402
+from pandas_dp.engines import _dask_partitions  # noqa: E402
 from pandas_dp.engines import dask as dask_engine  # noqa: E402
 from pandas_dp.errors import BudgetExceededError  # noqa: E402
 from pandas_dp.settings import Contributions, Settings  # noqa: E402
@@ -173,7 +174,7 @@ def test_without_the_shuffle_the_releases_differ(
     """The equality above needs the shuffle by unit: truncating each partition's rows
     alone keeps up to k rows of a unit per partition, and the release changes."""
     expected = RELEASES[name](df.dp)
-    monkeypatch.setattr(dask_engine._Columns, "shuffle_by", lambda self, series: None)
+    monkeypatch.setattr(_dask_partitions._Columns, "shuffle_by", lambda self, series: None)
     with pytest.raises(AssertionError):
         _same(expected, RELEASES[name](dd.from_pandas(df, npartitions=7).dp))
 

@@ -49,8 +49,8 @@ def _public_methods() -> list[tuple[str, object]]:
     return [
         (f"{cls.__name__}.{name}", member)
         for cls in (DPFrameAccessor, DPSeriesAccessor, DPGroupBy)
-        for name, member in vars(cls).items()
-        if not name.startswith("_") and inspect.isfunction(member)
+        for name, member in inspect.getmembers(cls, inspect.isfunction)  # mixins' too
+        if not name.startswith("_")
     ]
 
 

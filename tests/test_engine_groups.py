@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from pandas_dp import engines
 from pandas_dp.engines import pandas as engine_module
+from pandas_dp.engines import sums as sums_module
 
 VALUES = st.one_of(
     st.floats(-1e6, 1e6),
@@ -107,7 +108,7 @@ def test_results_do_not_depend_on_chunking(
     groups = engines.Groups(codes, 4)
     want = [engines.moments(pd.Series(x[codes == g]), -5.0, 5.0, squares=True) for g in range(4)]
     monkeypatch.setattr(engine_module, "CHUNK", chunk)
-    monkeypatch.setattr(engine_module, "_FLUSH_CHUNKS", flush)
+    monkeypatch.setattr(sums_module, "_FLUSH_CHUNKS", flush)
     got = engines.moments(pd.Series(x), -5.0, 5.0, squares=True, groups=groups)
     one = engines.moments(pd.Series(x), -5.0, 5.0, squares=True)
     for g in range(4):
@@ -121,7 +122,7 @@ def test_results_do_not_depend_on_chunking(
 def test_exact_with_many_extreme_values(monkeypatch: pytest.MonkeyPatch) -> None:
     """Sums no float accumulator holds: ``2**38``-step values, many chunks, frequent
     flushes, one tiny value that a float sum of this size would round away."""
-    monkeypatch.setattr(engine_module, "_FLUSH_CHUNKS", 3)
+    monkeypatch.setattr(sums_module, "_FLUSH_CHUNKS", 3)
     n = 40 * (1 << 14) + 11
     x = np.full(n, 1.0)  # bounds [-1, 1]: step 2**-37, each value 2**37 steps
     x[4] = -1.0 + 2.0**-37  # -2**37 + 1 steps (an even row: group 0)

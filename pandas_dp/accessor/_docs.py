@@ -139,8 +139,12 @@ def _stamp(fn: Callable[..., Any]) -> None:
 
 
 def stamp_docs(cls: T) -> T:
-    """Class decorator: stamp the shared parameter text into every public method."""
-    for name, member in vars(cls).items():
-        if not name.startswith("_") and inspect.isfunction(member):
+    """Class decorator: stamp the shared parameter text into every public method.
+
+    The methods the class inherits (from the mixins that hold a family of its
+    releases) are stamped too; stamping a docstring twice changes nothing.
+    """
+    for name, member in inspect.getmembers(cls, inspect.isfunction):
+        if not name.startswith("_"):
             _stamp(member)
     return cls

@@ -1,44 +1,40 @@
-"""``df.dp``: the DataFrame accessor (see :mod:`pandas_dp.accessor` for the shared keywords)."""
+"""``df.dp``: the DataFrame accessor (see :mod:`pandas_dp.accessor` for the shared keywords).
+
+:class:`DPFrameAccessor` holds the column selection, the counts, the moments, ``agg``,
+``describe`` and ``groupby``; it inherits the other families of releases from mixins
+next to it: quantiles (:mod:`~pandas_dp.accessor._frame_quantiles`), covariance and
+correlation matrices (:mod:`~pandas_dp.accessor._frame_matrix`) and categorical
+counts (:mod:`~pandas_dp.accessor._frame_categorical`).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from functools import partial
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from pandas_dp import covariance as covmod
-from pandas_dp import histograms as hist
 from pandas_dp import quantiles as qmod
 from pandas_dp import statistics as st
 from pandas_dp.accessor._base import (
     Columns,
-    _Base,
-    _check_numeric,
     _is_numeric,
     agg_requests,
     describe_columns,
     moment_declarations,
 )
 from pandas_dp.accessor._docs import stamp_docs
+from pandas_dp.accessor._frame_categorical import _FrameCategorical
+from pandas_dp.accessor._frame_matrix import _FrameMatrices
+from pandas_dp.accessor._frame_quantiles import _FrameQuantiles
 from pandas_dp.accessor.groupby import DPGroupBy, contributions
 from pandas_dp.budget import PrivacyBudget
-from pandas_dp.declarations import (
-    attached_schema,
-    resolve_bounds,
-)
+from pandas_dp.declarations import attached_schema
 from pandas_dp.describe import check_percentiles, release_describe
-from pandas_dp.grouped import release_contingency
-from pandas_dp.grouping import resolve_grouping
 from pandas_dp.quantiles import DEFAULT_BINS
 from pandas_dp.result import DPFloat, DPInt
 from pandas_dp.settings import Contributions
-
-
-def _declares_categories(column: Hashable, categories: Any) -> bool:
-    return isinstance(categories, dict) and column in categories
 
 
 def _check_unique(frame: pd.DataFrame, labels: Sequence[Hashable]) -> None:
@@ -59,7 +55,7 @@ def _check_unique(frame: pd.DataFrame, labels: Sequence[Hashable]) -> None:
 
 
 @stamp_docs
-class DPFrameAccessor(_Base):
+class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
     """Differentially private aggregations of a DataFrame: ``df.dp``.
 
     Examples
@@ -332,297 +328,7 @@ class DPFrameAccessor(_Base):
             method=method,
         )
 
-    # -------------------------------------------------------------- matrices
-    def quantile(
-        self,
-        columns: Columns = None,
-        q: float | Sequence[float] = 0.5,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        bins: int | None = None,
-        method: str = "exponential",
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-    ) -> DPFloat | pd.Series | pd.DataFrame:
-        """Noisy quantiles of bounded numeric columns, like ``df[columns].quantile(q)``.
-
-        The declared bounds are cut into ``bins`` equal-width bins, and each
-        quantile is chosen among their edges by an exact permute-and-flip
-        selection on its rank (no public ``n`` needed). A list of quantiles is
-        selected recursively, the middle one first, then each half among the
-        rows on its side, so ``Q`` quantiles cost ``log2(Q + 1)`` selections, not
-        ``Q``, and come out non-decreasing. Values are clamped to the bounds;
-        missing values are skipped.
-
-        Parameters
-        ----------
-        columns : label or list of labels, optional
-            One column or several; ``None``: every numeric column.
-        q : float or list of float, default 0.5
-            Quantiles in ``[0, 1]``.
-
-        Returns
-        -------
-        float, Series or DataFrame
-            pandas' shapes: a float for one column and a float ``q``; a Series
-            indexed by ``q`` (one column) or by column (one ``q``); else a
-            DataFrame indexed by ``q`` with one column per column.
-            ``attrs["dp"].interval(alpha)`` bounds each quantile of the clamped
-            values.
-
-        Examples
-        --------
-        >>> import pandas as pd, pandas_dp
-        >>> df = pd.DataFrame({"age": [23.0, 35.0, 51.0, 64.0] * 250})
-        >>> med = df.dp.quantile("age", 0.5, epsilon=1.0, bounds=(0, 100), random_state=0)
-        >>> 0 <= med <= 100
-        True
-        >>> qs = df.dp.quantile("age", [0.25, 0.75], epsilon=1.0, bounds=(0, 100),
-        ...                     random_state=0)
-        >>> list(qs.index), bool(qs.is_monotonic_increasing)
-        ([0.25, 0.75], True)
-        """
-        settings = self._settings(locals())
-        return self._quantile(columns, q, bounds, schema, (bins, method), settings, "quantile")
-
-    def median(
-        self,
-        columns: Columns = None,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        bins: int | None = None,
-        method: str = "exponential",
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-    ) -> DPFloat | pd.Series:
-        """Noisy median of bounded numeric columns, like ``df[columns].median()``.
-
-        The 0.5 quantile of :meth:`quantile` (same grid and estimator).
-
-        Examples
-        --------
-        >>> import pandas as pd, pandas_dp
-        >>> df = pd.DataFrame({"age": [23.0, 35.0, 51.0, 64.0] * 250})
-        >>> m = df.dp.median("age", epsilon=1.0, bounds=(0, 100), random_state=0)
-        >>> lo, hi = m.attrs["dp"].interval(0.05)
-        >>> bool(lo <= hi)
-        True
-        """
-        settings = self._settings(locals())
-        out = self._quantile(columns, 0.5, bounds, schema, (bins, method), settings, "median")
-        if isinstance(out, pd.Series):
-            out.name = None  # pandas' df.median() has no name
-        assert not isinstance(out, pd.DataFrame)
-        return out
-
-    def _quantile(
-        self,
-        columns: Columns,
-        q: Any,
-        bounds: Any,
-        schema: Any,
-        grid: tuple[int | None, str],
-        settings: st.Settings,
-        statistic: str,
-    ) -> DPFloat | pd.Series | pd.DataFrame:
-        qmod.check_q(q)
-        selected, scalar = self._select(columns)
-        _check_numeric(statistic, selected)
-        attached = attached_schema(self._obj) if bounds is None and schema is None else None
-        decls = resolve_bounds(
-            selected,
-            bounds=bounds,
-            schema=self._schema_for(schema),
-            attached=attached,
-            known=self._known(),
-        )
-        return qmod.release_quantiles(
-            selected,
-            decls,
-            q,
-            settings,
-            scalar=scalar,
-            bins=grid[0],
-            method=grid[1],
-            frame=self._obj,
-            statistic=statistic,
-        )
-
-    def cov(
-        self,
-        columns: Columns = None,
-        ddof: int = 1,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        method: str = "auto",
-        psd: str = "clip",
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-    ) -> pd.DataFrame:
-        """Noisy covariance matrix, like ``df[columns].cov(ddof=1)``.
-
-        Positive semi-definite by construction (``psd="clip"``: eigenvalues
-        clipped at zero; ``"higham"``: nearest matrix keeping the variances).
-
-        Parameters
-        ----------
-        method : {"auto", "moments", "direct"}
-            ``"direct"`` is Liu's procedure (variances first, then covariances
-            bounded by the released variances); ``"moments"`` noises centred
-            sums and sums of products in one release. ``"auto"`` (moments) was
-            best or tied in 14 of 16 settings of the accuracy study (up to 2.6x
-            better); direct won by 10-16 % only on data piled at one bound under
-            substitution with n >= 1000.
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd, pandas_dp
-        >>> rng = np.random.default_rng(0)
-        >>> df = pd.DataFrame(rng.uniform(-1, 1, (500, 3)), columns=["a", "b", "c"])
-        >>> c = df.dp.cov(epsilon=1.0, bounds=(-1, 1), random_state=0)
-        >>> c.shape, bool(np.all(np.linalg.eigvalsh(c.to_numpy()) >= -1e-12))
-        ((3, 3), True)
-        """
-        return self._matrix(
-            columns,
-            ddof,
-            epsilon,
-            delta,
-            bounds,
-            schema,
-            method,
-            psd,
-            mechanism,
-            bounding,
-            neighbouring,
-            out_of_bounds,
-            random_state,
-            budget,
-            privacy_unit,
-            max_rows_per_unit,
-            corr=False,
-        )
-
-    def corr(
-        self,
-        columns: Columns = None,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        method: str = "auto",
-        psd: str = "clip",
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-    ) -> pd.DataFrame:
-        """Noisy Pearson correlation matrix: post-processing of :meth:`cov`.
-
-        Unit diagonal, entries in ``[-1, 1]``. ``method`` is the covariance
-        method (only Pearson correlation is offered).
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd, pandas_dp
-        >>> rng = np.random.default_rng(0)
-        >>> df = pd.DataFrame(rng.uniform(-1, 1, (500, 2)), columns=["a", "b"])
-        >>> r = df.dp.corr(epsilon=1.0, bounds=(-1, 1), random_state=0)
-        >>> np.diag(r).tolist()
-        [1.0, 1.0]
-        """
-        return self._matrix(
-            columns,
-            1,
-            epsilon,
-            delta,
-            bounds,
-            schema,
-            method,
-            psd,
-            mechanism,
-            bounding,
-            neighbouring,
-            out_of_bounds,
-            random_state,
-            budget,
-            privacy_unit,
-            max_rows_per_unit,
-            corr=True,
-        )
-
-    def _matrix(
-        self,
-        columns: Columns,
-        ddof: int,
-        epsilon: float,
-        delta: float,
-        bounds: Any,
-        schema: Any,
-        method: str,
-        psd: str,
-        mechanism: str,
-        bounding: str,
-        neighbouring: str,
-        out_of_bounds: str,
-        random_state: int | np.random.Generator | None,
-        budget: PrivacyBudget | None,
-        privacy_unit: Hashable | None,
-        max_rows_per_unit: int | None,
-        *,
-        corr: bool,
-    ) -> pd.DataFrame:
-        settings = self._settings(locals())
-        selected, _ = self._select([columns] if isinstance(columns, str) else columns)
-        name = "corr" if corr else "cov"
-        _check_numeric(name, selected)
-        attached = attached_schema(self._obj) if bounds is None and schema is None else None
-        decls = resolve_bounds(
-            selected, bounds=bounds, schema=schema, attached=attached, known=self._known()
-        )
-        return covmod.release_cov(
-            selected,
-            decls,
-            settings,
-            method=covmod.resolve_method(method),
-            ddof=ddof,
-            psd=psd,
-            corr=corr,
-            frame=self._obj,
-        )
-
+    # -------------------------------------------------------------- several statistics
     def agg(
         self,
         func: Any,
@@ -831,203 +537,3 @@ class DPFrameAccessor(_Base):
         ['E', 'N', 'S']
         """
         return DPGroupBy(self._obj, by, keys, other=other, delta=delta)
-
-    # -------------------------------------------------------------- categorical
-    def value_counts(
-        self,
-        column: Hashable,
-        normalize: bool = False,
-        sort: bool = True,
-        ascending: bool = False,
-        dropna: bool = True,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        categories: Any = None,
-        schema: Any = None,
-        other: Any = None,
-        method: str = hist.DEFAULT_METHOD,
-        via: str = "counts",
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-    ) -> pd.Series:
-        """Noisy counts of declared categories, like ``df[column].value_counts()``.
-
-        With a list of columns, the contingency table over the product of their
-        declared domains, like ``df.value_counts(subset)``: a Series indexed by
-        every combination (``categories`` may then be a dict ``column -> list``).
-        See :meth:`DPSeriesAccessor.value_counts`.
-
-        Examples
-        --------
-        >>> import pandas as pd, pandas_dp
-        >>> df = pd.DataFrame({"sex": ["f", "m"] * 50, "smoker": [True, False] * 50})
-        >>> t = df.dp.value_counts(["sex", "smoker"], epsilon=1.0,
-        ...                        categories={"sex": ["f", "m"]}, sort=False, random_state=0)
-        >>> t.index.tolist()
-        [('f', False), ('f', True), ('m', False), ('m', True)]
-        """
-        settings = self._settings(locals())
-        if isinstance(column, list | pd.Index):
-            grouping = resolve_grouping(self._obj, list(column), keys=categories, schema=schema)
-            return release_contingency(
-                settings, grouping, self._obj, normalize=normalize, sort=sort, ascending=ascending
-            )
-        series = self._select(column)[0][column]
-        return self._histogram(
-            series,
-            normalize=normalize,
-            sort=sort,
-            ascending=ascending,
-            dropna=dropna,
-            categories=categories,
-            schema=schema,
-            other=other,
-            method=method,
-            via=via,
-            settings=settings,
-        )
-
-    def proportions(
-        self,
-        column: Hashable,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        categories: Any = None,
-        schema: Any = None,
-        method: str = hist.DEFAULT_METHOD,
-        via: str = "counts",
-        dropna: bool = True,
-        other: Any = None,
-        sort: bool = False,
-        ascending: bool = False,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-    ) -> pd.Series:
-        """Noisy proportions of one column's declared categories, summing to one.
-
-        See :meth:`DPSeriesAccessor.proportions`.
-
-        Examples
-        --------
-        >>> import pandas as pd, pandas_dp
-        >>> df = pd.DataFrame({"region": ["N", "S", "N", "E", "N", "S"] * 50})
-        >>> p = df.dp.proportions("region", epsilon=1.0, categories=["N", "S", "E", "W"],
-        ...                       random_state=0)
-        >>> list(p.index), round(float(p.sum()), 12)
-        (['N', 'S', 'E', 'W'], 1.0)
-        """
-        settings = self._settings(locals())
-        series = self._select(column)[0][column]
-        return self._histogram(
-            series,
-            normalize=True,
-            sort=sort,
-            ascending=ascending,
-            dropna=dropna,
-            categories=categories,
-            schema=schema,
-            other=other,
-            method=method,
-            via=via,
-            settings=settings,
-            proportions=True,
-        )
-
-    def counts(
-        self,
-        queries: Mapping[Hashable, Any],
-        *,
-        epsilon: float,
-        normalize: bool = False,
-        delta: float = 0.0,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-    ) -> pd.Series:
-        """A workload of counting queries, released together.
-
-        Parameters
-        ----------
-        queries : dict
-            Name -> boolean mask (a Series aligned with the frame, or an array of
-            its length) or a ``df.eval`` expression string. Each must be a
-            *per-record* predicate: a mask built from an aggregate of the data
-            (``df.age > df.age.mean()``) is not, and is not protected.
-        normalize : bool, default False
-            Release fractions of the ``n`` rows instead of counts.
-
-        Notes
-        -----
-        One record may satisfy all ``k`` queries, so the L1 sensitivity is ``k``
-        and each count gets Laplace noise of scale ``k / epsilon``. With
-        probability ``1 - alpha`` every count is within ``(k/epsilon) ln(k/alpha)``
-        (the simultaneous interval of the metadata).
-
-        Examples
-        --------
-        >>> import pandas as pd, pandas_dp
-        >>> df = pd.DataFrame({"age": [25, 35, 45, 55] * 25, "smoker": [True, False] * 50})
-        >>> c = df.dp.counts({"smokers": df.smoker, "old smokers": "smoker and age > 30"},
-        ...                  epsilon=1.0, random_state=0)
-        >>> list(c.index)
-        ['smokers', 'old smokers']
-        """
-        settings = self._settings(locals())
-        queries = dict(queries)
-        for name, q in queries.items():  # every check first, on no rows of the data
-            self._mask(name, q, self._obj.iloc[:0] if isinstance(q, str) else self._obj)
-        names = list(queries)
-        lazy = partial(self._masks, queries)  # string queries are evaluated after the charge
-        return hist.release_counts(lazy, names, settings, normalize=normalize, frame=self._obj)
-
-    def _masks(self, queries: dict[Hashable, Any]) -> list[pd.Series]:
-        out = []
-        for name, q in queries.items():
-            try:
-                out.append(self._mask(name, q, self._obj))
-            except Exception:  # checked on the frame's columns already: never by value
-                out.append(pd.Series(False, index=self._obj.index))
-        return out
-
-    def _mask(self, name: Hashable, query: Any, frame: pd.DataFrame) -> pd.Series:
-        if isinstance(query, str):
-            query = frame.eval(query)
-        if isinstance(query, pd.Series):
-            if not query.index.equals(frame.index):
-                raise ValueError(
-                    f"the mask of query {name!r} is not aligned with the frame's index; "
-                    f"build it from the frame's own columns (e.g. df.age > 30)"
-                )
-            mask = query
-        else:
-            values = np.asarray(query)
-            if values.ndim != 1 or len(values) != len(frame):
-                raise ValueError(
-                    f"query {name!r} must be a boolean mask of the frame's length "
-                    f"{len(frame)}; got shape {values.shape}"
-                )
-            mask = pd.Series(values, index=frame.index)
-        if not pd.api.types.is_bool_dtype(mask.dtype):
-            raise TypeError(
-                f"query {name!r} must be boolean (a predicate per record); got dtype "
-                f"{mask.dtype}. Compare values, e.g. df.age > 30"
-            )
-        return mask

@@ -9,7 +9,9 @@ not depend on the order of the rows, on chunking or on partitioning.
 
 :mod:`pandas_dp.engines.pandas` works on in-memory pandas objects with numpy
 (:mod:`~pandas_dp.engines.columns` reads a column into arrays,
-:mod:`~pandas_dp.engines.codes` counts categories and maps group keys).
+:mod:`~pandas_dp.engines.sums` adds a column's moments and several columns'
+cross-products, :mod:`~pandas_dp.engines.codes` counts categories and maps group
+keys).
 Every kernel takes an optional :class:`Groups` (one code per row); without it all
 rows form one group and each result has a leading axis of length 1.
 """
@@ -25,14 +27,11 @@ from pandas_dp.engines.grid import grid_counts
 from pandas_dp.engines.pandas import (
     STEP_BITS,
     Groups,
-    MomentSums,
-    ProductSums,
     accumulation_step,
-    moments,
     present_counts,
-    products,
     row_counts,
 )
+from pandas_dp.engines.sums import MomentSums, ProductSums, moments, products
 
 __all__ = [
     "STEP_BITS",

@@ -34,6 +34,10 @@ computed in the same pass over each partition. The single-kernel functions
 :func:`present_counts`, :func:`row_counts`) mirror the pandas engine's, for
 direct use and tests; each is one ``dask.compute``.
 
+This module holds the entry points; the partition machinery (markers, the
+combining tree, :class:`PartitionGroups`) is in ``engines._dask_partitions``, the
+privacy units and private keys in ``engines._dask_units``.
+
 Not on Dask yet: predicate counts (``df.dp.counts``); the accessor refuses them
 before the budget is charged.
 
@@ -48,8 +52,8 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -60,8 +64,23 @@ from numpy.typing import NDArray
 
 from pandas_dp.engines import codes as local_codes
 from pandas_dp.engines import pandas as local_engine
+from pandas_dp.engines import sums as local_sums
+from pandas_dp.engines._dask_partitions import (
+    PartitionGroups,
+    _add,
+    _Columns,
+    _compute,
+    _frame_of,
+    _local,
+    _partition_values,
+    _reduce,
+    _sum_arrays,
+    _template,
+    is_dask,
+)
+from pandas_dp.engines._dask_units import observed_counts, observed_groups, truncated
 from pandas_dp.engines.codes import CategoryCounts
-from pandas_dp.engines.pandas import Groups, MomentSums, ProductSums
+from pandas_dp.engines.sums import MomentSums, ProductSums
 
 if TYPE_CHECKING:
     from pandas_dp.plan import Measurement
@@ -79,226 +98,6 @@ __all__ = [
     "row_counts",
     "truncated",
 ]
-
-#: Partials added per task of the combining tree.
-_FAN_IN = 16
-
-
-def is_dask(obj: object) -> bool:
-    """Whether ``obj`` is a Dask collection (without importing Dask).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> is_dask(pd.Series([1.0]))
-    False
-    """
-    return isinstance(obj, PartitionGroups) or type(obj).__module__.startswith("dask.")
-
-
-@dataclass(frozen=True)
-class PartitionGroups:
-    """Group codes of a Dask frame, computed inside each partition.
-
-    Parameters
-    ----------
-    columns : sequence of dask Series
-        The key columns (from the same frame as the released columns).
-    make : callable
-        ``make(frame) -> Groups``: the codes of one partition, given a pandas
-        DataFrame holding the key columns under their labels. Picklable (it runs
-        on the workers); it reads only the public declared keys.
-    size : int
-        The number of groups (public).
-    shuffle_on : dask Series, optional
-        A privacy unit's column: the engine first shuffles the rows so that all of
-        a unit's rows share one partition (``make`` then bounds each unit's
-        contributions, as the pandas engine does on the whole frame).
-    """
-
-    columns: Sequence[Any]
-    make: Callable[[pd.DataFrame], Groups]
-    size: int
-    shuffle_on: Any = None
-
-    def renumbered(self, position: NDArray[np.intp], size: int) -> PartitionGroups:
-        """These codes mapped through ``position`` (``position[-1]``: code ``-1``'s).
-
-        Examples
-        --------
-        >>> import pandas as pd, dask.dataframe as dd
-        >>> ddf = dd.from_pandas(pd.DataFrame({"k": [0, 1, 2, 1]}), npartitions=2)
-        >>> g = PartitionGroups([ddf["k"]], lambda p: Groups(p["k"].to_numpy(), 3), 3)
-        >>> kept = g.renumbered(np.array([-1, 0, 1, -1]), 2)
-        >>> row_counts(ddf, kept).tolist()
-        [2, 1]
-        """
-        return replace(self, make=partial(_renumber, self.make, position, size), size=size)
-
-
-def _renumber(
-    make: Callable[[pd.DataFrame], Groups],
-    position: NDArray[np.intp],
-    size: int,
-    part: pd.DataFrame,
-) -> Groups:
-    return Groups(position[make(part).codes], size)
-
-
-# ----------------------------------------------------------------------------- plumbing
-
-
-@dataclass(frozen=True)
-class _Column:
-    """Stands for a Dask Series in the per-partition template: column ``name`` of the
-    partition's frame, renamed to ``label``."""
-
-    name: str
-    label: Hashable
-
-
-@dataclass(frozen=True)
-class _LocalGroups:
-    """Stands for :class:`PartitionGroups` in the per-partition template."""
-
-    names: tuple[str, ...]
-    labels: tuple[Hashable, ...]
-    make: Callable[[pd.DataFrame], Groups]
-
-
-class _Columns:
-    """The distinct Dask Series a computation reads, each under a positional name."""
-
-    def __init__(self) -> None:
-        self.series: list[Any] = []
-        self.names: dict[str, str] = {}
-        #: the column (positional name) to shuffle the rows by: a privacy unit
-        self.shuffle: str | None = None
-
-    def shuffle_by(self, series: Any) -> None:
-        name = self.marker(series).name
-        if self.shuffle not in (None, name):
-            raise ValueError("one computation cannot bound two privacy units")
-        self.shuffle = name
-
-    def marker(self, series: Any) -> _Column:
-        token = str(series._name)
-        name = self.names.get(token)
-        if name is None:
-            name = f"c{len(self.series)}"
-            self.names[token] = name
-            self.series.append(series.rename(name))
-        return _Column(name, series.name)
-
-    def frame(self) -> Any:
-        """One Dask DataFrame of every column read (partitions stay where they are)."""
-        if not self.series:
-            raise ValueError("the Dask engine was given no column to read")
-        import dask.dataframe as dd
-
-        if len(self.series) == 1:
-            frame = self.series[0].to_frame()
-        else:
-            frame = dd.concat(self.series, axis=1)
-        if self.shuffle is not None:  # every unit's rows in one partition
-            frame = frame.shuffle(on=self.shuffle)
-        return frame
-
-
-def _template(value: Any, cols: _Columns) -> Any:
-    """``value`` with every Dask Series replaced by a marker (recursively in partials)."""
-    if isinstance(value, PartitionGroups):
-        markers = [cols.marker(s) for s in value.columns]
-        if value.shuffle_on is not None:
-            cols.shuffle_by(value.shuffle_on)
-        return _LocalGroups(
-            tuple(m.name for m in markers), tuple(m.label for m in markers), value.make
-        )
-    if is_dask(value):
-        return cols.marker(value)
-    if isinstance(value, partial):
-        return partial(
-            value.func,
-            *(_template(a, cols) for a in value.args),
-            **{k: _template(v, cols) for k, v in value.keywords.items()},
-        )
-    return value
-
-
-def _local(value: Any, part: pd.DataFrame) -> Any:
-    """The partition's pandas object for a marker (recursively in partials)."""
-    if isinstance(value, _Column):
-        return part[value.name].rename(value.label)  # type: ignore[call-overload]
-    if isinstance(value, _LocalGroups):
-        keys = part[list(value.names)].set_axis(list(value.labels), axis=1)
-        return value.make(keys)
-    if isinstance(value, partial):
-        return partial(
-            value.func,
-            *(_local(a, part) for a in value.args),
-            **{k: _local(v, part) for k, v in value.keywords.items()},
-        )
-    return value
-
-
-def _reduce(frame: Any, kernel: Callable[[pd.DataFrame], Any], add: Callable[..., Any]) -> Any:
-    """A delayed value: ``kernel`` on every partition, partials added in a tree.
-
-    The kernel runs inside each partition's own task (a ``map_partitions`` that Dask
-    fuses with the reads, column selections and concatenation before it): a
-    worker reads a partition, measures it and drops it in one task, so only the
-    small partial ever leaves the task, and there is one task per partition
-    instead of two.
-    """
-    import dask
-
-    if frame.npartitions == 0:  # no partition: the kernel on an empty frame
-        level = [dask.delayed(kernel)(frame._meta)]
-    else:
-        boxed = frame.map_partitions(
-            _boxed,
-            kernel,
-            meta=pd.Series(np.empty(0, dtype=object)),
-            enforce_metadata=False,
-            clear_divisions=True,
-            align_dataframes=False,
-        )
-        boxes = boxed.to_delayed()
-        if len(boxes) == 1:
-            return dask.delayed(_unbox)(boxes[0])
-        # the first level of the tree takes the boxes themselves (no task per box)
-        first = dask.delayed(partial(_add_boxed, add))
-        level = [first(*boxes[i : i + _FAN_IN]) for i in range(0, len(boxes), _FAN_IN)]
-    combine = dask.delayed(add)
-    while len(level) > 1:
-        level = [combine(*level[i : i + _FAN_IN]) for i in range(0, len(level), _FAN_IN)]
-    return level[0]
-
-
-def _boxed(part: pd.DataFrame, kernel: Callable[[pd.DataFrame], Any]) -> pd.Series:
-    """``kernel(part)`` as the one element of an object Series (a partition's output).
-
-    The compiled kernels run in the task's own thread (:func:`_numba.serial`): Dask
-    already runs one task per worker thread (its workers start with
-    ``OMP_NUM_THREADS=1`` for the same reason).
-    """
-    from pandas_dp.engines import _numba
-
-    box = np.empty(1, dtype=object)
-    with _numba.serial():
-        box[0] = kernel(part)
-    return pd.Series(box, copy=False)
-
-
-def _unbox(box: pd.Series) -> Any:
-    """The partial held by :func:`_boxed`'s Series."""
-    return box.iloc[0]
-
-
-def _add_boxed(add: Callable[..., Any], *boxes: pd.Series) -> Any:
-    """``add`` of the partials held by :func:`_boxed`'s Series."""
-    partials = [_unbox(b) for b in boxes]
-    return add(*partials) if len(partials) > 1 else partials[0]
 
 
 # ----------------------------------------------------------------------------- plans
@@ -353,35 +152,6 @@ def exact_values(
     return finish(exact)
 
 
-def _partition_values(
-    measurements: list[Measurement],
-    template: Mapping[Any, Any],
-    local: Callable[[Any, Mapping[Any, Any]], dict[str, NDArray[Any]]],
-    part: pd.DataFrame,
-) -> dict[str, NDArray[Any]]:
-    """The pandas path on one partition; counts as exact Python integers."""
-    data = {k: _local(v, part) for k, v in template.items()}
-    data["rows"] = len(part)  # this partition's rows (the plan's own n stays on the client)
-    out = local(measurements, data)
-    return {k: (v if v.dtype == object else _integers(v)) for k, v in out.items()}
-
-
-def _integers(counts: NDArray[Any]) -> NDArray[Any]:
-    arr = np.empty(counts.shape, dtype=object)
-    arr[:] = [int(v) for v in counts.reshape(-1)]
-    return arr
-
-
-def _add(*partials: dict[str, NDArray[Any]]) -> dict[str, NDArray[Any]]:
-    """Exact sum of per-partition values (object vectors of ints and Fractions)."""
-    first, *rest = partials
-    out = {k: v.copy() for k, v in first.items()}
-    for p in rest:
-        for k, v in p.items():
-            out[k] = out[k] + v
-    return out
-
-
 def _additive(
     ms: list[Measurement], data: Mapping[Any, Any]
 ) -> tuple[list[Measurement], Callable[[dict[str, NDArray[Any]]], dict[str, NDArray[Any]]]]:
@@ -432,20 +202,6 @@ def _as_released(exact: dict[str, NDArray[Any]]) -> dict[str, NDArray[Any]]:
 # ----------------------------------------------------------------------------- kernels
 
 
-def _compute(value: Any) -> Any:
-    import dask
-
-    (out,) = dask.compute(value)
-    return out
-
-
-def _frame_of(series: Sequence[Any], groups: PartitionGroups | None) -> tuple[Any, list[Any]]:
-    cols = _Columns()
-    markers = [cols.marker(s) for s in series]
-    g = None if groups is None else _template(groups, cols)
-    return cols.frame(), [markers, g]
-
-
 def moments(
     series: Any,
     lower: float,
@@ -454,7 +210,7 @@ def moments(
     squares: bool,
     groups: PartitionGroups | None = None,
 ) -> MomentSums:
-    """:func:`pandas_dp.engines.pandas.moments` of a Dask Series (exact, any partitioning).
+    """:func:`pandas_dp.engines.sums.moments` of a Dask Series (exact, any partitioning).
 
     Parameters
     ----------
@@ -482,7 +238,7 @@ def moments(
 
     def kernel(part: pd.DataFrame) -> MomentSums:
         codes = None if g is None else _local(g, part)
-        return local_engine.moments(
+        return local_sums.moments(
             _local(markers[0], part), lower, upper, squares=squares, groups=codes
         )
 
@@ -502,7 +258,7 @@ def moments(
 def products(
     columns: Sequence[Any], lowers: Sequence[float], uppers: Sequence[float]
 ) -> ProductSums:
-    """:func:`pandas_dp.engines.pandas.products` of Dask Series (exact, any partitioning).
+    """:func:`pandas_dp.engines.sums.products` of Dask Series (exact, any partitioning).
 
     Parameters
     ----------
@@ -525,7 +281,7 @@ def products(
     frame, (markers, _) = _frame_of(list(columns), None)
 
     def kernel(part: pd.DataFrame) -> ProductSums:
-        return local_engine.products([_local(m, part) for m in markers], lowers, uppers)
+        return local_sums.products([_local(m, part) for m in markers], lowers, uppers)
 
     def add(*parts: ProductSums) -> ProductSums:
         first = parts[0]
@@ -620,174 +376,4 @@ def row_counts(frame: Any, groups: PartitionGroups | None = None) -> NDArray[np.
         return local_engine.row_counts(codes, len(part))
 
     result: NDArray[np.int64] = _compute(_reduce(data, kernel, _sum_arrays))
-    return result
-
-
-def _sum_arrays(*parts: NDArray[np.int64]) -> NDArray[np.int64]:
-    return sum(parts[1:], parts[0])
-
-
-# ----------------------------------------------------------------------------- units, keys
-
-
-def truncated(
-    frame: Any,
-    read: Sequence[Hashable],
-    unit: Hashable,
-    groups: PartitionGroups | None,
-    truncate: Callable[[pd.DataFrame, Groups | None], Groups],
-) -> PartitionGroups:
-    """Group codes with each unit's rows above its bounds set to ``-1``, per partition.
-
-    The engine shuffles the rows by ``unit`` first, so every unit's rows share one
-    partition; there ``truncate`` (the pandas path's truncation with the key drawn
-    on the client) keeps exactly the rows it keeps on the whole frame: the choice
-    is a function of each unit's own rows.
-
-    Parameters
-    ----------
-    frame : dask DataFrame
-        The frame holding the released, group-by and unit columns.
-    read : sequence of labels
-        The columns the truncation reads (the group-by and unit columns included).
-    unit : label
-        The privacy unit's column.
-    groups : PartitionGroups, optional
-        The group codes before truncation (``None``: one group of all rows).
-    truncate : callable
-        ``truncate(part, codes) -> Groups`` on one partition's pandas frame (its
-        columns ``read``) and its group codes. Picklable.
-
-    Returns
-    -------
-    PartitionGroups
-
-    Examples
-    --------
-    >>> import pandas as pd, dask.dataframe as dd
-    >>> ddf = dd.from_pandas(pd.DataFrame({"pid": [1, 2, 1, 1]}), npartitions=2)
-    >>> first = lambda part, codes: Groups((~part["pid"].duplicated()).to_numpy() - 1, 1)
-    >>> row_counts(ddf, truncated(ddf, ["pid"], "pid", None, first)).tolist()
-    [2]
-    """
-    read = list(read)
-    if groups is not None:
-        labels = [s.name for s in groups.columns]
-        missing = [c for c in labels if c not in read]
-        if missing:
-            raise ValueError(f"the truncation must read the group-by columns {missing}")
-    return PartitionGroups(
-        [frame[c] for c in read],
-        partial(_truncate_part, None if groups is None else groups.make, truncate),
-        1 if groups is None else groups.size,
-        shuffle_on=frame[unit],
-    )
-
-
-def _truncate_part(
-    make: Callable[[pd.DataFrame], Groups] | None,
-    truncate: Callable[[pd.DataFrame, Groups | None], Groups],
-    part: pd.DataFrame,
-) -> Groups:
-    return truncate(part, None if make is None else make(part))
-
-
-def observed_groups(column: Any, *, sort: bool = False) -> tuple[PartitionGroups, pd.Index]:
-    """Private keys of a Dask column: the observed keys, and per-partition codes.
-
-    One ``dask.compute`` gathers each partition's distinct keys in order of first
-    appearance and merges them in partition order: the result is
-    :func:`pandas_dp.engines.codes.observed_codes` of the whole column (same
-    keys, same order, hence the same codes), whatever the partitioning. Each
-    partition then numbers its own rows by these keys, so a key seen in only some
-    partitions has one code everywhere.
-
-    The keys are PRIVATE (see :func:`~pandas_dp.engines.codes.observed_codes`):
-    only a differentially private selection may release any of them.
-
-    Parameters
-    ----------
-    column : dask Series
-        The key column.
-    sort : bool, default False
-        Sort the keys (when comparable), as ``observed_codes(sort=True)``.
-
-    Returns
-    -------
-    groups : PartitionGroups
-    uniques : pandas.Index
-
-    Examples
-    --------
-    >>> import pandas as pd, dask.dataframe as dd
-    >>> s = dd.from_pandas(pd.Series(["b", "a", None, "b", "c"]), npartitions=3)
-    >>> g, keys = observed_groups(s)
-    >>> list(keys), row_counts(s.to_frame(), g).tolist()
-    (['b', 'a', 'c'], [2, 1, 1])
-    """
-    frame, (markers, _) = _frame_of([column], None)
-    marker = markers[0]
-
-    def kernel(part: pd.DataFrame) -> pd.Index:
-        return local_codes.observed_codes(_local(marker, part), sort=False)[1]
-
-    uniques: pd.Index = _compute(_reduce(frame, kernel, _first_seen))
-    if sort:
-        uniques = local_codes.observed_codes(pd.Series(uniques), sort=True)[1]
-    label = column.name
-    return PartitionGroups([column], partial(_observed_part, uniques, label), len(uniques)), uniques
-
-
-def _first_seen(*parts: pd.Index) -> pd.Index:
-    """Distinct keys of consecutive partitions, in order of first appearance."""
-    found = [p for p in parts if len(p)] or [parts[0]]
-    if len(found) == 1:
-        return found[0]
-    return local_codes.observed_codes(pd.Series(found[0].append(found[1:])), sort=False)[1]
-
-
-def _observed_part(uniques: pd.Index, label: Hashable, part: pd.DataFrame) -> Groups:
-    """One partition's rows numbered by the global keys (``-1``: missing key)."""
-    local, found = local_codes.observed_codes(part[label], sort=False)
-    if len(found) == 0:
-        return Groups(np.full(len(part), -1, dtype=np.intp), len(uniques))
-    if isinstance(found, pd.MultiIndex) or isinstance(uniques, pd.MultiIndex):
-        # keys that are all tuples make a MultiIndex: look up tuples in tuples
-        found, uniques = found.to_flat_index(), uniques.to_flat_index()
-    position = np.append(np.asarray(uniques.get_indexer(found), dtype=np.intp), -1)
-    return Groups(position[local.codes], len(uniques))
-
-
-def observed_counts(
-    groups: PartitionGroups,
-    units: Any | None,
-    *,
-    local: Callable[[Groups, pd.Series | None], NDArray[np.int64]],
-) -> NDArray[np.int64]:
-    """Partition selection's exact counts per observed key, from every partition.
-
-    Parameters
-    ----------
-    groups : PartitionGroups
-        The observed keys' codes (truncated when there is a privacy unit; the rows
-        are then shuffled by unit, so distinct units per partition add up).
-    units : dask Series, optional
-        The privacy unit's column (``None``: count rows).
-    local : callable
-        The pandas path, :func:`pandas_dp.measure.observed_counts`.
-
-    Returns
-    -------
-    numpy.ndarray of int64
-        One exact count per observed key.
-    """
-    cols = _Columns()
-    g = _template(groups, cols)
-    u = None if units is None else cols.marker(units)
-
-    def kernel(part: pd.DataFrame) -> NDArray[np.int64]:
-        codes = _local(g, part)
-        return np.asarray(local(codes, None if u is None else _local(u, part)), dtype=np.int64)
-
-    result: NDArray[np.int64] = _compute(_reduce(cols.frame(), kernel, _sum_arrays))
     return result

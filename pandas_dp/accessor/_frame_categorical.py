@@ -1,0 +1,228 @@
+"""``df.dp.value_counts``, ``proportions`` and ``counts``: the categorical releases.
+
+A mixin of :class:`~pandas_dp.accessor.frame.DPFrameAccessor`: counts of declared
+categories (one column, or the contingency table of several), their proportions,
+and a workload of counting queries (boolean masks or ``df.eval`` strings), each
+handed over to :mod:`pandas_dp.histograms` or :mod:`pandas_dp.grouped`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from functools import partial
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pandas_dp import histograms as hist
+from pandas_dp.accessor._base import _Base
+from pandas_dp.budget import PrivacyBudget
+from pandas_dp.grouped import release_contingency
+from pandas_dp.grouping import resolve_grouping
+
+
+class _FrameCategorical(_Base):
+    """The categorical releases of ``df.dp``, inherited by its accessor class."""
+
+    __slots__ = ()
+    _obj: pd.DataFrame
+
+    def value_counts(
+        self,
+        column: Hashable,
+        normalize: bool = False,
+        sort: bool = True,
+        ascending: bool = False,
+        dropna: bool = True,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        categories: Any = None,
+        schema: Any = None,
+        other: Any = None,
+        method: str = hist.DEFAULT_METHOD,
+        via: str = "counts",
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "add_remove",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
+    ) -> pd.Series:
+        """Noisy counts of declared categories, like ``df[column].value_counts()``.
+
+        With a list of columns, the contingency table over the product of their
+        declared domains, like ``df.value_counts(subset)``: a Series indexed by
+        every combination (``categories`` may then be a dict ``column -> list``).
+        See :meth:`DPSeriesAccessor.value_counts`.
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> df = pd.DataFrame({"sex": ["f", "m"] * 50, "smoker": [True, False] * 50})
+        >>> t = df.dp.value_counts(["sex", "smoker"], epsilon=1.0,
+        ...                        categories={"sex": ["f", "m"]}, sort=False, random_state=0)
+        >>> t.index.tolist()
+        [('f', False), ('f', True), ('m', False), ('m', True)]
+        """
+        settings = self._settings(locals())
+        if isinstance(column, list | pd.Index):
+            grouping = resolve_grouping(self._obj, list(column), keys=categories, schema=schema)
+            return release_contingency(
+                settings, grouping, self._obj, normalize=normalize, sort=sort, ascending=ascending
+            )
+        series = self._select(column)[0][column]
+        return self._histogram(
+            series,
+            normalize=normalize,
+            sort=sort,
+            ascending=ascending,
+            dropna=dropna,
+            categories=categories,
+            schema=schema,
+            other=other,
+            method=method,
+            via=via,
+            settings=settings,
+        )
+
+    def proportions(
+        self,
+        column: Hashable,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        categories: Any = None,
+        schema: Any = None,
+        method: str = hist.DEFAULT_METHOD,
+        via: str = "counts",
+        dropna: bool = True,
+        other: Any = None,
+        sort: bool = False,
+        ascending: bool = False,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "add_remove",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
+    ) -> pd.Series:
+        """Noisy proportions of one column's declared categories, summing to one.
+
+        See :meth:`DPSeriesAccessor.proportions`.
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> df = pd.DataFrame({"region": ["N", "S", "N", "E", "N", "S"] * 50})
+        >>> p = df.dp.proportions("region", epsilon=1.0, categories=["N", "S", "E", "W"],
+        ...                       random_state=0)
+        >>> list(p.index), round(float(p.sum()), 12)
+        (['N', 'S', 'E', 'W'], 1.0)
+        """
+        settings = self._settings(locals())
+        series = self._select(column)[0][column]
+        return self._histogram(
+            series,
+            normalize=True,
+            sort=sort,
+            ascending=ascending,
+            dropna=dropna,
+            categories=categories,
+            schema=schema,
+            other=other,
+            method=method,
+            via=via,
+            settings=settings,
+            proportions=True,
+        )
+
+    def counts(
+        self,
+        queries: Mapping[Hashable, Any],
+        *,
+        epsilon: float,
+        normalize: bool = False,
+        delta: float = 0.0,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "add_remove",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+        privacy_unit: Hashable | None = None,
+        max_rows_per_unit: int | None = None,
+    ) -> pd.Series:
+        """A workload of counting queries, released together.
+
+        Parameters
+        ----------
+        queries : dict
+            Name -> boolean mask (a Series aligned with the frame, or an array of
+            its length) or a ``df.eval`` expression string. Each must be a
+            *per-record* predicate: a mask built from an aggregate of the data
+            (``df.age > df.age.mean()``) is not, and is not protected.
+        normalize : bool, default False
+            Release fractions of the ``n`` rows instead of counts.
+
+        Notes
+        -----
+        One record may satisfy all ``k`` queries, so the L1 sensitivity is ``k``
+        and each count gets Laplace noise of scale ``k / epsilon``. With
+        probability ``1 - alpha`` every count is within ``(k/epsilon) ln(k/alpha)``
+        (the simultaneous interval of the metadata).
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> df = pd.DataFrame({"age": [25, 35, 45, 55] * 25, "smoker": [True, False] * 50})
+        >>> c = df.dp.counts({"smokers": df.smoker, "old smokers": "smoker and age > 30"},
+        ...                  epsilon=1.0, random_state=0)
+        >>> list(c.index)
+        ['smokers', 'old smokers']
+        """
+        settings = self._settings(locals())
+        queries = dict(queries)
+        for name, q in queries.items():  # every check first, on no rows of the data
+            self._mask(name, q, self._obj.iloc[:0] if isinstance(q, str) else self._obj)
+        names = list(queries)
+        lazy = partial(self._masks, queries)  # string queries are evaluated after the charge
+        return hist.release_counts(lazy, names, settings, normalize=normalize, frame=self._obj)
+
+    def _masks(self, queries: dict[Hashable, Any]) -> list[pd.Series]:
+        out = []
+        for name, q in queries.items():
+            try:
+                out.append(self._mask(name, q, self._obj))
+            except Exception:  # checked on the frame's columns already: never by value
+                out.append(pd.Series(False, index=self._obj.index))
+        return out
+
+    def _mask(self, name: Hashable, query: Any, frame: pd.DataFrame) -> pd.Series:
+        if isinstance(query, str):
+            query = frame.eval(query)
+        if isinstance(query, pd.Series):
+            if not query.index.equals(frame.index):
+                raise ValueError(
+                    f"the mask of query {name!r} is not aligned with the frame's index; "
+                    f"build it from the frame's own columns (e.g. df.age > 30)"
+                )
+            mask = query
+        else:
+            values = np.asarray(query)
+            if values.ndim != 1 or len(values) != len(frame):
+                raise ValueError(
+                    f"query {name!r} must be a boolean mask of the frame's length "
+                    f"{len(frame)}; got shape {values.shape}"
+                )
+            mask = pd.Series(values, index=frame.index)
+        if not pd.api.types.is_bool_dtype(mask.dtype):
+            raise TypeError(
+                f"query {name!r} must be boolean (a predicate per record); got dtype "
+                f"{mask.dtype}. Compare values, e.g. df.age > 30"
+            )
+        return mask

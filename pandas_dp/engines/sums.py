@@ -1,0 +1,452 @@
+"""Exact centred sums of pandas columns: one column's moments, several columns' products.
+
+:func:`moments` reads a numeric column once and returns, per group, its count of
+non-missing values, centred sum and centred sum of squares (:class:`MomentSums`);
+:func:`products` reads several columns once and returns the complete rows' count,
+centred sums and cross-products (:class:`ProductSums`). Both are kernels of the
+in-memory engine (:mod:`pandas_dp.engines.pandas`), which holds what they share
+with the engine's other kernels: the groups, the rounding step, the chunk size and
+when the compiled kernels run (read from there at each call, so setting
+``engines.pandas.CHUNK`` or ``FAST_MIN_ROWS`` applies here too).
+
+Rounding. A value ``x`` becomes ``y = clamp(x - m, -h, h)`` (``m`` the midpoint,
+``h`` the half-width of the declared bounds), then ``round(y / q)``, an integer,
+with ``q`` a power of two fixed by the bounds alone
+(:func:`~pandas_dp.engines.pandas.accumulation_step`); squares and products are
+rounded likewise on their own steps. The rounding moves a row's contribution by at
+most one step, which the plan adds to the sensitivity.
+
+Exactness (REFERENCE.md §13). Every rounded integer is at most ``2**STEP_BITS``
+(``2**38``) in size, and a chunk holds ``CHUNK`` (``2**14``) rows, so *any* partial
+sum over one chunk, whatever its order, and whatever subset of the chunk's rows it
+covers, is an integer of size at most ``2**52 < 2**53``: a float64 holds it
+exactly. Hence the float ``sum`` of a chunk, and equally ``np.bincount(codes,
+weights=...)`` over a chunk (a group's partial sums are sums over a subset of the
+chunk), are exact. The chunk results are converted to ``int64`` and added into
+``int64`` accumulators, one per group; after ``2**10`` chunks (``2**24`` rows) an
+accumulator is at most ``2**62`` in size and is flushed into a Python integer, so
+nothing overflows whatever the number of rows. The sums are therefore exact and the
+same for any row order, chunking or partition of the rows (the optional numba
+kernels of :mod:`pandas_dp.engines._numba` follow the same bounds and give the
+identical integers).
+
+Missing values (``NaN``, ``None``, ``pd.NA``) are counted apart and contribute
+nothing; ``±inf`` are clamped to the bounds like any out-of-range value.
+
+Examples
+--------
+>>> import pandas as pd
+>>> m = moments(pd.Series([1.0, 5.0, None, 50.0]), 0.0, 10.0, squares=True)
+>>> m.count, m.total_value, m.squares_value
+(array([3]), array([1.]), array([41.]))
+>>> import numpy as np
+>>> g = Groups(np.array([0, 1, 0, -1]), 2)
+>>> moments(pd.Series([1.0, 5.0, None, 50.0]), 0.0, 10.0, squares=False, groups=g).count
+array([1, 1])
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Final
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from pandas_dp.engines import _numba
+from pandas_dp.engines import pandas as core
+from pandas_dp.engines.columns import column_pieces, column_values
+from pandas_dp.engines.pandas import (
+    Groups,
+    _bincount,
+    _check_groups,
+    _kernels_for,
+    _over_pieces,
+    _part,
+    _threads,
+    accumulation_step,
+    row_counts,
+)
+
+__all__ = ["MomentSums", "ProductSums", "moments", "products"]
+
+#: Chunks added into an int64 accumulator before it is flushed (``2**24`` rows: < 2**62).
+_FLUSH_CHUNKS: Final = 1 << 10
+
+
+class _Accumulator:
+    """Exact per-group integer sums from exact float chunk sums (see the module)."""
+
+    def __init__(self, size: int) -> None:
+        self.wide = [0] * size
+        self.narrow = np.zeros(size, dtype=np.int64)
+        self.pending = 0
+
+    def add(self, chunk_sums: NDArray[np.float64]) -> None:
+        self.narrow += chunk_sums.astype(np.int64)
+        self.pending += 1
+        if self.pending == _FLUSH_CHUNKS:
+            self.flush()
+
+    def add_one(self, chunk_sum: float) -> None:
+        self.narrow[0] += int(chunk_sum)
+        self.pending += 1
+        if self.pending == _FLUSH_CHUNKS:
+            self.flush()
+
+    def flush(self) -> None:
+        self.wide = [w + int(v) for w, v in zip(self.wide, self.narrow, strict=True)]
+        self.narrow[:] = 0
+        self.pending = 0
+
+    def result(self) -> list[int]:
+        self.flush()
+        return self.wide
+
+
+@dataclass(frozen=True)
+class MomentSums:
+    """Exact per-group sums over the non-missing values of one column (all private).
+
+    Attributes
+    ----------
+    count : ndarray of int64, shape (size,)
+        Non-missing values per group (size 1 without groups).
+    total : list of int
+        Per group, ``Σ round(y / step)``, ``y`` the clamped, centred value.
+    squares : list of int
+        Per group, ``Σ round(y² / square_step)`` (zeros when not asked for).
+    step, square_step : float
+        The public rounding steps.
+    """
+
+    count: NDArray[np.int64]
+    total: list[int]
+    squares: list[int]
+    step: float
+    square_step: float
+
+    @property
+    def total_exact(self) -> list[Fraction]:
+        """Per group, ``Σ y`` exactly (an integer times the power-of-two step)."""
+        q = _fraction(self.step)
+        return [t * q for t in self.total]
+
+    @property
+    def squares_exact(self) -> list[Fraction]:
+        """Per group, ``Σ y²`` exactly."""
+        q = _fraction(self.square_step)
+        return [s * q for s in self.squares]
+
+    @property
+    def total_value(self) -> NDArray[np.float64]:
+        """Per group, ``Σ y`` (the centred sum) as a float."""
+        return np.array([float(t) * self.step for t in self.total], dtype=np.float64)
+
+    @property
+    def squares_value(self) -> NDArray[np.float64]:
+        """Per group, ``Σ y²`` (the centred squares) as a float."""
+        return np.array([float(s) * self.square_step for s in self.squares], dtype=np.float64)
+
+
+@functools.lru_cache(maxsize=256)
+def _fraction(step: float) -> Fraction:
+    """``Fraction(step)`` of a public step (a power of two; kept, as few exist)."""
+    return Fraction(step)
+
+
+def _scaler(step: float) -> Callable[[NDArray[np.float64]], object]:
+    """In place ``b / step``: a multiplication by ``1 / step`` when that is finite
+    (both are the correctly rounded value of the same exact quotient), else a division."""
+    inverse = 1.0 / step
+    if math.isfinite(inverse) and inverse * step == 1.0:
+        return lambda b: np.multiply(b, inverse, out=b)
+    return lambda b: np.divide(b, step, out=b)
+
+
+def moments(
+    series: pd.Series,
+    lower: float,
+    upper: float,
+    *,
+    squares: bool,
+    groups: Groups | None = None,
+) -> MomentSums:
+    """One pass over a numeric column: per group count, centred sum, centred squares.
+
+    Parameters
+    ----------
+    series : pandas.Series
+        A numeric or boolean column.
+    lower, upper : float
+        Declared bounds (finite, ``lower < upper``, finite width).
+    squares : bool
+        Whether to accumulate the squares (a variance needs them, a mean not).
+    groups : Groups, optional
+        The group of each row; ``None``: one group of all rows.
+
+    Returns
+    -------
+    MomentSums
+        Exact sums, one entry per group.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = pd.Series([1.0, 2.0, np.nan, 9.0])
+    >>> m = moments(s, 0.0, 4.0, squares=True, groups=Groups(np.array([0, 0, 1, -1]), 2))
+    >>> m.count, m.total_value, m.squares_value
+    (array([2, 0]), array([-1.,  0.]), array([1., 0.]))
+    """
+    pieces = column_pieces(series)
+    n = sum(piece.shape[0] for piece in pieces)
+    _check_groups(groups, n)
+    half = 0.5 * (upper - lower)
+    mid = lower + half
+    step = accumulation_step(half)
+    sq_step = accumulation_step(half * half) if squares else 1.0
+    scale, sq_scale = _exact_inverse(step), _exact_inverse(sq_step)
+    fast = _kernels_for(n) if scale is not None and sq_scale is not None else None
+
+    def one(x: NDArray[Any], start: int, stop: int) -> MomentSums:
+        part = _part(groups, start, stop)
+        if (
+            fast is not None
+            and (x.dtype == np.float64 or x.dtype.kind in "iub")
+            and x.dtype.isnative  # (the compiled kernels take native byte order only)
+            and scale is not None
+            and sq_scale is not None
+        ):
+            codes = None if part is None else part.codes
+            size = 1 if part is None else part.size
+            count, total, sq = _numba.moments(
+                fast, x, codes, size, mid, half, scale, sq_scale, squares
+            )
+            return MomentSums(count, total, sq, step, sq_step)
+        if part is None and x.shape[0] <= core.CHUNK:
+            return _moments_one_chunk(x, mid, half, step, sq_step, squares)
+        return _moments_numpy(x, mid, half, step, sq_step, squares, part)
+
+    parts = _over_pieces(one, pieces, _threads(fast, n))
+    if len(parts) == 1:
+        return parts[0]
+    size = 1 if groups is None else groups.size
+    total, sq = [0] * size, [0] * size
+    for p in parts:  # Python integers: exact
+        total = [a + b for a, b in zip(total, p.total, strict=True)]
+        sq = [a + b for a, b in zip(sq, p.squares, strict=True)]
+    count: NDArray[np.int64] = np.sum([p.count for p in parts], axis=0, dtype=np.int64)
+    return MomentSums(count, total, sq, step, sq_step)
+
+
+def _moments_one_chunk(
+    x: NDArray[Any], mid: float, half: float, step: float, sq_step: float, squares: bool
+) -> MomentSums:
+    """:func:`_moments_numpy` for one group of at most
+    :data:`~pandas_dp.engines.pandas.CHUNK` rows: its one chunk's float operations, in
+    the same order, without the chunk loop's buffers and accumulators (a short
+    column's release spends most of its engine time on those).
+
+    ``np.maximum`` then ``np.minimum`` is ``np.clip`` (the nearest point of
+    ``[-half, half]``, NaN kept), without its Python wrapper. A missing value stays
+    NaN through the scaling and rounding, so the centred sum is NaN exactly when one
+    is missing: only then are they counted and zeroed (in both sums) and the sum
+    taken again.
+    """
+    n = x.shape[0]
+    add = np.add.reduce  # (``b.sum()`` without its Python wrapper)
+    b = np.empty(n, dtype=np.float64)
+    np.subtract(x, mid, out=b, casting="unsafe")
+    np.maximum(b, -half, out=b)
+    np.minimum(b, half, out=b)
+    c = np.multiply(b, b) if squares else b[:0]
+    if squares:
+        _scaler(sq_step)(c)
+        np.rint(c, out=c)
+    _scaler(step)(b)
+    np.rint(b, out=b)
+    total_f = float(add(b))
+    missing = 0
+    if math.isnan(total_f):  # missing values (NaN throughout): count, then zero
+        holes = np.isnan(b)
+        missing = int(np.count_nonzero(holes))
+        b[holes] = 0.0
+        if squares:
+            c[holes] = 0.0
+        total_f = float(add(b))
+    sq = int(float(add(c))) if squares else 0  # exact: see the module
+    total = int(total_f)
+    count = np.array([n - missing], dtype=np.int64)
+    return MomentSums(count, [total], [sq], step, sq_step)
+
+
+def _moments_numpy(
+    x: NDArray[Any],
+    mid: float,
+    half: float,
+    step: float,
+    sq_step: float,
+    squares: bool,
+    groups: Groups | None,
+) -> MomentSums:
+    """The numpy kernel of :func:`moments` (chunked; see the module for exactness)."""
+    n = x.shape[0]
+    size = 1 if groups is None else groups.size
+    scale, sq_scale = _scaler(step), _scaler(sq_step)
+    buf = np.empty(min(core.CHUNK, max(n, 1)), dtype=np.float64)
+    b2 = np.empty_like(buf)
+    total, sq = _Accumulator(size), _Accumulator(size)
+    missing = np.zeros(size, dtype=np.int64)
+    for start in range(0, n, core.CHUNK):
+        chunk = x[start : start + core.CHUNK]
+        m = chunk.shape[0]
+        codes = None if groups is None else groups.codes[start : start + m]
+        b = buf[:m]
+        np.subtract(chunk, mid, out=b, casting="unsafe")
+        np.clip(b, -half, half, out=b)
+        if math.isnan(float(b.sum())):  # missing values in this chunk: count, then zero
+            holes = np.isnan(b)
+            if codes is None:
+                missing[0] += int(np.count_nonzero(holes))
+            else:
+                missing += _bincount(codes[holes], size)
+            b[holes] = 0.0
+        if squares:
+            c = b2[:m]
+            np.multiply(b, b, out=c)
+            sq_scale(c)
+            np.rint(c, out=c)
+            if codes is None:
+                sq.add_one(float(c.sum()))
+            else:
+                sq.add(_bincount(codes, size, c))
+        scale(b)
+        np.rint(b, out=b)
+        if codes is None:
+            total.add_one(float(b.sum()))
+        else:
+            total.add(_bincount(codes, size, b))
+    count = row_counts(groups, n) - missing
+    return MomentSums(count, total.result(), sq.result(), step, sq_step)
+
+
+@dataclass(frozen=True)
+class ProductSums:
+    """Exact sums over the complete rows of several columns (all private).
+
+    Attributes
+    ----------
+    count : ndarray of int64, shape (1,)
+        Rows where no selected column is missing (one group: the grouping
+        convention of :class:`MomentSums`).
+    totals : list of int
+        Per column, ``Σ round(y_i / steps[i])``.
+    products : dict
+        ``(i, j) -> Σ round(y_i y_j / product_steps[i, j])`` for ``i <= j``.
+    steps : list of float
+    product_steps : dict
+    """
+
+    count: NDArray[np.int64]
+    totals: list[int]
+    products: dict[tuple[int, int], int]
+    steps: list[float]
+    product_steps: dict[tuple[int, int], float]
+
+    def exact(self) -> tuple[list[Fraction], dict[tuple[int, int], Fraction]]:
+        """The centred sums and the cross-products as exact rationals."""
+        sums = [t * Fraction(q) for t, q in zip(self.totals, self.steps, strict=True)]
+        prods = {ij: v * Fraction(self.product_steps[ij]) for ij, v in self.products.items()}
+        return sums, prods
+
+    def matrices(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """The centred sums ``S`` and the symmetric cross-product matrix ``P``."""
+        p = len(self.totals)
+        s = np.array([float(t) * q for t, q in zip(self.totals, self.steps, strict=True)])
+        pm = np.zeros((p, p))
+        for (i, j), v in self.products.items():
+            pm[i, j] = pm[j, i] = float(v) * self.product_steps[(i, j)]
+        return s, pm
+
+
+def products(
+    columns: Sequence[pd.Series], lowers: Sequence[float], uppers: Sequence[float]
+) -> ProductSums:
+    """One pass over several columns: complete rows, centred sums, cross-products.
+
+    A row with a missing value in any of the columns is left out of every sum
+    (listwise deletion), so one count serves the whole matrix.
+
+    Parameters
+    ----------
+    columns : sequence of pandas.Series
+        Numeric columns of equal length.
+    lowers, uppers : sequence of float
+        Declared bounds per column.
+
+    Returns
+    -------
+    ProductSums
+        Exact sums (one group).
+
+    Examples
+    --------
+    >>> p = products([pd.Series([0.0, 2.0]), pd.Series([1.0, None])], [0, 0], [2, 2])
+    >>> p.count, p.matrices()[1]
+    (array([1]), array([[1., 0.],
+           [0., 0.]]))
+    """
+    arrays = [column_values(c) for c in columns]
+    p = len(arrays)
+    n = arrays[0].shape[0] if p else 0
+    half = [0.5 * (u - lo) for lo, u in zip(lowers, uppers, strict=True)]
+    mid = [lo + h for lo, h in zip(lowers, half, strict=True)]
+    steps = [accumulation_step(h) for h in half]
+    pairs = [(i, j) for i in range(p) for j in range(i, p)]
+    psteps = {(i, j): accumulation_step(half[i] * half[j]) for i, j in pairs}
+    scalers = [_scaler(q) for q in steps]
+    pscalers = {ij: _scaler(q) for ij, q in psteps.items()}
+    block = np.empty((p, min(core.CHUNK, max(n, 1))))
+    tmp = np.empty(block.shape[1])
+    totals = [_Accumulator(1) for _ in range(p)]
+    prods = {ij: _Accumulator(1) for ij in pairs}
+    missing = 0
+    for start in range(0, n, core.CHUNK):
+        m = min(core.CHUNK, n - start)
+        b = block[:, :m]
+        for i, x in enumerate(arrays):
+            np.subtract(x[start : start + m], mid[i], out=b[i], casting="unsafe")
+            np.clip(b[i], -half[i], half[i], out=b[i])
+        holes = np.isnan(b).any(axis=0)
+        if holes.any():
+            missing += int(np.count_nonzero(holes))
+            b[:, holes] = 0.0
+        t = tmp[:m]
+        for ij in pairs:
+            np.multiply(b[ij[0]], b[ij[1]], out=t)
+            pscalers[ij](t)
+            np.rint(t, out=t)
+            prods[ij].add_one(float(t.sum()))
+        for i in range(p):
+            np.copyto(t, b[i])
+            scalers[i](t)
+            np.rint(t, out=t)
+            totals[i].add_one(float(t.sum()))
+    return ProductSums(
+        np.array([n - missing], dtype=np.int64),
+        [a.result()[0] for a in totals],
+        {ij: a.result()[0] for ij, a in prods.items()},
+        steps,
+        psteps,
+    )
+
+
+def _exact_inverse(step: float) -> float | None:
+    """``1 / step`` when it is a finite power of two (then ``y * (1/step) == y / step``)."""
+    inverse = 1.0 / step
+    return inverse if math.isfinite(inverse) and inverse * step == 1.0 else None
