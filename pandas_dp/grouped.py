@@ -24,7 +24,7 @@ import pandas as pd
 
 from pandas_dp import constraints
 from pandas_dp.bounding import NoisePlan
-from pandas_dp.declarations import CategoricalDeclaration
+from pandas_dp.category_declarations import CategoricalDeclaration
 from pandas_dp.grouping import Grouping
 from pandas_dp.histograms import (
     _buckets,

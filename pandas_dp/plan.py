@@ -23,7 +23,7 @@ noise, once, on the client (:mod:`pandas_dp.plan_running`).
 Examples
 --------
 >>> import pandas as pd
->>> from pandas_dp.declarations import NumericDeclaration
+>>> from pandas_dp.declared_columns import NumericDeclaration
 >>> s = Settings(epsilon=1.0, random_state=0)
 >>> plan = Plan(s)
 >>> decl = NumericDeclaration("age", 0.0, 100.0)
@@ -47,7 +47,7 @@ from numpy.typing import NDArray
 
 from pandas_dp import engines
 from pandas_dp.bounding import NoisePlan
-from pandas_dp.declarations import NumericDeclaration
+from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.grouping import Grouping
 from pandas_dp.measure import engine_input, series_data
 from pandas_dp.plan_calibration import (

@@ -27,7 +27,7 @@ from pandas_dp import engines
 from pandas_dp import sensitivity as sensitivity_table
 from pandas_dp.accounting import rho_of_noise, rho_of_pure
 from pandas_dp.bounding import NoisePlan, plan_noise
-from pandas_dp.declarations import NumericDeclaration
+from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.grouping import Grouping
 from pandas_dp.sensitivity import output_range, sensitivity
 from pandas_dp.settings import Settings

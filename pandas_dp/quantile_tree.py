@@ -60,7 +60,7 @@ from numpy.typing import NDArray
 
 from pandas_dp import engines
 from pandas_dp.bounding import NoisePlan
-from pandas_dp.declarations import NumericDeclaration
+from pandas_dp.declared_columns import NumericDeclaration
 
 __all__ = [
     "Tree",

@@ -46,7 +46,7 @@ import pandas_dp  # noqa: F401  (registers the accessor)
 from pandas_dp import engines
 from pandas_dp import estimators as est
 from pandas_dp.bounding import NoisePlan, apply_noise, plan_noise
-from pandas_dp.declarations import NumericDeclaration
+from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.mechanisms import RandomSource
 from pandas_dp.moments import plan_moments
 from pandas_dp.plan import direct_allowance

@@ -18,7 +18,7 @@ from pandas_dp import PrivacyBudget, plan_calibration
 from pandas_dp import statistics as statistics_module
 from pandas_dp.bounding import apply_noise, plan_noise
 from pandas_dp.budget import charge_all
-from pandas_dp.declarations import NumericDeclaration
+from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.errors import BudgetExceededError
 from pandas_dp.grouping import Grouping
 from pandas_dp.mechanisms import RandomSource
