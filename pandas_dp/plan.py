@@ -5,7 +5,7 @@ clamped centred sums, centred squares, cross-products, counts over declared
 categories, counts of predicates, the number of rows -- each a
 :class:`Measurement` with its sensitivity from :mod:`pandas_dp.sensitivity`
 (rounding of the exact accumulation included), its public range, its share of
-the budget and, once calibrated, its :class:`~pandas_dp.bounding.NoisePlan`. All
+the budget and, once calibrated, its :class:`~pandas_dp.noise_plans.NoisePlan`. All
 of it is built from public facts, so every error a plan can raise is raised
 before the budget is charged and before the data is read.
 
@@ -46,10 +46,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pandas_dp import engines
-from pandas_dp.bounding import NoisePlan
 from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.grouping import Grouping
 from pandas_dp.measure import engine_input, series_data
+from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.plan_calibration import (
     _finite_square,
     _moment_row,

@@ -3,7 +3,7 @@
 :class:`PlanCalibration` is the base of :class:`~pandas_dp.plan.Plan` that turns
 the measurements a plan lists into numbers: the sensitivity of each vector (one
 row's, scaled by the contribution bounds, REFERENCE.md §9, §10), each
-measurement's share of the budget and its :class:`~pandas_dp.bounding.NoisePlan`,
+measurement's share of the budget and its :class:`~pandas_dp.noise_plans.NoisePlan`,
 and, for a Gaussian plan, the zCDP ``rho`` of the whole. Everything here is a
 function of public facts, so whatever it raises is raised before the budget is
 charged. A calibrated plan may be frozen and reused by later calls with the same
@@ -26,9 +26,9 @@ import numpy as np
 from pandas_dp import engines
 from pandas_dp import sensitivity as sensitivity_table
 from pandas_dp.accounting import rho_of_noise, rho_of_pure
-from pandas_dp.bounding import NoisePlan, plan_noise
 from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.grouping import Grouping
+from pandas_dp.noise_plans import NoisePlan, plan_noise
 from pandas_dp.sensitivity import output_range, sensitivity
 from pandas_dp.settings import Settings
 
@@ -104,7 +104,7 @@ class PlanCalibration:
 
     def calibrate(self) -> None:
         """Split the budget by weight and calibrate every measurement (may raise)."""
-        from pandas_dp.bounding import plan_uniform_noise
+        from pandas_dp.noise_plans import plan_uniform_noise
 
         s = self.settings
         self._frozen = None

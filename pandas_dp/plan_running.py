@@ -19,10 +19,11 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp import engines
-from pandas_dp.bounding import NoisePlan, apply_noise_clamped, apply_noise_exact
+from pandas_dp.bounding import apply_noise_clamped, apply_noise_exact
 from pandas_dp.budget import charge_all
 from pandas_dp.grouping import canonical_key
 from pandas_dp.measure import exact_values, kept_groups, observed_counts
+from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.plan_calibration import PlanCalibration
 
 if TYPE_CHECKING:

@@ -59,8 +59,8 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp import engines
-from pandas_dp.bounding import NoisePlan
 from pandas_dp.declared_columns import NumericDeclaration
+from pandas_dp.noise_plans import NoisePlan
 
 __all__ = [
     "Tree",
@@ -249,7 +249,7 @@ def tail_width(noise: NoisePlan, k: NDArray[Any], alpha: float) -> FloatArray:
 
     Examples
     --------
-    >>> from pandas_dp.bounding import plan_noise
+    >>> from pandas_dp.noise_plans import plan_noise
     >>> plan = plan_noise(np.ones(1), np.array([-np.inf]), np.array([np.inf]),
     ...                   epsilon=1.0, bounding="none", integer=True)
     >>> tail_width(plan, np.array([1, 4]), 0.05).tolist()
@@ -290,7 +290,7 @@ def weighted_tail_width(
 
     Examples
     --------
-    >>> from pandas_dp.bounding import plan_noise
+    >>> from pandas_dp.noise_plans import plan_noise
     >>> plan = plan_noise(np.ones(1), np.array([-np.inf]), np.array([np.inf]),
     ...                   epsilon=1.0, bounding="none", integer=True)
     >>> w = weighted_tail_width(plan, [0.5, 0.5], np.array([[2], [2]]), 0.05)

@@ -34,10 +34,11 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp import engines
-from pandas_dp.bounding import NoisePlan, apply_noise
+from pandas_dp.bounding import apply_noise
 from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.engines.grid import check_grid
 from pandas_dp.grouping import Grouping
+from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.plan import Plan, engine_input
 from pandas_dp.quantile_search import (
     check_rates,
