@@ -63,8 +63,9 @@ import pandas as pd
 
 import pandas_dp
 from pandas_dp import constraints
-from pandas_dp.bounding import NoisePlan, apply_noise, halfwidth, plan_noise
+from pandas_dp.bounding import apply_noise, halfwidth, plan_noise
 from pandas_dp.mechanisms import RandomSource
+from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.sensitivity import output_range, pair_sensitivity, sensitivity
 
 SEED = 2019

@@ -115,7 +115,7 @@ def rho_of_vector(
     scale ``scale[i]``. Then ``sum_i d_i^2 / scale_i^2 <= joint_l2^2 / r^2`` with
     ``r = min_i scale_i / sensitivity_i``, so the vector is
     ``joint_l2^2 / (2 r^2)``-zCDP (exact when the scales are proportional to the
-    sensitivities, as :func:`~pandas_dp.bounding.plan_noise` makes them).
+    sensitivities, as :func:`~pandas_dp.noise_plans.plan_noise` makes them).
 
     Parameters
     ----------
@@ -162,7 +162,7 @@ def rho_of_vector(
 
 
 class _Noise(Protocol):
-    """What :func:`rho_of_noise` reads of a :class:`~pandas_dp.bounding.NoisePlan`."""
+    """What :func:`rho_of_noise` reads of a :class:`~pandas_dp.noise_plans.NoisePlan`."""
 
     @property
     def mechanism(self) -> str: ...
@@ -175,13 +175,13 @@ class _Noise(Protocol):
 
 
 def rho_of_noise(noise: _Noise, sensitivity: Any, joint_l2: float | None = None) -> float | None:
-    """``rho`` of a vector noised by a :class:`~pandas_dp.bounding.NoisePlan`, or None.
+    """``rho`` of a vector noised by a :class:`~pandas_dp.noise_plans.NoisePlan`, or None.
 
     For Gaussian noise: the vector's entries are first rounded to the noise grid
     (``noise.granularity``; counts need none), which moves each by up to one grid
     step more than its sensitivity, so entry ``i`` is charged
     ``sensitivity[i] + granularity[i]`` (``sensitivity[i]`` for integer releases),
-    as :func:`~pandas_dp.bounding.plan_noise` calibrates it; then
+    as :func:`~pandas_dp.noise_plans.plan_noise` calibrates it; then
     :func:`rho_of_vector`. Laplace noise gives None (a pure release, accounted by
     its epsilon).
 
@@ -202,7 +202,7 @@ def rho_of_noise(noise: _Noise, sensitivity: Any, joint_l2: float | None = None)
     Examples
     --------
     >>> import numpy as np
-    >>> from pandas_dp.bounding import plan_noise
+    >>> from pandas_dp.noise_plans import plan_noise
     >>> one = np.ones(1)
     >>> noise = plan_noise(one, 0 * one, 10 * one, epsilon=1.0, delta=1e-6,
     ...                    mechanism="gaussian", integer=True)

@@ -32,10 +32,11 @@ import pandas as pd
 
 from pandas_dp import constraints, engines
 from pandas_dp import estimators as est
-from pandas_dp.bounding import NoisePlan, apply_noise_exact, halfwidth
-from pandas_dp.declarations import NumericDeclaration
+from pandas_dp.bounding import apply_noise_exact, halfwidth
+from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.errors import InvalidBoundsError
 from pandas_dp.moments import MOMENT_WEIGHTS
+from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.plan import Plan, direct_allowance, engine_input
 from pandas_dp.result import DPMetadata
 from pandas_dp.sensitivity import output_range, pair_sensitivity, sensitivity

@@ -13,16 +13,19 @@ objects a schema holds (``Column(checks=Check.in_range(lower, upper))``), so
 there is one representation: what ``out_of_bounds="raise"`` validates with and
 what the metadata reports.
 
-Checks are recognised by name (``in_range``, ``between``, ``ge``/``gt``/``le``/
-``lt`` and their long names, ``isin`` of numbers, which declares its smallest and
-largest value) or, for a renamed check, by the shape of its ``statistics``.
-Several checks on one column intersect.
-
 Categories come from ``categories=``, a schema's ``isin`` check, a
 :class:`pandas.CategoricalDtype` *declared in the schema*, or the two values of a
 boolean column. A data column's own categorical dtype is not a declaration
 (``astype("category")`` reads the data); it is used only when asked for with
 ``categories="dtype"``.
+
+This module holds the entry points: :func:`resolve_bounds`,
+:func:`resolve_categories` and :func:`split_declared` (for ``describe``) resolve
+every column a release reads, in the order above, and name all the undeclared
+ones at once; :func:`schema_columns` and :func:`attached_schema` find the
+schemas. What one column declares is read by :mod:`pandas_dp.declared_columns`
+(bounds: which pandera checks declare them, how they are validated) and
+:mod:`pandas_dp.category_declarations` (categories).
 
 pandera is imported only when a schema is given or a pandera object is built, so
 ``import pandas_dp`` does not pay for it.
@@ -38,30 +41,26 @@ Examples
 
 from __future__ import annotations
 
-import decimal
-import importlib
-import math
-import numbers
 import sys
 from collections.abc import Hashable, Iterable, Mapping
-from dataclasses import dataclass, field
-from functools import cached_property
-from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
+from pandas_dp.category_declarations import DTYPE, CategoricalDeclaration, _categories_of
+from pandas_dp.declared_columns import (
+    NumericDeclaration,
+    _bool_dtype,
+    _bounds_of,
+    _pair,
+    _pandera,
+)
 from pandas_dp.errors import InvalidBoundsError, MissingBoundsError
 
-if TYPE_CHECKING:
-    import pandera.pandas as pa
-
 __all__ = [
-    "DTYPE",
     "OUT_OF_BOUNDS",
-    "CategoricalDeclaration",
     "DeclaredColumns",
-    "NumericDeclaration",
     "attached_schema",
     "check_out_of_bounds",
     "resolve_bounds",
@@ -71,71 +70,6 @@ __all__ = [
 ]
 
 OUT_OF_BOUNDS: tuple[str, ...] = ("clip", "raise")
-
-#: ``categories=DTYPE`` publishes the categories of the column's own
-#: :class:`pandas.CategoricalDtype`; valid only if that dtype was set from public facts.
-DTYPE = "dtype"
-
-_LOWER = {"greater_than", "greater_than_or_equal_to", "ge", "gt"}
-_UPPER = {"less_than", "less_than_or_equal_to", "le", "lt"}
-_RANGE = {"in_range", "between"}
-_RANGE_KEYS = {"min_value", "max_value", "include_min", "include_max"}
-_BOOLEAN_DOMAIN: tuple[bool, bool] = (False, True)
-
-
-def _pandera() -> ModuleType:
-    """``pandera.pandas``, imported on first use (it costs ~0.15 s to import)."""
-    return importlib.import_module("pandera.pandas")
-
-
-@dataclass(frozen=True)
-class NumericDeclaration:
-    """The public facts about one numeric column.
-
-    Attributes
-    ----------
-    column : hashable
-        The column label.
-    lower, upper : float
-        Declared bounds, ``lower < upper``, both finite, with a finite width.
-    nullable : bool
-        Whether a missing value is a legal value of the column.
-    source : str
-        ``"bounds"``, ``"schema"``, ``"attached schema"`` or ``"dtype"``.
-    schema_column : pandera Column or None
-        The schema's own column when the declaration came from a schema.
-    """
-
-    column: Hashable
-    lower: float
-    upper: float
-    nullable: bool = False
-    source: str = "bounds"
-    schema_column: Any = field(default=None, repr=False, compare=False)
-
-    @property
-    def midpoint(self) -> float:
-        """The centre of the bounds; a missing value of a non-nullable column becomes it."""
-        return 0.5 * self.lower + 0.5 * self.upper  # lower + upper may overflow
-
-    @property
-    def width(self) -> float:
-        """``upper - lower``."""
-        return self.upper - self.lower
-
-    @cached_property
-    def pandera_column(self) -> pa.Column:
-        """The declaration as a pandera column (the user's own when it came from a schema)."""
-        return _as_column(self, _pandera().Check.in_range(self.lower, self.upper))
-
-
-def _as_column(decl: Any, check: Any) -> pa.Column:
-    """A declaration as a pandera column: the user's own when it came from a schema."""
-    if decl.schema_column is not None:
-        column: pa.Column = decl.schema_column
-        return column
-    made: pa.Column = _pandera().Column(checks=check, nullable=decl.nullable, name=decl.column)
-    return made
 
 
 def check_out_of_bounds(policy: str) -> str:
@@ -158,107 +92,6 @@ def check_out_of_bounds(policy: str) -> str:
             f"with pandera first; not DP-safe)"
         )
     return policy
-
-
-def _is_number(value: Any) -> bool:
-    """A real number that is not a boolean (numbers, numpy numbers, Decimal)."""
-    if type(value) is float or type(value) is int:  # the usual case, without the ABCs
-        return True
-    return isinstance(value, numbers.Real | decimal.Decimal) and not isinstance(value, bool)
-
-
-def _is_nan(value: Any) -> bool:
-    if isinstance(value, decimal.Decimal):
-        return value.is_nan()
-    return bool(value != value)
-
-
-def _as_float(value: Any, column: Hashable, which: str) -> float:
-    if not _is_number(value):
-        raise InvalidBoundsError(
-            f"the {which} bound of column {column!r} is {value!r} (of type "
-            f"{type(value).__name__}), which is not a number; declare numeric bounds "
-            f"such as (0, 100), not strings, booleans or None"
-        )
-    try:
-        number = float(value)
-    except (ValueError, OverflowError):  # 10**400, Decimal("sNaN")
-        number = math.nan if _is_nan(value) else math.inf
-    if not math.isfinite(number):
-        raise InvalidBoundsError(
-            f"the {which} bound of column {column!r} is {number}; bounds must be finite "
-            f"numbers (the sensitivity of a statistic grows with the width of its bounds)"
-        )
-    return number
-
-
-def _checked_pair(column: Hashable, lower: Any, upper: Any) -> tuple[float, float]:
-    lo = _as_float(lower, column, "lower")
-    hi = _as_float(upper, column, "upper")
-    if not lo < hi:
-        raise InvalidBoundsError(
-            f"the bounds of column {column!r} are ({lo}, {hi}); expected lower < upper. "
-            f"Swap them if they are inverted"
-        )
-    if not math.isfinite(hi - lo):
-        raise InvalidBoundsError(
-            f"the bounds of column {column!r} are ({lo}, {hi}), whose width upper - lower "
-            f"overflows to infinity; the width must be finite (the sensitivity grows with "
-            f"it). Declare narrower bounds, or rescale the column"
-        )
-    return lo, hi
-
-
-def _pair(value: Any, column: Hashable) -> tuple[Any, Any]:
-    if type(value) is tuple and len(value) == 2:  # the usual case, without the ABCs
-        return value[0], value[1]
-    if isinstance(value, str) or not isinstance(value, Iterable):
-        raise ValueError(
-            f"bounds for column {column!r} must be a (lower, upper) pair; got {value!r}"
-        )
-    items = list(value)
-    if len(items) != 2:
-        raise ValueError(
-            f"bounds for column {column!r} must be a (lower, upper) pair; got {len(items)} "
-            f"values: {value!r}"
-        )
-    return items[0], items[1]
-
-
-def _check_name(check: Any) -> set[Any]:
-    name = getattr(check, "name", None)
-    original = str(getattr(check, "error", "") or "").split("(", 1)[0]
-    return {name, original}
-
-
-def _isin_values(check: Any) -> list[Any] | None:
-    """The allowed values of an ``isin`` check (by name or statistics), else ``None``."""
-    stats = getattr(check, "statistics", None) or {}
-    if ("isin" in _check_name(check) or set(stats) == {"allowed_values"}) and (
-        "allowed_values" in stats
-    ):
-        return list(stats["allowed_values"])
-    return None
-
-
-def _check_bounds(check: Any, column: Hashable) -> tuple[Any, Any] | None:
-    """The (lower, upper) a pandera check declares, ``None`` if it declares no bound."""
-    stats = getattr(check, "statistics", None) or {}
-    names = _check_name(check)
-    keys = set(stats)
-    if names & _RANGE or keys == _RANGE_KEYS:
-        return stats.get("min_value"), stats.get("max_value")
-    if names & _LOWER or keys == {"min_value"}:
-        return stats.get("min_value"), None
-    if names & _UPPER or keys == {"max_value"}:
-        return None, stats.get("max_value")
-    allowed = _isin_values(check)
-    if allowed and all(_is_number(v) for v in allowed):  # isin of numbers: (min, max)
-        # a NaN among them allows missing values; it is no bound
-        values = [_as_float(v, column, "isin") for v in allowed if not _is_nan(v)]
-        if values:
-            return min(values), max(values)
-    return None
 
 
 def schema_columns(schema: Any) -> dict[Hashable, Any]:
@@ -312,30 +145,6 @@ def attached_schema(obj: Any) -> Any:
         return None
 
 
-def _from_schema_column(
-    column: Hashable, col: Any, source: str
-) -> NumericDeclaration | tuple[float | None, float | None]:
-    lower: float | None = None
-    upper: float | None = None
-    for check in getattr(col, "checks", None) or []:
-        found = _check_bounds(check, column)
-        if found is None:
-            continue
-        lo, hi = found
-        if lo is not None:
-            lo = _as_float(lo, column, "lower")
-            lower = lo if lower is None else max(lower, lo)
-        if hi is not None:
-            hi = _as_float(hi, column, "upper")
-            upper = hi if upper is None else min(upper, hi)
-    if lower is None or upper is None:
-        return (lower, upper)
-    lo, hi = _checked_pair(column, lower, upper)
-    return NumericDeclaration(
-        column, lo, hi, bool(getattr(col, "nullable", False)), source, schema_column=col
-    )
-
-
 def _check_known(
     declared: Any, wanted: list[Hashable], known: Iterable[Hashable] | None, what: str
 ) -> None:
@@ -377,26 +186,6 @@ def _explicit_bounds(bounds: Any, wanted: list[Hashable]) -> Mapping[Hashable, A
     if bounds is not None and not isinstance(bounds, Mapping):
         bounds = _pair(bounds, wanted[0] if len(wanted) == 1 else "(every column)")
     return _per_column(bounds, wanted)
-
-
-def _bounds_of(
-    columns: Any,
-    column: Hashable,
-    per_column: Mapping[Hashable, Any],
-    sources: list[tuple[dict[Hashable, Any], str]],
-) -> NumericDeclaration | None:
-    """One column's declared bounds, ``None`` if it has none."""
-    if column in per_column:
-        lo, hi = _checked_pair(column, *_pair(per_column[column], column))
-        return NumericDeclaration(column, lo, hi, False, "bounds")
-    for cols, source in sources:
-        if column in cols:
-            found = _from_schema_column(column, cols[column], source)
-            if isinstance(found, NumericDeclaration):
-                return found
-    if _is_boolean(columns, column):  # True/False lie in [0, 1] by type
-        return NumericDeclaration(column, 0.0, 1.0, False, "dtype")
-    return None
 
 
 def resolve_bounds(
@@ -454,130 +243,6 @@ def resolve_bounds(
     if missing:
         raise MissingBoundsError(missing)
     return out
-
-
-def _is_boolean(columns: Any, column: Hashable) -> bool:
-    series = columns.get(column) if isinstance(columns, Mapping) else None
-    return _bool_dtype(getattr(series, "dtype", None))
-
-
-def _bool_dtype(dtype: Any) -> bool:
-    """numpy ``bool`` or pandas ``"boolean"`` (not a categorical of booleans)."""
-    if dtype is None or isinstance(dtype, pd.CategoricalDtype):
-        return False
-    try:
-        return bool(pd.api.types.is_bool_dtype(dtype))
-    except TypeError:  # a pandera DataType that pandas does not understand
-        return False
-
-
-# ----------------------------------------------------------------------------- categories
-
-
-@dataclass(frozen=True)
-class CategoricalDeclaration:
-    """The public category list of one column.
-
-    Attributes
-    ----------
-    column : hashable
-        The column label.
-    categories : tuple
-        Declared categories, in declaration order, without duplicates.
-    nullable : bool
-        Whether a missing value is a legal value of the column.
-    source : str
-        ``"categories"``, ``"schema"``, ``"attached schema"`` or ``"dtype"`` (a
-        boolean column, or ``categories="dtype"``).
-    schema_column : pandera Column or None
-        The schema's own column when the declaration came from a schema.
-    """
-
-    column: Hashable
-    categories: tuple[Any, ...]
-    nullable: bool = True
-    source: str = "categories"
-    schema_column: Any = field(default=None, repr=False, compare=False)
-
-    @cached_property
-    def pandera_column(self) -> pa.Column:
-        """The declaration as a pandera column (the user's own when from a schema)."""
-        return _as_column(self, _pandera().Check.isin(list(self.categories)))
-
-
-def _category_list(column: Hashable, values: Any) -> tuple[Any, ...]:
-    if isinstance(values, str) or not isinstance(values, Iterable):
-        raise ValueError(
-            f"categories for column {column!r} must be a list of values (or "
-            f"categories={DTYPE!r} for the column's own CategoricalDtype); got {values!r}"
-        )
-    items = tuple(values)
-    if not items:
-        raise ValueError(f"categories for column {column!r} is empty; declare at least one")
-    if len(set(items)) != len(items):
-        raise ValueError(f"categories for column {column!r} repeat a value: {list(items)}")
-    return items
-
-
-def _dtype_categories(column: Hashable, series: Any) -> tuple[Any, ...]:
-    """``categories="dtype"``: the categories of the column's own dtype."""
-    dtype = getattr(series, "dtype", None)
-    if _bool_dtype(dtype):
-        return _BOOLEAN_DOMAIN
-    if not isinstance(dtype, pd.CategoricalDtype) or dtype.categories is None:
-        raise ValueError(
-            f"categories={DTYPE!r} needs a pd.CategoricalDtype column, but column "
-            f"{column!r} has dtype {dtype}; declare its categories with categories=[...] "
-            f"or a pandera schema's Check.isin([...])"
-        )
-    return _category_list(column, dtype.categories)
-
-
-def _schema_dtype_categories(col: Any) -> tuple[Any, ...] | None:
-    """Categories a schema column's declared dtype implies: a CategoricalDtype or bool."""
-    dtype = getattr(col, "dtype", None)
-    if dtype is None:
-        return None
-    inner = getattr(dtype, "type", dtype)  # pandera wraps the pandas dtype
-    if isinstance(inner, pd.CategoricalDtype):
-        if inner.categories is None or not len(inner.categories):
-            return None  # pa.Column("category") declares no categories
-        return tuple(inner.categories)
-    if _bool_dtype(inner):
-        return _BOOLEAN_DOMAIN
-    return None
-
-
-def _schema_categories(col: Any) -> tuple[Any, ...] | None:
-    for check in getattr(col, "checks", None) or []:
-        allowed = _isin_values(check)
-        if allowed is not None:
-            return tuple(dict.fromkeys(allowed))
-    return _schema_dtype_categories(col)
-
-
-def _categories_of(
-    columns: Mapping[Hashable, Any],
-    column: Hashable,
-    per_column: Mapping[Hashable, Any],
-    sources: list[tuple[dict[Hashable, Any], str]],
-) -> CategoricalDeclaration | None:
-    """One column's declared categories, ``None`` if it has none."""
-    if column in per_column:
-        value = per_column[column]
-        if isinstance(value, str) and value == DTYPE:
-            cats = _dtype_categories(column, columns[column])
-            return CategoricalDeclaration(column, cats, True, "dtype")
-        return CategoricalDeclaration(column, _category_list(column, value), True, "categories")
-    for cols, source in sources:
-        if column in cols and (found := _schema_categories(cols[column])) is not None:
-            col = cols[column]
-            return CategoricalDeclaration(
-                column, found, bool(getattr(col, "nullable", False)), source, col
-            )
-    if _bool_dtype(getattr(columns[column], "dtype", None)):
-        return CategoricalDeclaration(column, _BOOLEAN_DOMAIN, True, "dtype")
-    return None
 
 
 def resolve_categories(

@@ -22,7 +22,8 @@ import pandas as pd
 
 from pandas_dp import constraints, moments
 from pandas_dp import statistics as st
-from pandas_dp.declarations import CategoricalDeclaration, NumericDeclaration
+from pandas_dp.category_declarations import CategoricalDeclaration
+from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.grouping import Grouping
 from pandas_dp.histograms import _exact_buckets, _share_bounds
 from pandas_dp.plan import Plan, engine_input

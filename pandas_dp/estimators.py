@@ -30,7 +30,8 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from pandas_dp.bounding import NoisePlan, halfwidth
+from pandas_dp.bounding import halfwidth
+from pandas_dp.noise_plans import NoisePlan
 
 __all__ = [
     "mean_interval",

@@ -23,8 +23,7 @@ import numpy as np
 import pandas as pd
 
 from pandas_dp import constraints
-from pandas_dp.bounding import NoisePlan
-from pandas_dp.declarations import CategoricalDeclaration
+from pandas_dp.category_declarations import CategoricalDeclaration
 from pandas_dp.grouping import Grouping
 from pandas_dp.histograms import (
     _buckets,
@@ -33,6 +32,7 @@ from pandas_dp.histograms import (
     _reordered,
     _share_bounds,
 )
+from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.plan import Plan, engine_input
 from pandas_dp.records import build_metadata
 from pandas_dp.settings import Settings

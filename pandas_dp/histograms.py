@@ -29,8 +29,9 @@ import numpy as np
 import pandas as pd
 
 from pandas_dp import constraints, engines
-from pandas_dp.bounding import NoisePlan, apply_noise, halfwidth
-from pandas_dp.declarations import CategoricalDeclaration
+from pandas_dp.bounding import apply_noise, halfwidth
+from pandas_dp.category_declarations import CategoricalDeclaration
+from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.plan import Plan, engine_input
 from pandas_dp.result import DPMetadata, deferred
 from pandas_dp.sensitivity import output_range, sensitivity

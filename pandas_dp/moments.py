@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pandas_dp import estimators as est
-from pandas_dp.declarations import NumericDeclaration
+from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.plan import Plan
 from pandas_dp.sensitivity import output_range
 from pandas_dp.settings import Settings

@@ -5,7 +5,7 @@ clamped centred sums, centred squares, cross-products, counts over declared
 categories, counts of predicates, the number of rows -- each a
 :class:`Measurement` with its sensitivity from :mod:`pandas_dp.sensitivity`
 (rounding of the exact accumulation included), its public range, its share of
-the budget and, once calibrated, its :class:`~pandas_dp.bounding.NoisePlan`. All
+the budget and, once calibrated, its :class:`~pandas_dp.noise_plans.NoisePlan`. All
 of it is built from public facts, so every error a plan can raise is raised
 before the budget is charged and before the data is read.
 
@@ -13,14 +13,17 @@ Statistics requested together share measurements: a mean and a standard
 deviation of one column are both computed from one (count, centred sum,
 centred squares) triple, measured once.
 
-Running a plan (:meth:`Plan.run`) charges the budget for the whole plan at once,
-asks the engine (:mod:`pandas_dp.engines`) for the exact values -- one pass per
-column or block -- and adds the noise, once, here on the client.
+This module holds the plan's data types and its construction: which
+measurements a release needs. :class:`Plan` inherits the rest from two bases:
+calibration -- sensitivities, the budget split, the noise scales
+(:mod:`pandas_dp.plan_calibration`) -- and running -- charging the budget for
+the whole plan at once, asking the engine for the exact values and adding the
+noise, once, on the client (:mod:`pandas_dp.plan_running`).
 
 Examples
 --------
 >>> import pandas as pd
->>> from pandas_dp.declarations import NumericDeclaration
+>>> from pandas_dp.declared_columns import NumericDeclaration
 >>> s = Settings(epsilon=1.0, random_state=0)
 >>> plan = Plan(s)
 >>> decl = NumericDeclaration("age", 0.0, 100.0)
@@ -34,35 +37,27 @@ Examples
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar, cast
+from typing import Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp import engines
-from pandas_dp import sensitivity as sensitivity_table
-from pandas_dp.accounting import rho_of_noise, rho_of_pure
-from pandas_dp.bounding import NoisePlan, apply_noise_clamped, apply_noise_exact, plan_noise
-from pandas_dp.budget import charge_all
-from pandas_dp.declarations import NumericDeclaration
-from pandas_dp.grouping import Grouping, canonical_key
-from pandas_dp.measure import (
-    engine_input,
-    exact_values,
-    kept_groups,
-    observed_counts,
-    series_data,
+from pandas_dp.declared_columns import NumericDeclaration
+from pandas_dp.grouping import Grouping
+from pandas_dp.measure import engine_input, series_data
+from pandas_dp.noise_plans import NoisePlan
+from pandas_dp.plan_calibration import (
+    _finite_square,
+    _moment_row,
+    _zero_signs,
+    direct_allowance,
 )
-from pandas_dp.sensitivity import (
-    output_range,
-    pair_sensitivity,
-    sensitivity,
-)
+from pandas_dp.plan_running import SELECTION, PlanRun
+from pandas_dp.sensitivity import output_range, pair_sensitivity, sensitivity
 from pandas_dp.settings import Settings
 
 __all__ = [
@@ -74,12 +69,7 @@ __all__ = [
     "series_data",
 ]
 
-_T = TypeVar("_T")
-
 FloatArray = NDArray[np.float64]
-
-#: Private keys: the noisy number of distinct units per observed key.
-SELECTION = "groups: distinct units"
 
 #: The sufficient statistics one pass over a column yields.
 MOMENTS: tuple[str, ...] = ("count", "centred_sum", "centred_squares", "sum")
@@ -153,8 +143,12 @@ def _label(column: Hashable) -> str:
     return str(column)
 
 
-class Plan:
+class Plan(PlanRun):
     """A set of measurements with a budget split, calibrated and run together.
+
+    Built here; calibrated by :class:`~pandas_dp.plan_calibration.PlanCalibration`
+    (:meth:`calibrate`) and run by :class:`~pandas_dp.plan_running.PlanRun`
+    (:meth:`run`), its bases, where the attributes are described.
 
     Parameters
     ----------
@@ -164,14 +158,11 @@ class Plan:
     def __init__(self, settings: Settings, grouping: Grouping | None = None) -> None:
         self.settings = settings
         self.grouping = grouping
-        self.measurements: dict[str, Measurement] = {}
-        #: Private keys: the keys partition selection kept (set by :meth:`run`).
-        self.selected: pd.Index | None = None
-        #: Private keys: a key is kept when its noisy count of units exceeds this.
-        self.threshold: float | None = None
-        self.selection: Any = None
-        #: (split, rho, kept values) of a frozen plan (:meth:`freeze`), else ``None``.
-        self._frozen: tuple[dict[str, float], float | None, dict[str, Any]] | None = None
+        self.measurements = {}
+        self.selected = None
+        self.threshold = None
+        self.selection = None
+        self._frozen = None
         if grouping is not None and grouping.private:
             if settings.neighbouring != "add_remove":
                 raise ValueError(
@@ -199,50 +190,6 @@ class Plan:
         """Entries per sufficient statistic: 1, or one per released group."""
         return 1 if self.grouping is None else self.grouping.size
 
-    @property
-    def released_groups(self) -> int:
-        """Groups in the result (after :meth:`run`; for private keys, the kept ones)."""
-        if self.grouping is None:
-            return 1
-        if self.grouping.private:
-            return 0 if self.selected is None else len(self.selected)
-        return self.grouping.size
-
-    @property
-    def released_index(self) -> pd.Index | None:
-        """The released keys (grouped releases), in output order."""
-        if self.grouping is None:
-            return None
-        if self.grouping.private:
-            return self.selected
-        return self.grouping.labels
-
-    def group_details(self) -> dict[str, Any]:
-        """The public facts of a grouped release, for its metadata (never a group's size)."""
-        g = self.grouping
-        if g is None:
-            return {}
-        c = self.settings.contributions
-        out: dict[str, Any] = {
-            "groups": [str(b) for b in g.by],
-            "keys": "private: partition selection" if g.private else "declared",
-            "released groups": self.released_groups,
-        }
-        if g.private:
-            out["selection threshold"] = self.threshold
-            out["selection delta"] = g.delta
-        else:
-            out["declared keys"] = 0 if g.keys is None else len(g.keys)
-            out["undeclared keys"] = f"counted in {g.other!r}" if g.other is not None else "dropped"
-        out["privacy unit"] = None if c.unit is None else str(c.unit)
-        out["contribution bounds"] = {
-            "max_rows_per_unit": c.rows,
-            "max_groups_per_unit": c.groups,
-            "max_rows_per_group": c.rows_per_group,
-        }
-        return out
-
-    # ------------------------------------------------------------------ building
     def add(self, m: Measurement) -> str:
         """Add ``m`` unless a measurement with its key exists (its weight then grows)."""
         self._frozen = None
@@ -252,34 +199,6 @@ class Plan:
         else:
             self.measurements[m.key] = replace(have, weight=max(have.weight, m.weight))
         return m.key
-
-    def _spread(
-        self, statistic: str, per_row: float, a: float, b: float
-    ) -> tuple[float, float | None, float | None]:
-        """Per-entry, L1 and L2 sensitivity of one statistic's vector (one entry per group).
-
-        ``per_row`` is the table's sensitivity for one row (rounding allowance
-        included); the contribution bounds scale it (REFERENCE.md §9, §10). The
-        joint norms are ``None`` for a single entry.
-        """
-        s = self.settings
-        c = s.contributions
-        grouped = self.grouping is not None
-        linf, l1, l2 = _spread_ratios(
-            statistic,
-            s.neighbouring,
-            a,
-            b,
-            _zero_signs(a, b),
-            c.rows,
-            c.groups if grouped else None,
-            c.rows_per_group if grouped else None,
-        )
-        return (
-            per_row * linf,
-            None if l1 is None else per_row * l1,
-            None if l2 is None else per_row * l2,
-        )
 
     def _entry(
         self,
@@ -550,25 +469,6 @@ class Plan:
             )
         )
 
-    def histogram_l1(self) -> float:
-        """Rows one unit may add or remove, counted over public buckets (all groups)."""
-        return self._bucket_norms()[1]
-
-    def _bucket_norms(self) -> tuple[float, float, float]:
-        """Per-entry, L1 and L2 sensitivity of counts over public buckets (per group)."""
-        s = self.settings
-        c, rel = s.contributions, s.neighbouring
-        if self.grouping is None:
-            return (
-                float(c.rows),  # all of a unit's rows may land in one bucket
-                sensitivity("category_counts", rel, k=c.rows),
-                sensitivity("category_counts_l2", rel, k=c.rows),
-            )
-        g = sensitivity_table.grouped_sensitivity(
-            "category_counts", rel, 0.0, 1.0, k=c.rows, g=c.groups, c=c.rows_per_group
-        )
-        return g.linf, g.l1, g.l2
-
     def masks(self, names: Sequence[Hashable]) -> str:
         """Counts of ``k`` predicates: one row may satisfy all of them (L1 ``k``)."""
         if self.grouping is not None:
@@ -611,374 +511,3 @@ class Plan:
             True,
             weight,
         )
-
-    # ------------------------------------------------------------------ calibration
-    def calibrate(self) -> None:
-        """Split the budget by weight and calibrate every measurement (may raise)."""
-        from pandas_dp.bounding import plan_uniform_noise
-
-        s = self.settings
-        self._frozen = None
-        if not self.measurements:
-            raise ValueError("the release measures nothing; name at least one column")
-        total = sum(m.weight for m in self.measurements.values())
-        for key, m in self.measurements.items():
-            share = m.weight / total
-            if m.statistic == "distinct_units":
-                self._calibrate_selection(key, m, share)
-                continue
-            if m.select is not None:  # pure epsilon, spent by the selection itself
-                self.measurements[key] = replace(m, noise=self._pure(m, share))
-                continue
-            ranged = math.isfinite(m.lower) or math.isfinite(m.upper)
-            # what s.noise(np.full(m.size, ...), share=share, ...) returns, cached on
-            # its public arguments (a repeated release skips the calibration)
-            noise, finite = plan_uniform_noise(
-                m.size,
-                m.sensitivity,
-                m.lower,
-                m.upper,
-                epsilon=s.epsilon * share,
-                delta=s.delta * share,
-                mechanism=s.mechanism,
-                bounding=s.bounding if ranged else "none",
-                integer=m.integer,
-                joint_l1=m.joint_l1,
-                joint_l2=m.joint_l2,
-            )
-            if not finite:
-                raise ValueError(
-                    f"epsilon={s.epsilon:g} gives {key} an infinite noise scale; use a larger "
-                    f"epsilon or narrower bounds"
-                )
-            # replace(m, noise=noise) without its keyword round trip (Measurement is a
-            # plain frozen dataclass: no __post_init__ to run)
-            calibrated = object.__new__(Measurement)
-            calibrated.__dict__.update(m.__dict__, noise=noise)
-            self.measurements[key] = calibrated
-
-    def _pure(self, m: Measurement, share: float) -> NoisePlan:
-        """A discrete Laplace plan at the measurement's share: a pure epsilon."""
-        return plan_noise(
-            np.full(1, m.sensitivity),
-            np.full(1, m.lower),
-            np.full(1, m.upper),
-            epsilon=self.settings.epsilon * share,
-            mechanism="laplace",
-            bounding="none",
-            integer=True,
-            joint_l1=m.joint_l1,
-            joint_l2=m.joint_l2,
-        )
-
-    def _calibrate_selection(self, key: str, m: Measurement, share: float) -> None:
-        """Partition selection: discrete Laplace counts of units, and their threshold."""
-        from pandas_dp import partition
-
-        s = self.settings
-        assert self.grouping is not None
-        noise = self._pure(m, share)
-        self.selection = partition.selection_threshold(
-            s.epsilon * share, self.grouping.delta, s.contributions.groups
-        )
-        self.threshold = float(self.selection.threshold)
-        self.measurements[key] = replace(m, noise=noise)
-
-    def rebound(self, settings: Settings) -> Plan:
-        """This calibrated plan for another call with the same public facts.
-
-        A plan is a function of public facts (:meth:`Settings.plan_key`), so a
-        release may reuse a calibrated one: the copy shares the (frozen)
-        measurements and takes the call's own settings -- its randomness and its
-        budget, charged by :meth:`run` as for any plan. The caller makes sure
-        ``settings.plan_key()`` is this plan's. Ungrouped plans only (a grouped run
-        records the keys it kept).
-        """
-        if self.grouping is not None:
-            raise ValueError("a grouped plan is not rebound; build it for the call")
-        plan = object.__new__(Plan)
-        plan.__dict__.update(self.__dict__)
-        plan.settings = settings
-        plan.measurements = dict(self.measurements)
-        return plan
-
-    def freeze(self) -> None:
-        """Keep the split and rho of this calibrated plan, which changes no more (a
-        cached plan: its copies from :meth:`rebound` share them). Adding or
-        calibrating again forgets them."""
-        self._frozen = (self.split(), self.rho(), {})
-
-    def kept(self, name: str, build: Callable[[], _T]) -> _T:
-        """``build()``, a function of this plan's public facts (its measurements,
-        split and scales), kept by a frozen plan under ``name`` and shared with its
-        :meth:`rebound` copies (a cached plan builds it once); built afresh for a
-        plan that is not frozen."""
-        if self._frozen is None:
-            return build()
-        memo = self._frozen[2]
-        if name not in memo:  # (two threads may both build it: the same value)
-            memo[name] = build()
-        return cast(_T, memo[name])
-
-    def split(self) -> dict[str, float]:
-        """``measurement -> epsilon`` (public)."""
-        if self._frozen is not None:
-            return dict(self._frozen[0])
-        return {k: m.epsilon for k, m in self.measurements.items()}
-
-    # ------------------------------------------------------------------ running
-    def charge(
-        self,
-        statistic: str,
-        columns: tuple[Hashable, ...],
-        split: dict[str, float] | None = None,
-        rho: float | None = None,
-    ) -> None:
-        """Charge the explicit and every active budget for the whole plan, atomically.
-
-        Runs before any data is read; a refused charge spends nothing anywhere.
-        ``split`` is the ledger's budget split (default: the plan's own). A Gaussian
-        plan passes its zCDP ``rho`` too (:meth:`rho`), which ``accounting="zcdp"``
-        budgets charge instead of its (epsilon, delta); ``rho`` overrides it, for
-        releases calibrated outside the plan. A plan with partition selection
-        (private keys) spends a delta of its own that no rho accounts for: it is
-        charged without a rho (``"zcdp"`` budgets refuse it).
-        """
-        s = self.settings
-        selection = self.grouping.delta if self.grouping is not None else 0.0
-        if selection > 0:
-            rho = None  # partition selection spends a delta outside zCDP: no rho
-        elif rho is None:
-            rho = self.rho()
-        charge_all(
-            s.epsilon,
-            s.delta + selection,
-            rho=rho,
-            budget=s.budget,
-            statistic=statistic,
-            columns=columns,
-            mechanism=s.mechanism,
-            bounding=s.bounding,
-            neighbouring=s.neighbouring,
-            split=split if split is not None else (self.split() if self.measurements else {}),
-        )
-
-    def rho(self) -> float | None:
-        """The zCDP ``rho`` of a calibrated Gaussian plan: the sum over its measurements.
-
-        Each measurement is a vector with per-entry sensitivity and joint L2 bound
-        (default ``sqrt(size)``), noised with its calibrated scale
-        (:func:`~pandas_dp.accounting.rho_of_noise`). None for a Laplace plan, a plan
-        without measurements or one not calibrated yet.
-        """
-        if self._frozen is not None:
-            return self._frozen[1]
-        ms = list(self.measurements.values())
-        if self.settings.mechanism != "gaussian" or not ms or any(m.noise is None for m in ms):
-            return None
-        total = 0.0
-        for m in ms:
-            if m.select is not None:  # a pure selection
-                total += rho_of_pure(m.epsilon)
-                continue
-            rho = rho_of_noise(m.calibrated, m.sensitivity, m.joint_l2)
-            if rho is None:
-                return None
-            total += rho
-        return total
-
-    def run(
-        self,
-        data: Mapping[Any, Any] | Callable[[], Mapping[Any, Any]],
-        statistic: str,
-        columns: tuple[Hashable, ...],
-        *,
-        check: Callable[[], None] | None = None,
-    ) -> dict[str, FloatArray]:
-        """Charge, compute the exact sufficient statistics, noise them once.
-
-        ``data`` maps each source's column (or ``"masks"`` / ``"rows"`` /
-        ``"groups"``) to what the engine reads: a Series, a list of masks, the row
-        count, the group codes (a callable is called only after the charge; so is
-        ``data`` itself when callable). ``check`` runs after the charge and before
-        the engine (``out_of_bounds="raise"``'s validation).
-        """
-        for m in self.measurements.values():
-            if m.noise is None:
-                raise RuntimeError("calibrate() the plan before running it")
-        self.charge(statistic, columns)
-        if check is not None:
-            check()
-        if callable(data):
-            data = data()
-        out: dict[str, FloatArray] = {}
-        if self.grouping is not None and self.grouping.private:
-            data = self._select(data, out)
-        engine = [
-            m for m in self.measurements.values() if m.key not in out and m.source[0] != "derived"
-        ]
-        exact = exact_values(engine, data)
-        for key, m in self.measurements.items():
-            if m.select is not None:  # a private selection (and what it derives)
-                out.update(m.select(exact[key], self))
-        for key, m in self.measurements.items():
-            if key in out:
-                continue
-            assert m.noise is not None
-            if m.integer:
-                out[key] = apply_noise_clamped(
-                    exact[key], self.noise_for(key), self.settings.source
-                )
-            else:  # exact rationals: nothing lost to floating point before the noise
-                out[key] = apply_noise_exact(exact[key], self.noise_for(key), self.settings.source)
-        return out
-
-    def _select(self, data: Mapping[Any, Any], out: dict[str, FloatArray]) -> dict[Any, Any]:
-        """Partition selection (REFERENCE.md §10): keep the keys whose noisy count of
-        distinct units exceeds the threshold; every other measurement is then made
-        over the kept keys only, in sorted order.
-        """
-        observed: engines.Groups = data["groups"]
-        uniques: pd.Index = data["keys"]
-        counts = observed_counts(observed, data.get("units"))
-        from pandas_dp import partition
-
-        assert self.selection is not None
-        keep, noisy = partition.select(counts, self.selection, self.settings.source)
-        kept = np.flatnonzero(keep)
-        labels = uniques[kept]
-        if labels.dtype == object:  # one label per group, not its first row's spelling
-            labels = pd.Index([canonical_key(k) for k in labels], dtype=object)
-        order = _key_order(labels)
-        kept = kept[order]
-        assert self.grouping is not None
-        self.selected = pd.Index(labels[order], name=self.grouping.by[0])
-        out[SELECTION] = noisy[kept].astype(np.float64)
-        if len(self.measurements) == 1:  # the selection's counts are the release
-            return dict(data)
-        position = np.full(observed.size + 1, -1, dtype=np.intp)
-        position[kept] = np.arange(len(kept))
-        # -1 stays -1 (the extra last slot)
-        return {**data, "groups": kept_groups(observed, position, len(kept))}
-
-    def noise_for(self, key: str) -> NoisePlan:
-        """The noise plan of a measurement's whole released vector.
-
-        With private keys a measurement is calibrated for one group (its noise plan
-        holds one group's entries, which is what the metadata and the intervals
-        read) and repeated for each kept key here.
-        """
-        m = self.measurements[key]
-        if self.grouping is None or not self.grouping.private:
-            return m.calibrated
-        return m.calibrated.tiled(self.released_groups)
-
-
-def _zero_signs(a: float, b: float) -> tuple[float, float]:
-    """The signs of two bounds, for cache keys: ``-0.0 == 0.0``, but a range's ends
-    (and so a release's metadata) keep the sign of a zero bound."""
-    return math.copysign(1.0, a), math.copysign(1.0, b)
-
-
-@functools.lru_cache(maxsize=1024, typed=True)
-def _moment_row(
-    stat: str,
-    rel: str,
-    n: int | None,
-    a: float,
-    b: float,
-    signs: tuple[float, float],
-) -> tuple[float, float, float, bool]:
-    """Per-row sensitivity (rounding step included), public range and integrality of
-    one sufficient statistic of a column with bounds ``[a, b]``.
-
-    A pure function of public arguments, cached (``signs`` tells ``-0.0`` from
-    ``0.0``; ``typed`` tells ``1`` from ``1.0``): a repeated release skips the
-    sensitivity table. Refused arguments raise on every call (nothing is cached).
-    """
-    half = 0.5 * (b - a)
-    if stat == "count":
-        lo, hi = output_range("count", a, b, n)
-        return sensitivity("count", rel), lo, hi, True
-    if stat == "centred_sum":
-        step = engines.accumulation_step(half)
-        sens = sensitivity("centred_sum", rel, a, b) + step
-        return (
-            (sens, -math.inf, math.inf, False) if n is None else (sens, -n * half, n * half, False)
-        )
-    if stat == "centred_squares":
-        step = engines.accumulation_step(half * half)
-        sens = sensitivity("centred_squares", rel, a, b) + step
-        return sens, 0.0, math.inf if n is None else n * half * half, False
-    # sum
-    step = engines.accumulation_step(half)
-    sens = sensitivity("sum", rel, a, b) + step
-    lo, hi = output_range("sum", a, b, n)
-    return sens, lo, hi, False
-
-
-@functools.lru_cache(maxsize=1024, typed=True)
-def _spread_ratios(
-    statistic: str,
-    rel: str,
-    a: float,
-    b: float,
-    signs: tuple[float, float],
-    k: int,
-    g: int | None,
-    c: int | None,
-) -> tuple[float, float | None, float | None]:
-    """What :meth:`Plan._spread` multiplies one row's sensitivity by: per entry, L1
-    and L2 (``None`` ungrouped), for ``k`` rows per unit and, grouped (``g`` not
-    ``None``), ``g`` groups per unit and ``c`` rows per group. Pure and public,
-    cached as :func:`_moment_row` (each bound a typed argument of its own).
-    """
-    one = sensitivity(statistic, rel, a, b)
-    if g is None:
-        return sensitivity(statistic, rel, a, b, k=k) / one, None, None
-    assert c is not None
-    spread = sensitivity_table.grouped_sensitivity(statistic, rel, a, b, k=k, g=g, c=c)
-    return spread.linf / one, spread.l1 / one, spread.l2 / one
-
-
-def _key_order(keys: pd.Index) -> NDArray[np.intp]:
-    """Positions that sort the released keys: a function of the kept keys alone.
-
-    Keys that do not compare are ordered by type name and ``repr``, never by where
-    they first appear in the data (that order would depend on the rows).
-    """
-    try:
-        return np.asarray(keys.argsort(), dtype=np.intp)
-    except TypeError:
-        names = [(type(k).__qualname__, repr(k)) for k in keys]
-        return np.asarray(sorted(range(len(names)), key=names.__getitem__), dtype=np.intp)
-
-
-def direct_allowance(statistic: str, width: float, n: int | None) -> float:
-    """How far the exact accumulation's rounding may move a direct release, per row.
-
-    A rounded centred value lies within ``q/2`` of the true one (an interval of
-    width ``R + q``), so the mean moves by at most ``q/n`` more; the rounded square
-    is the square of the rounded value plus an error of at most
-    ``q2/2 + (R/2) q + q²/4``, which adds ``(2 R q + q²)/n + (q2 + R q + q²/2)/(n - 1)``
-    to the variance's sensitivity. Brute-force tested in ``tests/test_sensitivity.py``.
-    """
-    assert n is not None
-    q = engines.accumulation_step(0.5 * width)
-    if statistic == "mean_direct":
-        return q / n
-    q2 = engines.accumulation_step(0.25 * width * width)
-    return (2 * width * q + q * q) / n + (q2 + width * q + q * q / 2) / (n - 1)
-
-
-def _finite_square(half: float, decl: NumericDeclaration) -> float:
-    sq = half * half
-    if not math.isfinite(sq):
-        from pandas_dp.errors import InvalidBoundsError
-
-        raise InvalidBoundsError(
-            f"the bounds of column {decl.column!r} ({decl.lower:g}, {decl.upper:g}) are too "
-            f"wide for a variance: the squared half-width overflows. Declare narrower bounds "
-            f"or rescale the column"
-        )
-    return sq

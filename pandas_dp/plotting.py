@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from pandas_dp import bounding
+from pandas_dp import bounding, noise_plans
 from pandas_dp.mechanisms import RandomSource
 from pandas_dp.result import DPMetadata
 
@@ -558,7 +558,7 @@ def simulate_bounding_modes(
         # ``draws`` independent one-entry releases, planned as one vector whose
         # joint sensitivity is that of a single entry: every entry gets the
         # calibration of a lone release with budget ``epsilon``.
-        plan = bounding.plan_noise(
+        plan = noise_plans.plan_noise(
             np.full(draws, float(sensitivity)),
             np.full(draws, lo),
             np.full(draws, hi),

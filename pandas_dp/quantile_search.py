@@ -49,9 +49,9 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import NDArray
 
-from pandas_dp.bounding import NoisePlan
 from pandas_dp.mechanisms.selection import permute_and_flip, selection_rate
 from pandas_dp.mechanisms.source import RandomSource
+from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.quantile_tree import weighted_tail_width
 from pandas_dp.sensitivity import sensitivity
 

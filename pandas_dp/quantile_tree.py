@@ -59,9 +59,9 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp import engines
-from pandas_dp.bounding import NoisePlan
 from pandas_dp.constraints.monotone import isotonic
-from pandas_dp.declarations import NumericDeclaration
+from pandas_dp.declared_columns import NumericDeclaration
+from pandas_dp.noise_plans import NoisePlan
 
 __all__ = [
     "Tree",
@@ -234,7 +234,7 @@ def tail_width(noise: NoisePlan, k: NDArray[Any], alpha: float) -> FloatArray:
 
     Examples
     --------
-    >>> from pandas_dp.bounding import plan_noise
+    >>> from pandas_dp.noise_plans import plan_noise
     >>> plan = plan_noise(np.ones(1), np.array([-np.inf]), np.array([np.inf]),
     ...                   epsilon=1.0, bounding="none", integer=True)
     >>> tail_width(plan, np.array([1, 4]), 0.05).tolist()
@@ -275,7 +275,7 @@ def weighted_tail_width(
 
     Examples
     --------
-    >>> from pandas_dp.bounding import plan_noise
+    >>> from pandas_dp.noise_plans import plan_noise
     >>> plan = plan_noise(np.ones(1), np.array([-np.inf]), np.array([np.inf]),
     ...                   epsilon=1.0, bounding="none", integer=True)
     >>> w = weighted_tail_width(plan, [0.5, 0.5], np.array([[2], [2]]), 0.05)

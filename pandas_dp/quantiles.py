@@ -34,10 +34,11 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp import engines
-from pandas_dp.bounding import NoisePlan, apply_noise
-from pandas_dp.declarations import NumericDeclaration
+from pandas_dp.bounding import apply_noise
+from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.engines.grid import check_grid
 from pandas_dp.grouping import Grouping
+from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.plan import Plan, engine_input
 from pandas_dp.quantile_search import (
     check_rates,
@@ -506,7 +507,7 @@ def agg_quantiles(
 
     Examples
     --------
-    >>> from pandas_dp.declarations import NumericDeclaration
+    >>> from pandas_dp.declared_columns import NumericDeclaration
     >>> x = pd.Series([1.0, 2.0, 3.0])
     >>> part = agg_quantiles({"x": ("mean", "median")}, {"x": x},
     ...                      {"x": NumericDeclaration("x", 0.0, 10.0)}, None)

@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from pandas_dp.bounding import NoisePlan, check_mode, plan_noise
 from pandas_dp.budget import PrivacyBudget
 from pandas_dp.declarations import check_out_of_bounds
 from pandas_dp.mechanisms import RandomSource
+from pandas_dp.noise_plans import NoisePlan, check_mode, plan_noise
 from pandas_dp.sensitivity import check_neighbouring
 
 __all__ = ["Contributions", "Settings", "typed_key"]
@@ -148,7 +148,7 @@ class Settings:
     ) -> NoisePlan:
         """Calibrate noise for a vector with ``share`` of this call's epsilon and delta.
 
-        ``options`` go to :func:`~pandas_dp.bounding.plan_noise` (``integer``,
+        ``options`` go to :func:`~pandas_dp.noise_plans.plan_noise` (``integer``,
         ``joint_l1``, ``joint_l2``, ``max_changed``, ``bounding``).
         """
         options.setdefault("bounding", self.bounding)

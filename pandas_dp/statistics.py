@@ -30,7 +30,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp import estimators as est
-from pandas_dp.declarations import NumericDeclaration
+from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.grouping import Grouping
 from pandas_dp.moments import (
     MOMENT_STATISTICS,

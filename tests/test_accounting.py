@@ -25,7 +25,7 @@ from pandas_dp.accounting import (
     rho_of_pure,
     rho_of_vector,
 )
-from pandas_dp.bounding import plan_noise
+from pandas_dp.noise_plans import plan_noise
 
 RHOS = [1e-6, 1e-4, 1e-3, 0.01, 0.05, 0.5, 1.0, 3.0, 20.0]
 DELTAS = [1e-12, 1e-9, 1e-6, 1e-3, 0.05]

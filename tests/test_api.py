@@ -304,7 +304,7 @@ def test_secure_noise_differs_between_calls(df: pd.DataFrame) -> None:
 
 def _grid_step(statistic: str, bounds: tuple[float, float], **settings: object) -> float:
     """The noise grid of a one-measurement release, from its (public) plan."""
-    from pandas_dp.declarations import NumericDeclaration
+    from pandas_dp.declared_columns import NumericDeclaration
     from pandas_dp.plan import Plan
     from pandas_dp.settings import Settings
 

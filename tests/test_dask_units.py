@@ -22,7 +22,7 @@ dd = pytest.importorskip("dask.dataframe")
 
 import pandas_dp  # noqa: E402
 from pandas_dp import engines, measure  # noqa: E402
-from pandas_dp.declarations import NumericDeclaration  # noqa: E402
+from pandas_dp.declared_columns import NumericDeclaration  # noqa: E402
 from pandas_dp.engines import _dask_partitions  # noqa: E402
 from pandas_dp.engines import dask as dask_engine  # noqa: E402
 from pandas_dp.errors import BudgetExceededError  # noqa: E402

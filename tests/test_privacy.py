@@ -3,7 +3,7 @@
 Two kinds of test:
 
 * The noise layer: calibrate with the library's public path
-  (:func:`pandas_dp.bounding.plan_noise`, with the sensitivity and the output range
+  (:func:`pandas_dp.noise_plans.plan_noise`, with the sensitivity and the output range
   from :mod:`pandas_dp.sensitivity`), release the exact values of two neighbouring
   datasets many times with :func:`pandas_dp.bounding.apply_noise`, and compare the
   two output distributions bin by bin. Liu's direct releases (public ``n``) are
@@ -45,10 +45,11 @@ from scipy import stats
 import pandas_dp  # noqa: F401  (registers the accessor)
 from pandas_dp import engines
 from pandas_dp import estimators as est
-from pandas_dp.bounding import NoisePlan, apply_noise, plan_noise
-from pandas_dp.declarations import NumericDeclaration
+from pandas_dp.bounding import apply_noise
+from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.mechanisms import RandomSource
 from pandas_dp.moments import plan_moments
+from pandas_dp.noise_plans import NoisePlan, plan_noise
 from pandas_dp.plan import direct_allowance
 from pandas_dp.sensitivity import output_range, sensitivity
 from pandas_dp.settings import Settings

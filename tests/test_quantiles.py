@@ -18,9 +18,10 @@ from scipy import stats
 import pandas_dp  # noqa: F401  (registers the accessor)
 from pandas_dp import PrivacyBudget, engines
 from pandas_dp import quantiles as quantiles_module
-from pandas_dp.bounding import NoisePlan, apply_noise
+from pandas_dp.bounding import apply_noise
 from pandas_dp.errors import MissingBoundsError
 from pandas_dp.mechanisms import RandomSource
+from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.plan import Plan
 from pandas_dp.quantile_search import ladder_counts, ladder_edges, ladder_interval
 from pandas_dp.quantile_tree import (

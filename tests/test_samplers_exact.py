@@ -17,7 +17,7 @@ import pytest
 from scipy import stats
 
 from pandas_dp import bounding
-from pandas_dp.bounding import apply_noise, halfwidth, plan_noise
+from pandas_dp.bounding import apply_noise, halfwidth
 from pandas_dp.mechanisms import (
     RandomSource,
     _compiled,
@@ -32,6 +32,7 @@ from pandas_dp.mechanisms import (
 )
 from pandas_dp.mechanisms import samplers as mech
 from pandas_dp.mechanisms.constants import SMALL_SIZE
+from pandas_dp.noise_plans import plan_noise
 
 ALPHA = 1e-4  # false-alarm rate of each sampling test
 

@@ -41,7 +41,7 @@ import pandas as pd
 import pytest
 
 from pandas_dp import engines, measure
-from pandas_dp.declarations import NumericDeclaration
+from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.errors import InvalidBoundsError
 from pandas_dp.plan import Plan
 from pandas_dp.sensitivity import (

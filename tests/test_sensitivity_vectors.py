@@ -39,7 +39,7 @@ import pandas as pd
 import pytest
 
 from pandas_dp import engines
-from pandas_dp.declarations import NumericDeclaration
+from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.plan import Plan
 from pandas_dp.sensitivity import NEIGHBOURING, PAIR_TABLE, TABLE, pair_sensitivity, sensitivity
 from pandas_dp.settings import Settings

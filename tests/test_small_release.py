@@ -14,15 +14,15 @@ import pandas as pd
 import pytest
 
 import pandas_dp  # noqa: F401  (registers the accessor)
-from pandas_dp import PrivacyBudget
-from pandas_dp import plan as plan_module
+from pandas_dp import PrivacyBudget, plan_calibration
 from pandas_dp import statistics as statistics_module
-from pandas_dp.bounding import apply_noise, plan_noise
+from pandas_dp.bounding import apply_noise
 from pandas_dp.budget import charge_all
-from pandas_dp.declarations import NumericDeclaration
+from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.errors import BudgetExceededError
 from pandas_dp.grouping import Grouping
 from pandas_dp.mechanisms import RandomSource
+from pandas_dp.noise_plans import plan_noise
 from pandas_dp.plan import Plan
 from pandas_dp.result import DPMetadata
 from pandas_dp.settings import Contributions, Settings
@@ -47,8 +47,8 @@ CASES: list[tuple[str, int | None, float, float, int]] = [
 
 
 def _clear_caches() -> None:
-    plan_module._moment_row.cache_clear()
-    plan_module._spread_ratios.cache_clear()
+    plan_calibration._moment_row.cache_clear()
+    plan_calibration._spread_ratios.cache_clear()
     statistics_module._PLANS.clear()
 
 

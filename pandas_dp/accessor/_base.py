@@ -12,14 +12,14 @@ import pandas as pd
 
 from pandas_dp import histograms as hist
 from pandas_dp import statistics as st
+from pandas_dp.category_declarations import CategoricalDeclaration
 from pandas_dp.declarations import (
-    CategoricalDeclaration,
-    NumericDeclaration,
     attached_schema,
     resolve_bounds,
     resolve_categories,
     split_declared,
 )
+from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.errors import MissingBoundsError
 from pandas_dp.quantiles import AGG_QUANTILES
 from pandas_dp.result import DPFloat, DPInt
