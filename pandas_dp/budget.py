@@ -76,6 +76,12 @@ release recorded in every ledger. A release that would overspend any of them rai
 :class:`~pandas_dp.BudgetExceededError` naming that budget, before any data is read,
 and records nothing anywhere.
 
+This module holds :class:`PrivacyBudget` and :func:`set_default_budget`. Which
+budgets are active, and the atomic charge of all of them, live in
+:mod:`pandas_dp.budget_charging`; the amounts a budget keeps and reports in
+:mod:`pandas_dp.budget_amounts`. The public names of both (:class:`Amount`,
+:func:`active_budget`, :func:`active_budgets`, :func:`charge_all`) are exported here.
+
 Examples
 --------
 >>> budget = PrivacyBudget(epsilon=1.0)
@@ -96,20 +102,33 @@ pandas_dp.errors.BudgetExceededError: ...
 from __future__ import annotations
 
 import contextlib
-import contextvars
-import itertools
 import math
 import threading
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
 import pandas as pd
 
 from pandas_dp.accounting import epsilon_for, rho_for, rho_of_pure
-from pandas_dp.errors import BudgetExceededError
+from pandas_dp.budget_amounts import (
+    ACCOUNTINGS,
+    RELATIVE_TOLERANCE,
+    Amount,
+    Spent,
+    Step,
+    check_amount,
+)
+from pandas_dp.budget_charging import (
+    active_budget,
+    active_budgets,
+    charge_all,
+    charge_together,
+    close_block,
+    next_serial,
+    open_block,
+    swap_default,
+)
 
 __all__ = [
     "Amount",
@@ -119,153 +138,6 @@ __all__ = [
     "charge_all",
     "set_default_budget",
 ]
-
-#: Spending may exceed the total by this relative amount, so that ten charges of
-#: 0.1 fit in a budget of 1.0 despite floating-point rounding.
-RELATIVE_TOLERANCE = 1e-9  # (in "zcdp" accounting: of the total rho)
-
-#: The accounting rules a budget may use.
-ACCOUNTINGS = ("basic", "zcdp")
-
-
-class Amount(tuple[float, float]):
-    """An ``(epsilon, delta)`` pair with the ``rho`` of its zCDP part as an attribute.
-
-    A plain tuple of two for comparison, unpacking and printing, so
-    ``eps, delta = budget.spent`` works as before.
-
-    Parameters
-    ----------
-    epsilon, delta : float
-    rho : float, default 0.0
-        For :attr:`PrivacyBudget.spent`: the total rho of the Gaussian releases; for
-        :attr:`PrivacyBudget.remaining`: the rho a further Gaussian release may still
-        spend with all the remaining delta.
-
-    Examples
-    --------
-    >>> a = Amount(1.0, 1e-6, rho=0.01)
-    >>> a, a.epsilon, a.delta, a.rho
-    ((1.0, 1e-06), 1.0, 1e-06, 0.01)
-    """
-
-    rho: float
-
-    def __new__(cls, epsilon: float, delta: float, rho: float = 0.0) -> Amount:
-        amount = super().__new__(cls, (epsilon, delta))
-        amount.rho = rho
-        return amount
-
-    @property
-    def epsilon(self) -> float:
-        """The epsilon (first entry)."""
-        return self[0]
-
-    @property
-    def delta(self) -> float:
-        """The delta (second entry)."""
-        return self[1]
-
-
-@dataclass(eq=False)
-class _Frame:
-    """One open ``with budget:`` block (compared by identity)."""
-
-    budget: PrivacyBudget
-    process_wide: bool
-    thread: str = field(default_factory=lambda: threading.current_thread().name)
-
-
-@dataclass(frozen=True)
-class _Spent:
-    """What a budget has spent (public amounts only)."""
-
-    epsilon: float = 0.0  # sum of the releases' epsilons
-    delta: float = 0.0  # sum of the releases' deltas
-    gauss_rho: float = 0.0  # sum of the rho of the releases charged with one
-    rho: float = 0.0  # "zcdp" accounting: the total rho charged
-    spent_epsilon: float = 0.0  # what `spent.epsilon` reports
-
-
-@dataclass(frozen=True)
-class _Step:
-    """A budget's state after a release it is asked to admit."""
-
-    state: _Spent
-    rho: float  # the release's rho for the ledger (NaN: none)
-    over: bool  # the budget refuses the release
-    approximate: bool  # refused: a delta without a rho in "zcdp" accounting
-
-
-#: The open blocks of the current context, outermost first.
-_FRAMES: contextvars.ContextVar[tuple[_Frame, ...]] = contextvars.ContextVar(
-    "pandas_dp_budget_frames", default=()
-)
-#: The open process-wide blocks of every thread and task, oldest first.
-_PROCESS_FRAMES: list[_Frame] = []
-_PROCESS_LOCK = threading.Lock()
-_DEFAULT: list[PrivacyBudget | None] = [None]
-_SERIAL = itertools.count()
-_SERIAL_LOCK = threading.Lock()
-
-
-def _active_with_roles() -> list[tuple[PrivacyBudget, str]]:
-    """The active budgets, innermost first, each once, with a phrase naming its role."""
-    found: list[tuple[PrivacyBudget, str]] = []
-    frames = _FRAMES.get()
-    for depth, frame in enumerate(reversed(frames)):
-        role = "the active budget" if depth == 0 else "an enclosing budget"
-        found.append((frame.budget, role))
-    with _PROCESS_LOCK:
-        shared = list(_PROCESS_FRAMES)
-        default = _DEFAULT[0]
-    local = {id(frame) for frame in frames}
-    for frame in reversed(shared):
-        if id(frame) not in local:
-            role = f"the budget of a `with` block open in thread {frame.thread!r}"
-            found.append((frame.budget, role))
-    if default is not None:
-        found.append((default, "the process-wide default budget"))
-    return _unique(found)
-
-
-def _unique(pairs: list[tuple[PrivacyBudget, str]]) -> list[tuple[PrivacyBudget, str]]:
-    seen: set[int] = set()
-    unique = []
-    for budget, role in pairs:
-        if id(budget) not in seen:
-            seen.add(id(budget))
-            unique.append((budget, role))
-    return unique
-
-
-def active_budgets() -> tuple[PrivacyBudget, ...]:
-    """Every budget a release made here and now is charged to, innermost first.
-
-    In order: the budgets of the enclosing ``with budget:`` blocks of this context
-    (innermost first), those of ``with budget:`` blocks open in other threads or tasks
-    (most recently opened first), and the default budget of :func:`set_default_budget`.
-    Each budget appears once. A ``budget=`` given to a call is charged in addition.
-
-    Returns
-    -------
-    tuple of PrivacyBudget
-        Empty if no budget is active (releases are then not capped).
-    """
-    return tuple(budget for budget, _ in _active_with_roles())
-
-
-def active_budget() -> PrivacyBudget | None:
-    """The innermost active budget (the first of :func:`active_budgets`), or None.
-
-    Returns
-    -------
-    PrivacyBudget or None
-        The budget of the innermost ``with budget:`` block of this context; else that
-        of a block open in another thread; else the default budget; else None.
-    """
-    budgets = active_budgets()
-    return budgets[0] if budgets else None
 
 
 def set_default_budget(budget: PrivacyBudget | None) -> PrivacyBudget | None:
@@ -296,109 +168,7 @@ def set_default_budget(budget: PrivacyBudget | None) -> PrivacyBudget | None:
             f"set_default_budget needs a PrivacyBudget or None; got {type(budget).__name__}. "
             f"Create one with pandas_dp.PrivacyBudget(epsilon=...)"
         )
-    with _PROCESS_LOCK:
-        previous, _DEFAULT[0] = _DEFAULT[0], budget
-    return previous
-
-
-def charge_all(
-    epsilon: float,
-    delta: float = 0.0,
-    *,
-    rho: float | None = None,
-    budget: PrivacyBudget | None = None,
-    **entry: Any,
-) -> tuple[PrivacyBudget, ...]:
-    """Charge a release to ``budget`` and to every active budget, atomically.
-
-    Each budget is charged once, even if it is both given and active, or active
-    several times. Either every budget accepts the charge and records it in its
-    ledger, or none does.
-
-    Parameters
-    ----------
-    epsilon : float
-        Epsilon of the release (positive, finite).
-    delta : float, default 0.0
-        Delta of the release (finite, >= 0).
-    rho : float, optional
-        For a Gaussian release: its zCDP parameter (the sum over its noisy vectors of
-        ``Delta_2^2 / (2 sigma^2)``), which ``"zcdp"`` budgets charge instead of its
-        (epsilon, delta). ``None`` (default): a pure release (``delta=0``), which
-        ``"zcdp"`` budgets charge ``epsilon^2 / 2``, or an approximately DP one
-        (``delta > 0``), which they refuse. ``"basic"`` budgets charge
-        (epsilon, delta) either way.
-    budget : PrivacyBudget, optional
-        A budget given explicitly to the call; charged together with the active ones.
-    **entry : Any
-        The ledger entry: ``statistic``, ``columns``, ``mechanism`` and any details
-        (see :meth:`PrivacyBudget.charge`).
-
-    Returns
-    -------
-    tuple of PrivacyBudget
-        The budgets charged (explicit first, then innermost to outermost); empty if
-        none was given or active, in which case the release is not capped.
-
-    Raises
-    ------
-    BudgetExceededError
-        If the release would overspend any of the budgets; the message names each
-        budget that refused. Nothing is then spent from any of them.
-    ValueError
-        If ``epsilon``, ``delta`` or ``rho`` is not a valid amount.
-    """
-    pairs = _active_with_roles()
-    if budget is not None:
-        pairs = _unique([(budget, "the budget passed as budget="), *pairs])
-    return _charge_together(pairs, epsilon, delta, entry, rho)
-
-
-def _charge_together(
-    pairs: list[tuple[PrivacyBudget, str]],
-    epsilon: float,
-    delta: float,
-    entry: dict[str, Any],
-    rho: float | None = None,
-) -> tuple[PrivacyBudget, ...]:
-    eps = _check_amount("epsilon", epsilon, allow_zero=False)
-    dlt = _check_amount("delta", delta, allow_zero=True)
-    zcdp = None if rho is None else _check_amount("rho", rho, allow_zero=False)
-    if not pairs:  # no budget to charge or record in (the amounts are checked)
-        return ()
-    with contextlib.ExitStack() as locks:
-        for budget in sorted((b for b, _ in pairs), key=lambda b: b._serial):
-            locks.enter_context(budget._lock)
-        steps = [budget._after(eps, dlt, zcdp) for budget, _ in pairs]
-        refusals = [
-            budget._refusal(eps, dlt, step, role)
-            for (budget, role), step in zip(pairs, steps, strict=True)
-            if step.over
-        ]
-        if refusals:
-            what = entry.get("statistic") or "this statistic"
-            spared = " on any budget" if len(pairs) > 1 else ""
-            needs = f"epsilon={eps:g}, delta={dlt:g}"
-            if zcdp is not None:
-                needs += f" (rho={zcdp:g})"
-            raise BudgetExceededError(
-                f"releasing {what} needs {needs}, but "
-                + "; and ".join(refusals)
-                + f". Nothing was spent{spared}; lower epsilon or start a new budget"
-            )
-        now = time.time()
-        for (budget, _), step in zip(pairs, steps, strict=True):
-            budget._record(eps, dlt, step, now, entry)
-    return tuple(budget for budget, _ in pairs)
-
-
-def _check_amount(name: str, value: float, *, allow_zero: bool) -> float:
-    number = float(value)
-    ok = math.isfinite(number) and (number >= 0 if allow_zero else number > 0)
-    if not ok:
-        need = "a finite number >= 0" if allow_zero else "a positive finite number"
-        raise ValueError(f"{name} must be {need}; got {value!r}")
-    return number
+    return swap_default(budget)
 
 
 class PrivacyBudget:
@@ -480,8 +250,8 @@ class PrivacyBudget:
         accounting: str = "basic",
         name: str | None = None,
     ) -> None:
-        self.epsilon = _check_amount("epsilon", epsilon, allow_zero=False)
-        self.delta = _check_amount("delta", delta, allow_zero=True)
+        self.epsilon = check_amount("epsilon", epsilon, allow_zero=False)
+        self.delta = check_amount("delta", delta, allow_zero=True)
         if self.delta >= 1:
             raise ValueError(f"delta must be below 1; got {delta}")
         if accounting not in ACCOUNTINGS:
@@ -508,14 +278,13 @@ class PrivacyBudget:
                 )
         self.name = name
         self._lock = threading.Lock()
-        with _SERIAL_LOCK:
-            self._serial = next(_SERIAL)  # the global order in which locks are taken
+        self._serial = next_serial()  # the global order in which locks are taken
         self._entries: list[dict[str, Any]] = []
-        self._state = _Spent()
+        self._state = Spent()
 
     # ------------------------------------------------------------------ context
     def __enter__(self) -> PrivacyBudget:
-        self._push(process_wide=True)
+        open_block(self, process_wide=True)
         return self
 
     def __exit__(
@@ -524,7 +293,7 @@ class PrivacyBudget:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._pop()
+        close_block(self)
 
     @contextlib.contextmanager
     def context_only(self) -> Iterator[PrivacyBudget]:
@@ -541,32 +310,11 @@ class PrivacyBudget:
         PrivacyBudget
             This budget.
         """
-        self._push(process_wide=False)
+        open_block(self, process_wide=False)
         try:
             yield self
         finally:
-            self._pop()
-
-    def _push(self, *, process_wide: bool) -> None:
-        frame = _Frame(self, process_wide)
-        _FRAMES.set((*_FRAMES.get(), frame))
-        if process_wide:
-            with _PROCESS_LOCK:
-                _PROCESS_FRAMES.append(frame)
-
-    def _pop(self) -> None:
-        frames = _FRAMES.get()
-        if not frames or frames[-1].budget is not self:
-            raise RuntimeError(
-                f"{self!r} is not the innermost active budget of this context, so its block "
-                f"cannot end here; exit `with` blocks in the reverse order of entering them, "
-                f"in the thread or task that entered them"
-            )
-        frame = frames[-1]
-        _FRAMES.set(frames[:-1])
-        if frame.process_wide:
-            with _PROCESS_LOCK:
-                _PROCESS_FRAMES[:] = [f for f in _PROCESS_FRAMES if f is not frame]
+            close_block(self)
 
     # ------------------------------------------------------------------ charging
     def charge(
@@ -610,9 +358,9 @@ class PrivacyBudget:
             If ``epsilon``, ``delta`` or ``rho`` is not a valid amount.
         """
         entry = {"statistic": statistic, "columns": columns, "mechanism": mechanism, **details}
-        _charge_together([(self, "the budget")], epsilon, delta, entry, rho)
+        charge_together([(self, "the budget")], epsilon, delta, entry, rho)
 
-    def _after(self, eps: float, dlt: float, rho: float | None) -> _Step:
+    def _after(self, eps: float, dlt: float, rho: float | None) -> Step:
         """What this budget would hold after a release (caller holds the lock)."""
         old = self._state
         gauss_rho = old.gauss_rho + (rho if rho is not None else 0.0)
@@ -621,19 +369,19 @@ class PrivacyBudget:
             over = eps_sum > self.epsilon * (1.0 + RELATIVE_TOLERANCE) or (
                 delta_sum > self.delta * (1.0 + RELATIVE_TOLERANCE)
             )
-            state = _Spent(eps_sum, delta_sum, gauss_rho, old.rho, eps_sum)
-            return _Step(state, math.nan if rho is None else rho, over, approximate=False)
+            state = Spent(eps_sum, delta_sum, gauss_rho, old.rho, eps_sum)
+            return Step(state, math.nan if rho is None else rho, over, approximate=False)
         assert self.rho_budget is not None
         if rho is None and dlt > 0:  # (epsilon, delta)-DP only: no rho to charge
-            return _Step(old, math.nan, True, approximate=True)
+            return Step(old, math.nan, True, approximate=True)
         charged = rho if rho is not None else rho_of_pure(eps)
         total = old.rho + charged
         over = total > self.rho_budget * (1.0 + RELATIVE_TOLERANCE)
         spent = max(old.spent_epsilon, epsilon_for(total, self.delta))
-        state = _Spent(eps_sum, delta_sum, gauss_rho, total, spent)
-        return _Step(state, charged, over, approximate=False)
+        state = Spent(eps_sum, delta_sum, gauss_rho, total, spent)
+        return Step(state, charged, over, approximate=False)
 
-    def _refusal(self, eps: float, dlt: float, step: _Step, role: str) -> str:
+    def _refusal(self, eps: float, dlt: float, step: Step, role: str) -> str:
         """Why this budget refuses ``step`` (caller holds the lock)."""
         label = f"{role} {self.name!r}" if self.name else role
         old = self._state
@@ -660,7 +408,7 @@ class PrivacyBudget:
         )
 
     def _record(
-        self, eps: float, dlt: float, step: _Step, now: float, entry: dict[str, Any]
+        self, eps: float, dlt: float, step: Step, now: float, entry: dict[str, Any]
     ) -> None:
         """Spend and add a ledger row (caller holds the lock and has checked)."""
         charged = step.state.spent_epsilon - self._state.spent_epsilon

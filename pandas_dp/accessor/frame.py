@@ -28,7 +28,8 @@ from pandas_dp.accessor._docs import stamp_docs
 from pandas_dp.accessor._frame_categorical import _FrameCategorical
 from pandas_dp.accessor._frame_matrix import _FrameMatrices
 from pandas_dp.accessor._frame_quantiles import _FrameQuantiles
-from pandas_dp.accessor.groupby import DPGroupBy, contributions
+from pandas_dp.accessor._groupby_base import contributions
+from pandas_dp.accessor.groupby import DPGroupBy
 from pandas_dp.budget import PrivacyBudget
 from pandas_dp.declarations import attached_schema
 from pandas_dp.describe import check_percentiles, release_describe

@@ -5,6 +5,12 @@ data included) or, with ``keys="private"``, per key kept by partition selection;
 the shapes are pandas' own: a Series indexed by key for one column, a DataFrame
 for several columns or for :meth:`DPGroupBy.agg`, a (key, category) MultiIndex for
 :meth:`DPGroupBy.value_counts`.
+
+:class:`DPGroupBy` holds the sizes, the counts and moments, ``agg`` and ``describe``;
+it inherits the quantiles (:mod:`~pandas_dp.accessor._groupby_quantiles`) and the
+categorical counts (:mod:`~pandas_dp.accessor._groupby_categorical`) from mixins
+next to it, which share the grouping, settings and column selection of
+:mod:`~pandas_dp.accessor._groupby_base`.
 """
 
 from __future__ import annotations
@@ -20,58 +26,23 @@ from pandas_dp import quantiles as qmod
 from pandas_dp import statistics as st
 from pandas_dp.accessor._base import (
     Columns,
-    _check_numeric,
     agg_requests,
     describe_columns,
     moment_declarations,
 )
 from pandas_dp.accessor._docs import stamp_docs
+from pandas_dp.accessor._groupby_categorical import _GroupByCategorical
+from pandas_dp.accessor._groupby_quantiles import _GroupByQuantiles
 from pandas_dp.budget import PrivacyBudget
-from pandas_dp.declarations import attached_schema, resolve_bounds, resolve_categories
+from pandas_dp.declarations import attached_schema
 from pandas_dp.describe import check_percentiles, release_describe
-from pandas_dp.grouping import Grouping, resolve_grouping
 from pandas_dp.quantiles import DEFAULT_BINS
-from pandas_dp.settings import Contributions
-from pandas_dp.unit_declarations import resolve_unit
 
-__all__ = ["DPGroupBy", "contributions"]
-
-
-def contributions(
-    frame: pd.DataFrame,
-    privacy_unit: Hashable | None,
-    max_rows_per_unit: int | None,
-    max_groups_per_unit: int | None = None,
-    max_rows_per_group: int | None = None,
-    *,
-    schema: Any = None,
-) -> Contributions:
-    """The privacy unit and contribution bounds of a release (public; before any charge).
-
-    Explicit arguments win over a schema's ``metadata={"pandas_dp": {...}}``
-    (:func:`~pandas_dp.unit_declarations.resolve_unit`). Without a unit every row is its
-    own unit (all bounds 1); with one, the group bounds default to (and are capped
-    by) ``max_rows_per_unit``.
-    """
-    unit = resolve_unit(
-        privacy_unit,
-        max_rows_per_unit,
-        schema,
-        list(frame.columns),
-        max_groups_per_unit=max_groups_per_unit,
-        max_rows_per_group=max_rows_per_group,
-        attached=attached_schema(frame) if schema is None else None,
-    )
-    if unit is None:
-        return Contributions()
-    k = unit.max_rows_per_unit
-    g = min(unit.max_groups_per_unit or k, k)
-    c = min(unit.max_rows_per_group or k, k)
-    return Contributions(unit.column, k, g, c)
+__all__ = ["DPGroupBy"]
 
 
 @stamp_docs
-class DPGroupBy:
+class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
     """Grouped DP releases of a DataFrame: ``df.dp.groupby(by, keys=...)``.
 
     Parameters
@@ -103,86 +74,9 @@ class DPGroupBy:
 
     _bindable = True
 
-    def __init__(
-        self,
-        frame: pd.DataFrame,
-        by: Any,
-        keys: Any = None,
-        *,
-        other: Hashable | None = None,
-        delta: float = 0.0,
-    ) -> None:
-        self._frame = frame
-        self._by = by
-        self._keys = keys
-        self._other = other
-        self._delta = delta
-
     def __repr__(self) -> str:
         kind = "private" if isinstance(self._keys, str) and self._keys == "private" else "declared"
         return f"<DPGroupBy by={self._by!r} keys={kind}>"
-
-    # -------------------------------------------------------------- helpers
-    def _rows(self, neighbouring: str) -> int | None:
-        """The frame's length for the settings (the Dask group-by: only if public)."""
-        return len(self._frame)
-
-    def _grouping(self, schema: Any) -> Grouping:
-        return resolve_grouping(
-            self._frame,
-            self._by,
-            keys=self._keys,
-            schema=schema,
-            other=self._other,
-            delta=self._delta,
-        )
-
-    def _settings(self, kw: dict[str, Any], schema: Any) -> st.Settings:
-        frame = self._frame
-        return st.Settings(
-            kw["epsilon"],
-            kw.get("delta", 0.0),
-            kw.get("mechanism", "laplace"),
-            kw.get("bounding", "bit"),
-            kw.get("neighbouring", "add_remove"),
-            kw.get("out_of_bounds", "clip"),
-            kw.get("random_state"),
-            kw.get("budget"),
-            self._rows(kw.get("neighbouring", "add_remove")),
-            contributions(
-                frame,
-                kw.get("privacy_unit"),
-                kw.get("max_rows_per_unit"),
-                kw.get("max_groups_per_unit"),
-                kw.get("max_rows_per_group"),
-                schema=schema,
-            ),
-        )
-
-    def _columns(
-        self, columns: Columns, grouping: Grouping
-    ) -> tuple[dict[Hashable, pd.Series], bool]:
-        frame = self._frame
-        labels: list[Hashable]
-        if columns is None:
-            labels = [
-                c
-                for c in frame.columns
-                if c not in grouping.by and pd.api.types.is_numeric_dtype(frame[c])
-            ]
-            scalar = False
-        elif isinstance(columns, str) or not isinstance(columns, Sequence | pd.Index):
-            labels, scalar = [columns], True
-        else:
-            labels, scalar = list(columns), False
-        if not labels:
-            raise ValueError("no columns to release; name at least one column")
-        absent = [c for c in labels if c not in frame.columns]
-        if absent:
-            raise KeyError(f"column(s) {absent} not in the frame; it has {list(frame.columns)}")
-        if len(set(labels)) != len(labels):
-            raise ValueError(f"columns {labels} name a column twice")
-        return {c: frame[c] for c in labels}, scalar
 
     def _moments(
         self, requests: dict[Hashable, tuple[str, ...]], kw: dict[str, Any], scalar: bool
@@ -452,129 +346,6 @@ class DPGroupBy:
             table.columns = table.columns.get_level_values(0)
         return table
 
-    def quantile(
-        self,
-        columns: Columns = None,
-        q: float | Sequence[float] = 0.5,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        bins: int | None = None,
-        method: str = "exponential",
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-        max_groups_per_unit: int | None = None,
-        max_rows_per_group: int | None = None,
-    ) -> pd.Series | pd.DataFrame:
-        """Noisy quantiles per group, like ``df.groupby(by)[columns].quantile(q)``.
-
-        Per group and column, each quantile is chosen among the edges of
-        ``bins`` equal-width bins of the declared bounds by exact
-        permute-and-flip (see ``df.dp.quantile``); the groups share the budget
-        like every grouped count.
-
-        Parameters
-        ----------
-        columns : label or list of labels, optional
-            One column (a Series) or several (a DataFrame); ``None``: every
-            numeric column that is not a group-by column.
-        q : float or list of float, default 0.5
-            Quantiles in ``[0, 1]``.
-
-        Returns
-        -------
-        Series or DataFrame
-            Indexed by key for a float ``q``, by (key, ``q``) for a list.
-
-        Examples
-        --------
-        >>> import pandas as pd, pandas_dp
-        >>> df = pd.DataFrame({"sex": ["f", "m"] * 500, "age": [30.0, 50.0, 40.0, 60.0] * 250})
-        >>> g = df.dp.groupby("sex", keys=["f", "m"])
-        >>> med = g.quantile("age", 0.5, epsilon=1.0, bounds=(0, 100), random_state=0)
-        >>> list(med.index), med.name
-        (['f', 'm'], 'age')
-        >>> qs = g.quantile("age", [0.25, 0.75], epsilon=1.0, bounds=(0, 100), random_state=0)
-        >>> list(qs.index)
-        [('f', 0.25), ('f', 0.75), ('m', 0.25), ('m', 0.75)]
-        """
-        kw = dict(locals())
-        del kw["self"], kw["columns"], kw["q"]
-        return self._quantile(columns, q, kw, "quantile")
-
-    def median(
-        self,
-        columns: Columns = None,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        bins: int | None = None,
-        method: str = "exponential",
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-        max_groups_per_unit: int | None = None,
-        max_rows_per_group: int | None = None,
-    ) -> pd.Series | pd.DataFrame:
-        """Noisy median per group, like ``df.groupby(by)[columns].median()``.
-
-        Examples
-        --------
-        >>> import pandas as pd, pandas_dp
-        >>> df = pd.DataFrame({"sex": ["f", "m"] * 500, "age": [30.0, 50.0] * 500})
-        >>> m = df.dp.groupby("sex", keys=["f", "m"]).median(
-        ...     "age", epsilon=1.0, bounds=(0, 100), random_state=0)
-        >>> bool(((m >= 0) & (m <= 100)).all())
-        True
-        """
-        kw = dict(locals())
-        del kw["self"], kw["columns"]
-        return self._quantile(columns, 0.5, kw, "median")
-
-    def _quantile(
-        self, columns: Columns, q: Any, kw: dict[str, Any], statistic: str
-    ) -> pd.Series | pd.DataFrame:
-        qmod.check_q(q)
-        schema = kw.get("schema")
-        grouping = self._grouping(schema)
-        cols, scalar = self._columns(columns, grouping)
-        _check_numeric(statistic, cols)
-        settings = self._settings(kw, schema)
-        bounds = kw.get("bounds")
-        attached = attached_schema(self._frame) if bounds is None and schema is None else None
-        decls = resolve_bounds(
-            cols, bounds=bounds, schema=schema, attached=attached, known=list(self._frame.columns)
-        )
-        out = qmod.release_quantiles(
-            cols,
-            decls,
-            q,
-            settings,
-            scalar=scalar,
-            bins=kw.get("bins"),
-            method=kw.get("method", "exponential"),
-            grouping=grouping,
-            frame=self._frame,
-            statistic=statistic,
-        )
-        assert not isinstance(out, float)
-        return out
-
     def describe(
         self,
         columns: Columns = None,
@@ -656,104 +427,4 @@ class DPGroupBy:
             percentiles=wanted_percentiles,
             bins=bins,
             grouping=grouping,
-        )
-
-    def value_counts(
-        self,
-        column: Hashable,
-        normalize: bool = False,
-        dropna: bool = True,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        categories: Any = None,
-        schema: Any = None,
-        other: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-        max_groups_per_unit: int | None = None,
-        max_rows_per_group: int | None = None,
-    ) -> pd.Series:
-        """Noisy counts of a column's declared categories per group.
-
-        Like ``df.groupby(by)[column].value_counts()``: a Series indexed by
-        (key, category), every declared key and category present. With
-        ``normalize=True``, shares within each group (summing to one per group).
-        """
-        kw = dict(locals())
-        del kw["self"]
-        return self._histogram(kw, normalize=normalize)
-
-    def proportions(
-        self,
-        column: Hashable,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        categories: Any = None,
-        schema: Any = None,
-        dropna: bool = True,
-        other: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-        max_groups_per_unit: int | None = None,
-        max_rows_per_group: int | None = None,
-    ) -> pd.Series:
-        """Conditional distribution of a column within each group, summing to one per group.
-
-        Examples
-        --------
-        >>> import pandas as pd, pandas_dp
-        >>> df = pd.DataFrame({"sex": ["f", "m"] * 100, "smoker": [True, False, True, True] * 50})
-        >>> p = df.dp.groupby("sex", keys=["f", "m"]).proportions(
-        ...     "smoker", epsilon=1.0, random_state=0)
-        >>> p.groupby(level="sex").sum().round(12).tolist()
-        [1.0, 1.0]
-        """
-        kw = dict(locals())
-        del kw["self"]
-        return self._histogram(kw, normalize=True)
-
-    def _histogram(self, kw: dict[str, Any], *, normalize: bool) -> pd.Series:
-        schema = kw.get("schema")
-        grouping = self._grouping(schema)
-        column = kw["column"]
-        if column not in self._frame.columns:
-            raise KeyError(
-                f"column {column!r} not in the frame; it has {list(self._frame.columns)}"
-            )
-        if column in grouping.by:
-            raise ValueError(f"{column!r} is a group-by column; count another column")
-        series = self._frame[column]
-        categories = kw.get("categories")
-        attached = attached_schema(self._frame) if categories is None and schema is None else None
-        decl = resolve_categories(
-            {column: series},
-            categories=categories,
-            schema=schema,
-            attached=attached,
-            known=list(self._frame.columns),
-        )[column]
-        settings = self._settings(kw, schema)
-        return grouped.release_group_counts(
-            series,
-            decl,
-            settings,
-            grouping,
-            self._frame,
-            normalize=normalize,
-            dropna=kw.get("dropna", True),
-            other=kw.get("other"),
         )

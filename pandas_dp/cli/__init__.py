@@ -57,8 +57,9 @@ import numpy as np
 import pandas as pd
 
 import pandas_dp
+from pandas_dp.accessor._groupby_base import contributions
 from pandas_dp.accessor.frame import DPFrameAccessor
-from pandas_dp.accessor.groupby import DPGroupBy, contributions
+from pandas_dp.accessor.groupby import DPGroupBy
 from pandas_dp.cli._errors import CLIError as CLIError
 from pandas_dp.cli._errors import _one_line
 from pandas_dp.cli.reading import CHUNK_ROWS as CHUNK_ROWS

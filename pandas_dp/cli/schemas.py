@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from pandas_dp.accessor.groupby import contributions
+from pandas_dp.accessor._groupby_base import contributions
 from pandas_dp.cli._errors import CLIError, _one_line
 
 __all__ = ["example_paths", "example_paths_context", "load_schema", "schema_to_yaml"]

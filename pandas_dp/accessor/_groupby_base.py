@@ -1,0 +1,140 @@
+"""The base of the group-by accessor: its frame, keys, settings and columns.
+
+:class:`_GroupByBase` holds what every release of ``df.dp.groupby(by, keys=...)``
+reads first -- the grouping (declared or private keys), the privacy settings of the
+call with its privacy unit and contribution bounds (:func:`contributions`, also used
+by ``df.dp`` and the command line), and the columns to release. The releases
+themselves are in :class:`~pandas_dp.accessor.groupby.DPGroupBy` and the mixins next
+to it (:mod:`~pandas_dp.accessor._groupby_quantiles`,
+:mod:`~pandas_dp.accessor._groupby_categorical`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import pandas as pd
+
+from pandas_dp import statistics as st
+from pandas_dp.accessor._base import Columns
+from pandas_dp.declarations import attached_schema
+from pandas_dp.grouping import Grouping, resolve_grouping
+from pandas_dp.settings import Contributions
+from pandas_dp.unit_declarations import resolve_unit
+
+__all__ = ["contributions"]
+
+
+def contributions(
+    frame: pd.DataFrame,
+    privacy_unit: Hashable | None,
+    max_rows_per_unit: int | None,
+    max_groups_per_unit: int | None = None,
+    max_rows_per_group: int | None = None,
+    *,
+    schema: Any = None,
+) -> Contributions:
+    """The privacy unit and contribution bounds of a release (public; before any charge).
+
+    Explicit arguments win over a schema's ``metadata={"pandas_dp": {...}}``
+    (:func:`~pandas_dp.unit_declarations.resolve_unit`). Without a unit every row is its
+    own unit (all bounds 1); with one, the group bounds default to (and are capped
+    by) ``max_rows_per_unit``.
+    """
+    unit = resolve_unit(
+        privacy_unit,
+        max_rows_per_unit,
+        schema,
+        list(frame.columns),
+        max_groups_per_unit=max_groups_per_unit,
+        max_rows_per_group=max_rows_per_group,
+        attached=attached_schema(frame) if schema is None else None,
+    )
+    if unit is None:
+        return Contributions()
+    k = unit.max_rows_per_unit
+    g = min(unit.max_groups_per_unit or k, k)
+    c = min(unit.max_rows_per_group or k, k)
+    return Contributions(unit.column, k, g, c)
+
+
+class _GroupByBase:
+    """What the group-by releases share: the frame, ``by``, the keys and the helpers."""
+
+    def __init__(
+        self,
+        frame: pd.DataFrame,
+        by: Any,
+        keys: Any = None,
+        *,
+        other: Hashable | None = None,
+        delta: float = 0.0,
+    ) -> None:
+        self._frame = frame
+        self._by = by
+        self._keys = keys
+        self._other = other
+        self._delta = delta
+
+    # -------------------------------------------------------------- helpers
+    def _rows(self, neighbouring: str) -> int | None:
+        """The frame's length for the settings (the Dask group-by: only if public)."""
+        return len(self._frame)
+
+    def _grouping(self, schema: Any) -> Grouping:
+        return resolve_grouping(
+            self._frame,
+            self._by,
+            keys=self._keys,
+            schema=schema,
+            other=self._other,
+            delta=self._delta,
+        )
+
+    def _settings(self, kw: dict[str, Any], schema: Any) -> st.Settings:
+        frame = self._frame
+        return st.Settings(
+            kw["epsilon"],
+            kw.get("delta", 0.0),
+            kw.get("mechanism", "laplace"),
+            kw.get("bounding", "bit"),
+            kw.get("neighbouring", "add_remove"),
+            kw.get("out_of_bounds", "clip"),
+            kw.get("random_state"),
+            kw.get("budget"),
+            self._rows(kw.get("neighbouring", "add_remove")),
+            contributions(
+                frame,
+                kw.get("privacy_unit"),
+                kw.get("max_rows_per_unit"),
+                kw.get("max_groups_per_unit"),
+                kw.get("max_rows_per_group"),
+                schema=schema,
+            ),
+        )
+
+    def _columns(
+        self, columns: Columns, grouping: Grouping
+    ) -> tuple[dict[Hashable, pd.Series], bool]:
+        frame = self._frame
+        labels: list[Hashable]
+        if columns is None:
+            labels = [
+                c
+                for c in frame.columns
+                if c not in grouping.by and pd.api.types.is_numeric_dtype(frame[c])
+            ]
+            scalar = False
+        elif isinstance(columns, str) or not isinstance(columns, Sequence | pd.Index):
+            labels, scalar = [columns], True
+        else:
+            labels, scalar = list(columns), False
+        if not labels:
+            raise ValueError("no columns to release; name at least one column")
+        absent = [c for c in labels if c not in frame.columns]
+        if absent:
+            raise KeyError(f"column(s) {absent} not in the frame; it has {list(frame.columns)}")
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"columns {labels} name a column twice")
+        return {c: frame[c] for c in labels}, scalar

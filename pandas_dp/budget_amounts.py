@@ -1,0 +1,120 @@
+"""What a privacy budget keeps and reports: amounts, its running state, the checks.
+
+:class:`Amount` is the ``(epsilon, delta)`` pair, with its ``rho`` on the side, that
+:attr:`~pandas_dp.PrivacyBudget.spent` and :attr:`~pandas_dp.PrivacyBudget.remaining`
+report. :class:`Spent` is what a budget has spent so far and :class:`Step` what it
+would hold after one more release, with its verdict; both are computed by
+:class:`~pandas_dp.PrivacyBudget` (:mod:`pandas_dp.budget`) under its lock and
+applied by the atomic charge of :mod:`pandas_dp.budget_charging`.
+:func:`check_amount` validates an epsilon, delta or rho before anything is charged.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+__all__ = [
+    "ACCOUNTINGS",
+    "RELATIVE_TOLERANCE",
+    "Amount",
+    "Spent",
+    "Step",
+    "check_amount",
+]
+
+#: Spending may exceed the total by this relative amount, so that ten charges of
+#: 0.1 fit in a budget of 1.0 despite floating-point rounding.
+RELATIVE_TOLERANCE = 1e-9  # (in "zcdp" accounting: of the total rho)
+
+#: The accounting rules a budget may use.
+ACCOUNTINGS = ("basic", "zcdp")
+
+
+class Amount(tuple[float, float]):
+    """An ``(epsilon, delta)`` pair with the ``rho`` of its zCDP part as an attribute.
+
+    A plain tuple of two for comparison, unpacking and printing, so
+    ``eps, delta = budget.spent`` works as before.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+    rho : float, default 0.0
+        For :attr:`PrivacyBudget.spent`: the total rho of the Gaussian releases; for
+        :attr:`PrivacyBudget.remaining`: the rho a further Gaussian release may still
+        spend with all the remaining delta.
+
+    Examples
+    --------
+    >>> a = Amount(1.0, 1e-6, rho=0.01)
+    >>> a, a.epsilon, a.delta, a.rho
+    ((1.0, 1e-06), 1.0, 1e-06, 0.01)
+    """
+
+    rho: float
+
+    def __new__(cls, epsilon: float, delta: float, rho: float = 0.0) -> Amount:
+        amount = super().__new__(cls, (epsilon, delta))
+        amount.rho = rho
+        return amount
+
+    @property
+    def epsilon(self) -> float:
+        """The epsilon (first entry)."""
+        return self[0]
+
+    @property
+    def delta(self) -> float:
+        """The delta (second entry)."""
+        return self[1]
+
+
+@dataclass(frozen=True)
+class Spent:
+    """What a budget has spent (public amounts only)."""
+
+    epsilon: float = 0.0  # sum of the releases' epsilons
+    delta: float = 0.0  # sum of the releases' deltas
+    gauss_rho: float = 0.0  # sum of the rho of the releases charged with one
+    rho: float = 0.0  # "zcdp" accounting: the total rho charged
+    spent_epsilon: float = 0.0  # what `spent.epsilon` reports
+
+
+@dataclass(frozen=True)
+class Step:
+    """A budget's state after a release it is asked to admit."""
+
+    state: Spent
+    rho: float  # the release's rho for the ledger (NaN: none)
+    over: bool  # the budget refuses the release
+    approximate: bool  # refused: a delta without a rho in "zcdp" accounting
+
+
+def check_amount(name: str, value: float, *, allow_zero: bool) -> float:
+    """``value`` as a float, if it is a valid amount of ``name``; else raise.
+
+    Parameters
+    ----------
+    name : str
+        ``"epsilon"``, ``"delta"`` or ``"rho"``, for the message.
+    value : float
+        The amount given.
+    allow_zero : bool
+        Whether 0 is valid (a delta) or the amount must be positive.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not finite, or negative, or zero where zero is not allowed.
+    """
+    number = float(value)
+    ok = math.isfinite(number) and (number >= 0 if allow_zero else number > 0)
+    if not ok:
+        need = "a finite number >= 0" if allow_zero else "a positive finite number"
+        raise ValueError(f"{name} must be {need}; got {value!r}")
+    return number
