@@ -107,6 +107,10 @@ def test_overspending_raises_before_reading_and_records_nothing(
 _EMPTY = pd.DataFrame({"x": pd.Series([], dtype=float)})
 _DUPLICATED = pd.DataFrame([[0.1, 0.2, 0.3]], columns=["x", "x", "y"])
 _SMALL = pd.DataFrame({"x": [0.1, 0.5, 0.9], "r": ["a", "b", "a"]})
+#: Duplicated labels where a release reads a key, a unit or a category column.
+_DUP_KEY = pd.DataFrame([[0.1, "a", "a", 1]], columns=["x", "r", "r", "u"])
+_DUP_UNIT = pd.DataFrame([[0.1, "a", 1, 2]], columns=["x", "r", "u", "u"])
+_DUP_GROUPED = pd.DataFrame([[0.1, 0.2, "a"]], columns=["x", "x", "r"])
 
 #: Requests that must fail on public facts alone: before the charge and any read.
 _REFUSED: dict[str, tuple[Callable[..., object], type[Exception], str]] = {
@@ -132,6 +136,36 @@ _REFUSED: dict[str, tuple[Callable[..., object], type[Exception], str]] = {
     ),
     "mean, duplicated labels": (
         lambda **kw: _DUPLICATED.dp.mean(bounds=B, **kw),
+        ValueError,
+        "more than once",
+    ),
+    "groupby mean, duplicated label": (
+        lambda **kw: _DUP_GROUPED.dp.groupby("r", keys=["a"]).mean("x", bounds=B, **kw),
+        ValueError,
+        "more than once",
+    ),
+    "groupby describe, duplicated label": (
+        lambda **kw: _DUP_GROUPED.dp.groupby("r", keys=["a"]).describe(bounds={"x": B}, **kw),
+        ValueError,
+        "more than once",
+    ),
+    "groupby describe, duplicated labels": (
+        lambda **kw: _DUP_GROUPED.dp.groupby("r", keys=["a"]).describe(bounds=B, **kw),
+        ValueError,
+        "more than once",
+    ),
+    "groupby, duplicated key column": (
+        lambda **kw: _DUP_KEY.dp.groupby("r", keys=["a"]).mean("x", bounds=B, **kw),
+        ValueError,
+        "more than once",
+    ),
+    "privacy unit, duplicated column": (
+        lambda **kw: _DUP_UNIT.dp.mean("x", bounds=B, privacy_unit="u", max_rows_per_unit=2, **kw),
+        ValueError,
+        "more than once",
+    ),
+    "contingency, duplicated column": (
+        lambda **kw: _DUP_KEY.dp.value_counts(["r", "u"], categories={"r": ["a"], "u": [1]}, **kw),
         ValueError,
         "more than once",
     ),

@@ -116,6 +116,23 @@ BINDABLE: tuple[str, ...] = (
 )
 
 
+def check_unique(frame: pd.DataFrame, labels: Sequence[Hashable]) -> None:
+    """Refuse labels the frame holds more than once (public: the frame's columns).
+
+    ``frame[label]`` would be a DataFrame, which no release can read; checked
+    before the budget is charged.
+    """
+    if frame.columns.is_unique:
+        return
+    repeated = sorted({str(c) for c in labels if int((frame.columns == c).sum()) > 1})
+    if repeated:
+        raise ValueError(
+            f"column label(s) {repeated} appear more than once in the frame; a release "
+            f"needs one column per label. Rename the columns (e.g. df.columns = [...]) "
+            f"or drop the duplicates (df.loc[:, ~df.columns.duplicated()])"
+        )
+
+
 class BoundAccessor:
     """The accessor with keyword defaults bound: what ``df.dp(schema=..., ...)`` returns.
 
@@ -372,6 +389,7 @@ def describe_columns(
     undeclared labels. With ``strict`` (columns named by the caller) an undeclared
     column raises instead.
     """
+    check_unique(frame, wanted)
     declared = split_declared(
         {c: frame[c] for c in wanted},
         bounds=bounds,

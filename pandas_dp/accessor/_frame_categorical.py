@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from pandas_dp import histograms as hist
-from pandas_dp.accessor._base import _Base
+from pandas_dp.accessor._base import _Base, check_unique
 from pandas_dp.budget import PrivacyBudget
 from pandas_dp.grouped import release_contingency
 from pandas_dp.grouping import resolve_grouping
@@ -70,6 +70,7 @@ class _FrameCategorical(_Base):
         """
         settings = self._settings(locals())
         if isinstance(column, list | pd.Index):
+            check_unique(self._obj, list(column))
             grouping = resolve_grouping(self._obj, list(column), keys=categories, schema=schema)
             return release_contingency(
                 settings, grouping, self._obj, normalize=normalize, sort=sort, ascending=ascending

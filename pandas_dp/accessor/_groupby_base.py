@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from pandas_dp import statistics as st
-from pandas_dp.accessor._base import Columns
+from pandas_dp.accessor._base import Columns, check_unique
 from pandas_dp.declarations import attached_schema
 from pandas_dp.grouping import Grouping, resolve_grouping
 from pandas_dp.settings import Contributions
@@ -53,6 +53,7 @@ def contributions(
     )
     if unit is None:
         return Contributions()
+    check_unique(frame, [unit.column])
     k = unit.max_rows_per_unit
     g = min(unit.max_groups_per_unit or k, k)
     c = min(unit.max_rows_per_group or k, k)
@@ -83,6 +84,8 @@ class _GroupByBase:
         return len(self._frame)
 
     def _grouping(self, schema: Any) -> Grouping:
+        by = self._by
+        check_unique(self._frame, list(by) if isinstance(by, list | tuple | pd.Index) else [by])
         return resolve_grouping(
             self._frame,
             self._by,
@@ -120,6 +123,7 @@ class _GroupByBase:
         frame = self._frame
         labels: list[Hashable]
         if columns is None:
+            check_unique(frame, list(frame.columns))
             labels = [
                 c
                 for c in frame.columns
@@ -137,4 +141,5 @@ class _GroupByBase:
             raise KeyError(f"column(s) {absent} not in the frame; it has {list(frame.columns)}")
         if len(set(labels)) != len(labels):
             raise ValueError(f"columns {labels} name a column twice")
+        check_unique(frame, labels)
         return {c: frame[c] for c in labels}, scalar

@@ -21,6 +21,7 @@ from pandas_dp.accessor._base import (
     Columns,
     _is_numeric,
     agg_requests,
+    check_unique,
     describe_columns,
     moment_declarations,
 )
@@ -36,23 +37,6 @@ from pandas_dp.describe import check_percentiles, release_describe
 from pandas_dp.quantiles import DEFAULT_BINS
 from pandas_dp.result import DPFloat, DPInt
 from pandas_dp.settings import Contributions
-
-
-def _check_unique(frame: pd.DataFrame, labels: Sequence[Hashable]) -> None:
-    """Refuse labels the frame holds more than once (public: the frame's columns).
-
-    ``frame[label]`` would be a DataFrame, which no release can read; checked
-    before the budget is charged.
-    """
-    if frame.columns.is_unique:
-        return
-    repeated = sorted({str(c) for c in labels if int((frame.columns == c).sum()) > 1})
-    if repeated:
-        raise ValueError(
-            f"column label(s) {repeated} appear more than once in the frame; a release "
-            f"needs one column per label. Rename the columns (e.g. df.columns = [...]) "
-            f"or drop the duplicates (df.loc[:, ~df.columns.duplicated()])"
-        )
 
 
 @stamp_docs
@@ -90,7 +74,7 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         frame = self._obj
         labels: list[Hashable]
         if columns is None:
-            _check_unique(frame, list(frame.columns))
+            check_unique(frame, list(frame.columns))
             labels = [c for c in frame.columns if _is_numeric(frame[c])]
             if not labels:
                 raise ValueError("the frame has no numeric columns; name the columns to release")
@@ -106,7 +90,7 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
             raise KeyError(f"column(s) {absent} not in the frame; it has {list(frame.columns)}")
         if len(set(labels)) != len(labels):
             raise ValueError(f"columns {labels} name a column twice")
-        _check_unique(frame, labels)
+        check_unique(frame, labels)
         return {c: frame[c] for c in labels}, scalar
 
     # -------------------------------------------------------------- counts
@@ -143,7 +127,7 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         labels = [c for c in frame.columns if not numeric_only or _is_numeric(frame[c])]
         if not labels:
             raise ValueError("the frame has no columns to count")
-        _check_unique(frame, labels)
+        check_unique(frame, labels)
         selected: dict[Hashable, pd.Series] = {c: frame[c] for c in labels}
         result = st.release_count(selected, settings, scalar=False, frame=self._obj)
         assert isinstance(result, pd.Series)
@@ -472,7 +456,7 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         schema = self._schema_for(schema)
         if columns is None:
             wanted: list[Hashable] = list(frame.columns)
-            _check_unique(frame, wanted)
+            check_unique(frame, wanted)
         else:
             wanted = list(self._select([columns] if isinstance(columns, str) else columns)[0])
         numeric, num_decls, categorical, cat_decls, undeclared = describe_columns(
