@@ -37,7 +37,7 @@ from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.errors import InvalidBoundsError
 from pandas_dp.moments import MOMENT_WEIGHTS
 from pandas_dp.noise_plans import NoisePlan
-from pandas_dp.plan import Plan, direct_allowance, engine_input
+from pandas_dp.plan import Measurement, Plan, direct_allowance, engine_input
 from pandas_dp.result import DPMetadata
 from pandas_dp.sensitivity import output_range, pair_sensitivity, sensitivity
 from pandas_dp.settings import Settings
@@ -326,8 +326,18 @@ class _Moments:
         limits = np.array(
             [output_range("var", d.lower, d.upper, ddof=self.ddof)[1] for d in self.decls]
         )
+        # the measurements alone (their noise plans), never the plan: a result's
+        # metadata must not hold the call's settings (its budget has a lock, which
+        # no copy or pickle of the result could take)
         bounds = partial(
-            _moments_bounds, self.plan, dict(noisy), self.keys, p, self.ddof, u2, limits
+            _moments_bounds,
+            dict(self.plan.measurements),
+            dict(noisy),
+            self.keys,
+            p,
+            self.ddof,
+            u2,
+            limits,
         )
         return cov, bounds
 
@@ -346,7 +356,7 @@ class _Moments:
 
 
 def _moments_bounds(
-    plan: Plan,
+    ms: Mapping[str, Measurement],
     noisy: dict[str, np.ndarray],
     keys: dict[str, str],
     p: int,
@@ -364,7 +374,6 @@ def _moments_bounds(
     entries: a variance lies in ``[0, limit]``, a covariance within
     ``+-sqrt(limit_i limit_j)``.
     """
-    ms = plan.measurements
     a = alpha / len(ms)
     u = math.sqrt(unit2)
 

@@ -9,6 +9,8 @@ Nesting and threads: a release charges the explicit budget and every active one
 from __future__ import annotations
 
 import asyncio
+import copy
+import pickle
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -905,3 +907,51 @@ def test_private_keys_spend_a_delta_a_zcdp_budget_refuses(
     # declared keys: a Gaussian grouped release has a rho, and a zCDP budget charges it
     frame.dp.groupby("k", keys=["a", "b"]).mean("x", budget=zcdp, **kw)
     assert zcdp.spent.rho > 0 and zcdp.ledger["rho"][0] == zcdp.spent.rho
+
+
+_PAIR = pd.DataFrame(
+    {
+        "x": np.linspace(0.0, 1.0, 40),
+        "y": np.linspace(1.0, 0.0, 40) ** 2,
+        "r": ["a", "b"] * 20,
+    }
+)
+
+#: Releases whose results must outlive their call's budget (a lock inside).
+_WITH_BUDGET: dict[str, Callable[[PrivacyBudget], object]] = {
+    "mean": lambda b: _PAIR.dp.mean(["x", "y"], epsilon=1.0, bounds=B, budget=b),
+    "series mean": lambda b: _PAIR["x"].dp.mean(epsilon=1.0, bounds=B, budget=b),
+    "cov": lambda b: _PAIR.dp.cov(["x", "y"], epsilon=1.0, bounds=B, budget=b),
+    "corr": lambda b: _PAIR.dp.corr(["x", "y"], epsilon=1.0, bounds=B, budget=b),
+    "cov direct": lambda b: _PAIR.dp.cov(
+        ["x", "y"], epsilon=1.0, bounds=B, neighbouring="substitute", method="direct", budget=b
+    ),
+    "describe": lambda b: _PAIR.dp.describe(
+        epsilon=1.0, bounds=B, categories={"r": ["a", "b"]}, budget=b
+    ),
+    "quantile": lambda b: _PAIR.dp.quantile(
+        ["x", "y"], [0.25, 0.5], epsilon=1.0, bounds=B, budget=b
+    ),
+    "groupby mean": lambda b: _PAIR.dp.groupby("r", keys=["a", "b"]).mean(
+        "x", epsilon=1.0, bounds=B, budget=b
+    ),
+    "value_counts": lambda b: _PAIR.dp.value_counts(
+        "r", categories=["a", "b"], epsilon=1.0, budget=b
+    ),
+    "agg": lambda b: _PAIR.dp.agg({"x": ["mean", "median"]}, epsilon=1.0, bounds=B, budget=b),
+}
+
+
+@pytest.mark.parametrize("name", list(_WITH_BUDGET))
+def test_a_result_made_with_a_budget_copies_and_pickles(name: str) -> None:
+    """A result's metadata keeps what was released, never the call's settings: a
+    result made with ``budget=`` can be copied, pickled and sliced like any pandas
+    object, and its interval read afterwards (a covariance's once held the plan,
+    and through it the budget's lock)."""
+    result = _WITH_BUDGET[name](PrivacyBudget(epsilon=10.0))
+    for made in (copy.deepcopy(result), pickle.loads(pickle.dumps(result))):
+        assert made.attrs["dp"].epsilon == 1.0  # type: ignore[attr-defined]
+        made.attrs["dp"].interval(0.05)  # type: ignore[attr-defined]
+    if isinstance(result, pd.DataFrame | pd.Series):
+        result.iloc[:1]
+        result * 2
