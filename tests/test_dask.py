@@ -194,6 +194,23 @@ def test_release_is_the_pandas_release_for_any_partitioning(df: pd.DataFrame, na
         _same(expected, got)
 
 
+@pytest.mark.parametrize("name", list(RELEASES))
+def test_an_explicit_budget_reaches_no_partition(df: pd.DataFrame, name: str) -> None:
+    """With ``budget=`` (a lock inside: neither Dask's tokenizer nor a pickle takes
+    it), every release still runs, equals the pandas release and is charged once.
+    A selection's callback holds the plan, and so the budget; before the
+    partitions were given the measurements without it, a median was charged and
+    then raised ``TokenizationError``."""
+    release = RELEASES[name]
+    on_pandas = pandas_dp.PrivacyBudget(epsilon=10.0, delta=1e-3)
+    on_dask = pandas_dp.PrivacyBudget(epsilon=10.0, delta=1e-3)
+    expected = release(_accessor(df, name)(budget=on_pandas))
+    got = release(_accessor(dd.from_pandas(df, npartitions=7), name)(budget=on_dask))
+    _same(expected, got)
+    assert len(on_dask.ledger) == len(on_pandas.ledger) == 1
+    assert on_dask.spent == on_pandas.spent
+
+
 def test_partition_invariance_can_fail(df: pd.DataFrame) -> None:
     """The comparison above sees a different seed (it is not vacuous)."""
     a = df.dp.mean("age", epsilon=1.0, bounds=BOUNDS, random_state=1)

@@ -138,6 +138,10 @@ def exact_values(
     if any(m.source[0] in ("masks", "selection") for m in ms):
         raise NotImplementedError("predicate counts are not available on Dask yet")
     additive, finish = _additive(ms, data)
+    # the partitions need what to measure, never how it is noised or selected: a
+    # selection's callback holds the plan, its settings and budget (a lock, which
+    # neither Dask's tokenizer nor a worker's pickle can take)
+    additive = [replace(m, noise=None, select=None) for m in additive]
     cols = _Columns()
     frame = data.get("frame")
     # the units and observed keys served partition selection (already done)
