@@ -244,16 +244,15 @@ def permute_and_flip(gaps: ArrayLike, rate: Rate, src: RandomSource) -> int:
     g = np.asarray(gaps).reshape(-1)
     if g.size == 0 or g.dtype.kind not in "iu" or int(g.min()) != 0:
         raise ValueError("gaps must be non-negative integers with at least one zero")
-    g = g.astype(np.uint64)
     visited = None
-    if g.size >= BLOCK_FROM:
+    if g.size >= BLOCK_FROM:  # (only the block's gaps converted: it usually decides)
         visited = _first_places(g.size, BLOCK, src)
-        hits = np.flatnonzero(flip_coins(g[visited], rate, src))
+        hits = np.flatnonzero(flip_coins(g[visited].astype(np.uint64), rate, src))
         if hits.size:
             return int(visited[hits[0]])
     # the rest of the order, uniformly random: a uniform head among the unvisited
     # (the visited, all tails, are out; every best candidate is among the rest)
-    heads = flip_coins(g, rate, src)
+    heads = flip_coins(g.astype(np.uint64), rate, src)
     if visited is not None:
         heads[visited] = False
     winners = np.flatnonzero(heads)
