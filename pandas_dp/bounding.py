@@ -242,12 +242,24 @@ def apply_noise_exact(
     else:
         draws = _draw(plan, src)
     out = np.array(
-        [float(c + g * (m0 + int(k))) for (c, g, m0, _, _), k in zip(units, draws, strict=True)],
+        [
+            _ratio(*(c + g * (m0 + int(k))).as_integer_ratio())
+            for (c, g, m0, _, _), k in zip(units, draws, strict=True)
+        ],
         dtype=np.float64,
     )
     if plan.bounding != "none":
         np.minimum(np.maximum(out, plan.lower, out=out), plan.upper, out=out)
     return out
+
+
+def _ratio(num: int, den: int) -> float:
+    """``num / den`` (``den > 0``) correctly rounded, or an infinity beyond the float
+    range (a sum of values near the largest double may exceed it)."""
+    try:
+        return num / den
+    except OverflowError:
+        return math.inf if num > 0 else -math.inf
 
 
 def _round_half_even(num: int, den: int) -> int:
@@ -287,7 +299,7 @@ def _apply_exact_small(
         if hi_r is not None and p * hi_r[1] > hi_r[0] * q:
             p, q = hi_r
         m0 = _round_half_even((p * cd - cn * q) * gd, q * cd * gn)
-        release = (cn * gd + (m0 + k) * gn * cd) / (cd * gd)
+        release = _ratio(cn * gd + (m0 + k) * gn * cd, cd * gd)
         if plan.bounding != "none":
             release = min(max(release, lo), hi)
         out.append(release)

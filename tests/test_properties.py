@@ -233,3 +233,13 @@ def test_tiny_epsilon_and_tiny_range() -> None:
     frame = pd.DataFrame({"x": [1e-300, 2e-300, 3e-300]})
     r = frame.dp.mean("x", epsilon=1e-9, bounds=(0, 1e-299), bounding="truncated")
     assert 0 <= r <= 1e-299
+
+
+def test_a_sum_beyond_the_float_range_releases_an_infinity():
+    """Fifty values near the largest double: the centred sum exceeds the float range;
+    the release is an infinity (clamped into the range), never an OverflowError."""
+    s = pd.Series(np.full(50, 9e307), name="x")
+    m = s.dp.mean(epsilon=1e6, bounds=(0.0, 1e308), random_state=0)
+    assert 0.0 <= float(m) <= 1e308
+    total = s.dp.sum(epsilon=1e6, bounds=(0.0, 1e308), random_state=0)
+    assert math.isinf(float(total)) or float(total) > 1e308 / 2
