@@ -5,7 +5,10 @@ costs no budget and may not touch the data. With ``C`` the noisy non-missing
 count, ``S`` the noisy centred sum and ``Q`` the noisy centred squares of a
 column on ``[a, b]`` with midpoint ``m`` (REFERENCE.md §9):
 
-* mean ``= m + S / max(C, 1)``, clamped to ``[a, b]``;
+* mean ``= m + S / max(C, 1)``, clamped to ``[a, b]``; under ``add_remove`` a
+  second stage measures the sum about that first mean, ``T = (S - d N) / h``
+  (:func:`recentre`, :func:`reach`), and the mean combines ``C``, ``S`` and ``T``
+  (:func:`recentred_mean_value`);
 * variance ``= (Q - S²/C') / (C' - ddof)`` with ``C' = max(C, ddof + 1)``, clamped
   to the ddof's own public range ``[0, (ddof + 1) R²/4]``;
 * standard deviation: the square root of the variance.
@@ -36,7 +39,12 @@ from pandas_dp.noise_plans import NoisePlan
 __all__ = [
     "mean_interval",
     "mean_value",
+    "noise_variance",
     "noisy_interval",
+    "reach",
+    "recentre",
+    "recentred_mean_interval",
+    "recentred_mean_value",
     "var_interval",
     "var_value",
 ]
@@ -50,11 +58,108 @@ def mean_value(c: float, s: float, lower: float, upper: float, *, clamp: bool) -
     return min(max(value, lower), upper) if clamp else value
 
 
+#: The second stage's centre moves from the midpoint towards the first stage's mean
+#: by the distance between them less this many of its standard errors (soft
+#: thresholding): where the first stage is too noisy to tell the mean from the
+#: midpoint, the centre stays there and the count's noise cannot multiply a large
+#: distance. Chosen with the weights (``benchmarks/accuracy.py``, splits).
+SHRINK = 1.0
+
+
+def recentre(
+    c: float, s: float, variances: tuple[float, float], lower: float, upper: float
+) -> float:
+    """The mean's second-stage centre, from the first stage's released ``C`` and ``S``.
+
+    The first stage's mean ``m + S / C'`` (``C' = max(C, 1)``) is ``delta`` away
+    from the midpoint ``m``, with a standard error of about
+    ``sqrt(v_S + delta² v_C) / C'`` (``variances``: of ``C`` and ``S``); the centre
+    is ``m + sign(delta) max(|delta| - SHRINK se, 0)``, within the bounds. A
+    function of released values and public facts only.
+
+    Examples
+    --------
+    >>> round(recentre(1000.0, -40_000.0, (2.0, 2.0), 0.0, 100.0), 3)
+    10.057
+    >>> recentre(10.0, -400.0, (800.0, 2e6), 0.0, 100.0)
+    50.0
+    """
+    mid = lower + 0.5 * (upper - lower)
+    cc = max(c, 1.0)
+    delta = min(max(mid + s / cc, lower), upper) - mid
+    v_c, v_s = variances
+    se = math.sqrt(v_s + delta * delta * v_c) / cc
+    moved = max(abs(delta) - SHRINK * se, 0.0)
+    return min(max(mid + math.copysign(moved, delta), lower), upper)
+
+
+def reach(centre: float, lower: float, upper: float) -> float:
+    """``h(c) = max(c - a, b - c)``: the largest distance from ``centre`` to a bound."""
+    return max(centre - lower, upper - centre)
+
+
+def recentred_mean_value(
+    c: float,
+    s: float,
+    t: float,
+    variances: tuple[float, float, float],
+    lower: float,
+    upper: float,
+    *,
+    clamp: bool,
+) -> float:
+    """The mean from the noisy count ``C``, centred sum ``S`` and recentred sum ``T``.
+
+    ``T`` measures ``(S - d N) / h`` (``d = c - m``, ``c`` = :func:`recentre` of ``C``
+    and ``S``, ``h`` = :func:`reach` of ``c``): three noisy linear measurements of
+    the exact ``(S, N)``, combined by generalised least squares with their noise
+    variances (``variances``: of ``C``, ``S`` and ``T``), then ``m + S / max(N, 1)``.
+
+    Examples
+    --------
+    >>> v = recentred_mean_value(1000.0, -40_000.0, 0.0, (2.0, 2.0, 2.0), 0.0, 100.0, clamp=True)
+    >>> round(v, 3)
+    10.009
+    """
+    mid = lower + 0.5 * (upper - lower)
+    v_c, v_s, v_t = variances
+    centre = recentre(c, s, (v_c, v_s), lower, upper)
+    value = math.nan
+    try:  # in units of the half-width (bounds near the float range stay in range)
+        half = 0.5 * (upper - lower)
+        h, d = reach(centre, lower, upper) / half, (centre - mid) / half
+        s_u, v_su = s / half, v_s / (half * half)
+        y = h * t  # the sum about the centre, S - d N, with noise variance h² v_t
+        w_y = 1.0 / (h * h * v_t)
+        # normal equations of (S, N): rows (0, 1) for C, (1, 0) for S, (1, -d) for y
+        a11 = 1.0 / v_su + w_y
+        a12 = -d * w_y
+        a22 = 1.0 / v_c + d * d * w_y
+        r1 = s_u / v_su + y * w_y
+        r2 = c / v_c - d * y * w_y
+        det = a11 * a22 - a12 * a12
+        sum_hat = (a22 * r1 - a12 * r2) / det
+        count_hat = (a11 * r2 - a12 * r1) / det
+        value = mid + half * (sum_hat / max(count_hat, 1.0))
+    except (ZeroDivisionError, OverflowError):
+        pass
+    if not math.isfinite(value):  # then the first stage's mean, which is finite
+        value = mean_value(c, s, lower, upper, clamp=False)
+    return min(max(value, lower), upper) if clamp else value
+
+
 def var_value(c: float, s: float, q: float, *, ddof: int, upper_range: float, clamp: bool) -> float:
     """``(Q - S²/C') / (C' - ddof)``, ``C' = max(C, ddof + 1)``, clamped unless told not to."""
     cc = max(c, ddof + 1.0)
     value = (q - s * s / cc) / (cc - ddof)
     return min(max(value, 0.0), upper_range) if clamp else value
+
+
+def noise_variance(noise: NoisePlan) -> float:
+    """The variance of a plan's first entry's noise: ``2 b²`` (Laplace, scale ``b``) or
+    ``sigma²`` (Gaussian). Used as a weight only: the discreteness is left out."""
+    scale = float(noise.scale[0])
+    return scale * scale * (1.0 if noise.mechanism == "gaussian" else 2.0)
 
 
 def noisy_interval(noise: NoisePlan, value: float, alpha: float) -> tuple[float, float]:
@@ -85,11 +190,42 @@ def mean_interval(
     """Range of ``m + S/C`` over the box of the count's and the sum's intervals."""
     c_lo, c_hi = noisy_interval(c_noise, c, alpha / 2.0)
     s_lo, s_hi = noisy_interval(s_noise, s, alpha / 2.0)
+    return _ratio_box(lower + 0.5 * (upper - lower), c_lo, c_hi, s_lo, s_hi, lower, upper)
+
+
+def recentred_mean_interval(
+    c_noise: NoisePlan,
+    s_noise: NoisePlan,
+    t_noise: NoisePlan,
+    c: float,
+    s: float,
+    t: float,
+    lower: float,
+    upper: float,
+    alpha: float,
+) -> tuple[float, float]:
+    """Range of ``c + h T / N`` over the box of the count's and ``T``'s intervals.
+
+    ``c`` and ``h`` are the second stage's centre and reach (from the released
+    ``C`` and ``S``); the exact mean is ``c + (S - d N) / N``, and ``h T`` measures
+    ``S - d N``.
+    """
+    centre = recentre(c, s, (noise_variance(c_noise), noise_variance(s_noise)), lower, upper)
+    h = reach(centre, lower, upper)
+    c_lo, c_hi = noisy_interval(c_noise, c, alpha / 2.0)
+    t_lo, t_hi = noisy_interval(t_noise, t, alpha / 2.0)
+    return _ratio_box(centre, c_lo, c_hi, h * t_lo, h * t_hi, lower, upper)
+
+
+def _ratio_box(
+    centre: float, c_lo: float, c_hi: float, s_lo: float, s_hi: float, lower: float, upper: float
+) -> tuple[float, float]:
+    """Range of ``centre + S / C`` for ``S`` in ``[s_lo, s_hi]``, ``C`` in ``[c_lo, c_hi]``
+    (at least 1), clamped to the bounds."""
     c_lo, c_hi = max(c_lo, 1.0), max(c_hi, 1.0)
     corners = [s_lo / c_lo, s_lo / c_hi, s_hi / c_lo, s_hi / c_hi]
-    mid = lower + 0.5 * (upper - lower)
-    lo = min(max(mid + min(corners), lower), upper)
-    hi = min(max(mid + max(corners), lower), upper)
+    lo = min(max(centre + min(corners), lower), upper)
+    hi = min(max(centre + max(corners), lower), upper)
     return lo, hi
 
 

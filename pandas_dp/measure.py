@@ -13,6 +13,7 @@ counts as whole numbers, sums as exact :class:`~fractions.Fraction` values.
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from fractions import Fraction
@@ -24,13 +25,21 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp import engines
+from pandas_dp import estimators as est
 from pandas_dp.grouping import Grouping
 
 if TYPE_CHECKING:
     from pandas_dp.plan import Measurement
     from pandas_dp.settings import Settings
 
-__all__ = ["engine_input", "exact_values", "kept_groups", "observed_counts", "series_data"]
+__all__ = [
+    "engine_input",
+    "exact_values",
+    "kept_groups",
+    "observed_counts",
+    "recentred_values",
+    "series_data",
+]
 
 
 def exact_values(measurements: Any, data: Mapping[Any, Any]) -> dict[str, NDArray[Any]]:
@@ -141,6 +150,45 @@ def _moment_values(
             n = int(data["rows"])
             values = [(squares[0] - total[0] * total[0] / n) / (n - 1)]
         out[m.key] = _objects(values)
+
+
+def recentred_values(
+    m: Measurement,
+    exact: Mapping[str, NDArray[Any]],
+    released: Mapping[str, NDArray[Any]],
+    variances: tuple[float, float],
+) -> NDArray[Any]:
+    """The exact recentred sums ``(S - (c - m) N) / h(c)`` of a ``("recentred", ...)``
+    measurement, one per group, from the exact count ``N`` and centred sum ``S`` and
+    the centre ``c`` their released values give (:func:`~pandas_dp.estimators.recentre`;
+    ``variances``: of the count's and the sum's noise, public).
+
+    ``c`` is post-processing of released values, so whatever the data, every row
+    adds to the sum a value of ``[-1, 1]`` (plus the rounding allowance): the
+    measurement's sensitivity, fixed before the data were read.
+    """
+    _, _, count_key, sum_key, a, b = m.source
+    w_p, w_q = (b - a).as_integer_ratio()  # the engine's midpoint is a + (b - a) / 2
+    half = (w_p, 2 * w_q)
+    values = []
+    for n, total, c, s in zip(
+        exact[count_key].tolist(),
+        exact[sum_key],
+        released[count_key].tolist(),
+        released[sum_key].tolist(),
+        strict=True,
+    ):
+        centre = est.recentre(c, s, variances, a, b)
+        # in integers over the common denominator (binary fractions: the largest),
+        # T = (S - (c - m) n) / h is one quotient of integers
+        parts = [a.as_integer_ratio(), b.as_integer_ratio(), half, centre.as_integer_ratio()]
+        p_s, q_s = Fraction(total).as_integer_ratio()
+        scale = math.lcm(q_s, *(q for _, q in parts))
+        ia, ib, ihalf, ic = (p * (scale // q) for p, q in parts)
+        numerator = p_s * (scale // q_s) - (ic - ia - ihalf) * int(n)
+        reach = max(ic - ia, ib - ic)  # 0 only for one-point bounds: every value is the point
+        values.append(Fraction(numerator, reach) if reach else Fraction(0))
+    return _objects(values)
 
 
 def _objects(values: Sequence[Fraction]) -> NDArray[Any]:

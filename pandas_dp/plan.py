@@ -71,8 +71,9 @@ __all__ = [
 
 FloatArray = NDArray[np.float64]
 
-#: The sufficient statistics one pass over a column yields.
-MOMENTS: tuple[str, ...] = ("count", "centred_sum", "centred_squares", "sum")
+#: The sufficient statistics of a numeric column: one pass yields the first four; the
+#: recentred sum is computed from the count and centred sum once they are noised.
+MOMENTS: tuple[str, ...] = ("count", "centred_sum", "centred_squares", "sum", "recentred_sum")
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,9 @@ class Measurement:
         The row of the sensitivity table (``"count"``, ``"centred_sum"`` ...).
     source : tuple
         What the engine reads: ``("moments", column)``, ``("products", columns)``,
-        ``("categories", column)``, ``("masks",)`` or ``("rows",)``.
+        ``("categories", column)``, ``("masks",)`` or ``("rows",)``; or, computed
+        from other measurements, ``("derived", column)`` (by a selection) and
+        ``("recentred", column, count_key, sum_key, lower, upper)`` (after their noise).
     size : int
         Number of entries (1, or one per category / predicate).
     sensitivity : float
@@ -263,13 +266,18 @@ class Plan(PlanRun):
                 continue
             if stat not in MOMENTS:
                 raise ValueError(f"no sufficient statistic {stat!r} of a numeric column")
+            if stat == "recentred_sum":  # computed after the noise of the two it reads
+                counted = (keys["count"], keys["centred_sum"])
+                source: tuple[Any, ...] = ("recentred", decl.column, *counted, a, b)
+            else:
+                source = ("moments", decl.column)
             if stat == "centred_squares":  # (its error names the column: not cached)
                 _finite_square(0.5 * (b - a), decl)
             sens, lo, hi, integer = _moment_row(stat, rel, n, a, b, _zero_signs(a, b))
             keys[stat] = self._entry(
                 f"{_label(decl.column)}: {stat}",
                 stat,
-                ("moments", decl.column),
+                source,
                 sens,
                 (a, b),
                 (lo, hi),

@@ -272,6 +272,14 @@ def _moment_row(
         return (
             (sens, -math.inf, math.inf, False) if n is None else (sens, -n * half, n * half, False)
         )
+    if stat == "recentred_sum":
+        # each row's centred value is rounded to the sum's step: |x - c| <= h(c) + step
+        # (and the units in the last place of the midpoint, far below a step), and
+        # h(c) >= R / 2: a row moves the sum over h(c) by at most 1 + 2 step / R,
+        # allowed for twice over
+        step = engines.accumulation_step(half)
+        sens = sensitivity("recentred_sum", rel, a, b) + 2.0 * step / half
+        return sens, -math.inf, math.inf, False
     if stat == "centred_squares":
         step = engines.accumulation_step(half * half)
         sens = sensitivity("centred_squares", rel, a, b) + step

@@ -21,8 +21,9 @@ from numpy.typing import NDArray
 from pandas_dp import engines
 from pandas_dp.bounding import apply_noise_clamped, apply_noise_exact
 from pandas_dp.budget import charge_all
+from pandas_dp.estimators import noise_variance
 from pandas_dp.grouping import canonical_key
-from pandas_dp.measure import exact_values, kept_groups, observed_counts
+from pandas_dp.measure import exact_values, kept_groups, observed_counts, recentred_values
 from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.plan_calibration import PlanCalibration
 
@@ -150,22 +151,30 @@ class PlanRun(PlanCalibration):
         if self.grouping is not None and self.grouping.private:
             data = self._select(data, out)
         engine = [
-            m for m in self.measurements.values() if m.key not in out and m.source[0] != "derived"
+            m
+            for m in self.measurements.values()
+            if m.key not in out and m.source[0] not in ("derived", "recentred")
         ]
         exact = exact_values(engine, data)
         for key, m in self.measurements.items():
             if m.select is not None:  # a private selection (and what it derives)
                 out.update(m.select(exact[key], cast("Plan", self)))
+        src = self.settings.source
+        second = []
         for key, m in self.measurements.items():
             if key in out:
                 continue
-            assert m.noise is not None
-            if m.integer:
-                out[key] = apply_noise_clamped(
-                    exact[key], self.noise_for(key), self.settings.source
-                )
+            if m.source[0] == "recentred":  # after the two it is centred by
+                second.append(m)
+            elif m.integer:
+                out[key] = apply_noise_clamped(exact[key], self.noise_for(key), src)
             else:  # exact rationals: nothing lost to floating point before the noise
-                out[key] = apply_noise_exact(exact[key], self.noise_for(key), self.settings.source)
+                out[key] = apply_noise_exact(exact[key], self.noise_for(key), src)
+        for m in second:  # a second stage: its centre is read off released values
+            # (every group's entries are noised alike: one group's plan says it)
+            first = [noise_variance(self.measurements[k].calibrated) for k in m.source[2:4]]
+            values = recentred_values(m, exact, out, (first[0], first[1]))
+            out[m.key] = apply_noise_exact(values, self.noise_for(m.key), src)
         return out
 
     def _select(self, data: Mapping[Any, Any], out: dict[str, FloatArray]) -> dict[Any, Any]:

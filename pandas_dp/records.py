@@ -158,6 +158,8 @@ _UNITS = {
     "category_counts": "rows per bucket (integer, discrete noise)",
     "centred_sum": "column units: sum of (x - midpoint)",
     "sum": "column units: sum of x",
+    "recentred_sum": "units of h: sum of (x - c) / h, c the mean the count and centred sum "
+    "give (released), h = max(c - lower, upper - c); the noise in column units is h times this",
     "centred_squares": "squared column units: sum of (x - midpoint)^2",
     "cross_products": "product of column units",
     "mean_direct": "column units (Liu's direct mean)",

@@ -19,6 +19,10 @@ The sufficient statistics (what an engine computes and the plan noises):
 * ``sum`` -- ``Σ x`` of the clamped non-missing values;
 * ``centred_sum`` -- ``Σ (x - m)``, ``m = (a + b)/2`` the midpoint;
 * ``centred_squares`` -- ``Σ (x - m)²``;
+* ``recentred_sum`` -- ``Σ (x - c) / h(c)`` about a centre ``c`` of ``[a, b]`` chosen
+  after the data were read (from released values: the mean's second stage),
+  ``h(c) = max(c - a, b - c)`` its largest distance to a bound: each row adds a
+  value of ``[-1, 1]``, whatever ``c`` is;
 * ``cross_products`` -- ``Σ (x - m_x)(y - m_y)`` over complete rows (two columns);
 * ``category_counts`` / ``category_counts_l2`` -- counts over declared categories
   (L1 and L2 norm of the whole vector);
@@ -137,6 +141,10 @@ _ROWS: list[Rule] = [
     Rule("centred_sum", "add_remove", lambda a, b, n: _r(a, b) / 2.0, "R / 2"),
     Rule("centred_sum", "substitute", lambda a, b, n: _r(a, b), "R"),
     *_both("centred_squares", lambda a, b, n: _r2(a, b) / 4.0, "R^2 / 4"),
+    # each row adds (x - c) / h(c) of [-(c - a) / h, (b - c) / h], within [-1, 1] and
+    # of width R / h <= 2 (c at the midpoint), for any centre c of [a, b]
+    Rule("recentred_sum", "add_remove", lambda a, b, n: 1.0, "1"),
+    Rule("recentred_sum", "substitute", lambda a, b, n: 2.0, "2"),
     Rule("category_counts", "add_remove", lambda a, b, n: 1.0, "1 (L1)", norm="L1"),
     Rule("category_counts", "substitute", lambda a, b, n: 2.0, "2 (L1)", norm="L1"),
     Rule("category_counts_l2", "add_remove", lambda a, b, n: 1.0, "1 (L2)", norm="L2"),
@@ -457,6 +465,7 @@ GROUPED: tuple[str, ...] = (
     "sum",
     "centred_sum",
     "centred_squares",
+    "recentred_sum",
     "category_counts",
 )
 
@@ -522,7 +531,9 @@ def grouped_sensitivity(
 
     Parameters
     ----------
-    statistic : {"count", "rows", "sum", "centred_sum", "centred_squares", "category_counts"}
+    statistic : str
+        One of :data:`GROUPED`: ``"count"``, ``"rows"``, ``"sum"``, ``"centred_sum"``,
+        ``"centred_squares"``, ``"recentred_sum"``, ``"category_counts"``.
     neighbouring : {"add_remove", "substitute"}
     lower, upper : float
         The declared bounds of the column (unused by the counts).

@@ -42,6 +42,7 @@ from pandas_dp.moments import (
     plan_entry,
     resolve_method,
     stacked,
+    statistic_weights,
     weights_name,
 )
 from pandas_dp.plan import Plan, engine_input
@@ -348,7 +349,7 @@ def _planned(
         ddof,
         settings.plan_key(),
         tuple((typed_key(c), tuple(sts), _decl_key(decls[c])) for c, sts in requests.items()),
-        _weights_key(requests, way),
+        _weights_key(requests, way, settings.neighbouring),
     )
     try:
         found = _PLANS.get(key)
@@ -365,11 +366,13 @@ def _planned(
     return plan.rebound(settings), entries, ranges
 
 
-def _weights_key(requests: Mapping[Hashable, Sequence[str]], way: str) -> tuple[Hashable, ...]:
+def _weights_key(
+    requests: Mapping[Hashable, Sequence[str]], way: str, neighbouring: str
+) -> tuple[Hashable, ...]:
     """The :data:`MOMENT_WEIGHTS` entries the requests' entries read, by content (a
     study that swaps them, as ``benchmarks/accuracy.py`` does, never gets a plan
     split by other weights)."""
-    names = {weights_name(st, way) for sts in requests.values() for st in sts}
+    names = {weights_name(st, way, neighbouring) for sts in requests.values() for st in sts}
     return tuple((name, *MOMENT_WEIGHTS[name].items()) for name in sorted(names))
 
 
@@ -400,11 +403,12 @@ def _build_plan(
     are in, and the last item gives each of their columns its budget weight.
     """
     plan = Plan(settings, grouping)
-    factors, other_weights = _column_factors(requests, way, others or {})
+    rel = settings.neighbouring
+    factors, other_weights = _column_factors(requests, way, rel, others or {})
     entries = {}
     for c, sts in requests.items():
         for st in sts:
-            w = MOMENT_WEIGHTS[weights_name(st, way)]
+            w = statistic_weights(st, sts, way, rel)
             scaled = {k: v * factors[c] for k, v in w.items()}
             entries[(c, st)] = plan_entry(plan, st, decls[c], way, scaled)
     if others is None:
@@ -417,6 +421,7 @@ def _build_plan(
 def _column_factors(
     requests: Mapping[Hashable, Sequence[str]],
     way: str,
+    neighbouring: str,
     others: Mapping[Hashable, Sequence[str]],
 ) -> tuple[dict[Hashable, float], dict[Hashable, float]]:
     """Budget factors that give every column an equal share.
@@ -432,7 +437,7 @@ def _column_factors(
     for c, sts in requests.items():
         merged: dict[str, float] = {}
         for st in sts:
-            for k, v in MOMENT_WEIGHTS[weights_name(st, way)].items():
+            for k, v in statistic_weights(st, sts, way, neighbouring).items():
                 merged[k] = max(merged.get(k, 0.0), v)
         totals[c] = sum(merged.values())
     extra = {c: totals.get(c) or 1.0 for c, sts in others.items() if sts}

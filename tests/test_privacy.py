@@ -43,9 +43,9 @@ import pytest
 from scipy import stats
 
 import pandas_dp  # noqa: F401  (registers the accessor)
-from pandas_dp import engines
+from pandas_dp import engines, measure
 from pandas_dp import estimators as est
-from pandas_dp.bounding import apply_noise
+from pandas_dp.bounding import apply_noise, apply_noise_exact
 from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.mechanisms import RandomSource
 from pandas_dp.moments import plan_moments
@@ -351,15 +351,40 @@ def default_releases(statistic, values, seed, draws=DRAWS, *, eps=EPS, shrink=1.
     m = 1 if draws is None else int(np.random.default_rng(seed).poisson(draws))
     src = RandomSource(seed)
     noisy = {}
+    shrunk = {}
     for stat, key in keys.items():  # the plan's measurement order
         noise = plan.measurements[key].noise
-        noise = dataclasses.replace(noise, scale=noise.scale * shrink)
+        shrunk[stat] = noise = dataclasses.replace(noise, scale=noise.scale * shrink)
+        if stat == "recentred_sum":  # the second stage, after the first's noise
+            continue
         theta = np.clip(np.full(m, exact[stat]), noise.lower[0], noise.upper[0])
         noisy[stat] = apply_noise(theta, noise.tiled(m), src)
     clamp = bounding != "none"
     if statistic == "mean":
-        fn = np.frompyfunc(lambda c, s: est.mean_value(c, s, 0.0, 1.0, clamp=clamp), 2, 1)
-        return fn(noisy["count"], noisy["centred_sum"]).astype(np.float64)
+        # the second stage as the plan runs it: the exact sum about the centre the
+        # released count and sum give, per release, then its noise
+        first = (
+            plan.measurements[keys["count"]].noise,
+            plan.measurements[keys["centred_sum"]].noise,
+        )
+        variances = tuple(est.noise_variance(p) for p in first)
+        recentred = plan.measurements[keys["recentred_sum"]]
+        exact_runs = {
+            keys["count"]: np.full(m, exact["count"]),
+            keys["centred_sum"]: np.full(m, sums.total_exact[0], dtype=object),
+        }
+        released = {keys["count"]: noisy["count"], keys["centred_sum"]: noisy["centred_sum"]}
+        values = measure.recentred_values(recentred, exact_runs, released, variances)
+        noisy["recentred_sum"] = apply_noise_exact(values, shrunk["recentred_sum"].tiled(m), src)
+        t_var = est.noise_variance(recentred.noise)
+        fn = np.frompyfunc(
+            lambda c, s, t: est.recentred_mean_value(
+                c, s, t, (*variances, t_var), 0.0, 1.0, clamp=clamp
+            ),
+            3,
+            1,
+        )
+        return fn(noisy["count"], noisy["centred_sum"], noisy["recentred_sum"]).astype(np.float64)
     top = output_range("var", 0.0, 1.0, ddof=1)[1]
     fn = np.frompyfunc(
         lambda c, s, q: est.var_value(c, s, q, ddof=1, upper_range=top, clamp=clamp), 3, 1

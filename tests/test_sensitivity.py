@@ -97,8 +97,8 @@ def test_every_one_column_row_is_proven() -> None:
     """Every row of the table is proven here, in test_sensitivity_vectors.py or (the
     quantile score) in test_quantile_search.py."""
     mine = {key for key in TABLE if not _is_vector_or_pair(key[0])}
-    assert mine == set(ROWS)
-    assert set(ONE_COLUMN) == {s for s, _ in mine}
+    assert mine == set(ROWS) | {("recentred_sum", rel) for rel in NEIGHBOURING}
+    assert {*ONE_COLUMN, "recentred_sum"} == {s for s, _ in mine}
 
 
 # ------------------------------------------------------------------ enumeration
@@ -599,3 +599,83 @@ def test_bad_contribution_bound_raises(k: Any) -> None:
     assert repr(k) in str(info.value)
     with pytest.raises(ValueError, match="contribution bound"):
         pair_sensitivity("cross_products", "add_remove", 1.0, 1.0, k=k)
+
+
+# ------------------------------------------------------------------ the recentred sum
+
+
+def centres(a: float, b: float) -> list[float]:
+    """Centres a second stage may pick: both bounds, the midpoint, interior points and
+    floats that are not on any grid of the bounds."""
+    return [a, b, a + 0.5 * (b - a), *(a + f * (b - a) for f in (0.01, 0.3, 0.77, 0.999))]
+
+
+@pytest.mark.parametrize("k", sorted(SHAPES))
+@pytest.mark.parametrize("bounds", BOUNDS, ids=str)
+@pytest.mark.parametrize("relation", NEIGHBOURING)
+def test_recentred_sum_row(relation: str, bounds: tuple[float, float], k: int) -> None:
+    """``Σ (x - c) / h(c)`` about any centre ``c`` of the bounds: within the table's
+    value (math), within the plan's sensitivity (engine: the centred sum's rounding,
+    composed as :func:`pandas_dp.measure.recentred_values` composes it), and attained:
+    under add_remove for every centre, under substitute at the midpoint."""
+    a, b = bounds
+    w = world(a, b, k)
+    pairs = w.pairs[relation]
+    table = sensitivity("recentred_sum", relation, a, b, k=k)
+    assert table == k * sensitivity("recentred_sum", relation, a, b)
+    plan = Plan(Settings(epsilon=1.0, neighbouring=relation))
+    keys = plan.moments(NumericDeclaration("x", a, b), ("count", "centred_sum", "recentred_sum"))
+    planned = k * plan.measurements[keys["recentred_sum"]].sensitivity  # k = 1, times k
+    fa, fb = Fraction(a), Fraction(b)
+    mid = fa + Fraction(b - a) / 2
+    count, total = w.engine["count"], w.engine["centred_sum"]
+    for c in centres(a, b):
+        fc = Fraction(c)
+        h = max(fc - fa, fb - fc)
+        engine = np.array(
+            [(t - (fc - mid) * int(n)) / h for n, t in zip(count, total, strict=True)]
+        )
+        maths = np.array(
+            [
+                sum(
+                    (min(max(Fraction(x), fa), fb) - fc for x in r if not math.isnan(x)),
+                    Fraction(0),
+                )
+                / h
+                for r in w.rows
+            ]
+        )
+        exact = float(changes(w, maths, pairs).max())
+        computed = float(changes(w, engine, pairs).max())
+        assert exact <= table * (1 + 1e-12), (c, exact, table)
+        assert computed <= planned, (c, computed, planned)
+        if relation == "add_remove" or c == a + 0.5 * (b - a):
+            assert exact == pytest.approx(table, rel=1e-12), (c, exact, table)
+        else:
+            assert exact < table
+
+
+def test_recentred_values_is_the_formula_proven_above() -> None:
+    """:func:`pandas_dp.measure.recentred_values` centres on the released mean, by
+    :func:`pandas_dp.estimators.recentre`, in exact arithmetic."""
+    from pandas_dp import estimators as est
+
+    a, b = -3.0, 1.0
+    plan = Plan(Settings(epsilon=1.0))
+    keys = plan.moments(NumericDeclaration("x", a, b), ("count", "centred_sum", "recentred_sum"))
+    m = plan.measurements[keys["recentred_sum"]]
+    rows = [-3.0, 0.25, 1.0, NAN, 0.5]
+    e = engine_values(rows, a, b)
+    exact = {
+        keys["count"]: np.array([e["count"]]),
+        keys["centred_sum"]: np.array([e["centred_sum"]], dtype=object),
+    }
+    released = {keys["count"]: np.array([4.0]), keys["centred_sum"]: np.array([-2.5])}
+    got = measure.recentred_values(m, exact, released, (2.0, 0.5))[0]
+    c = Fraction(est.recentre(4.0, -2.5, (2.0, 0.5), a, b))
+    delta = -2.5 / 4
+    se = math.sqrt(0.5 + delta * delta * 2.0) / 4
+    assert c == Fraction(-1.0 - (abs(delta) - est.SHRINK * se))
+    h = max(c - Fraction(a), Fraction(b) - c)
+    want = sum((Fraction(x) - c for x in rows if not math.isnan(x)), Fraction(0)) / h
+    assert got == want

@@ -54,6 +54,9 @@ def contribution(statistic: str, value: float, a: float, b: float) -> float:
         "sum": value,
         "centred_sum": value - m,
         "centred_squares": (value - m) ** 2,
+        # about the midpoint, the widest case: about any centre c a row adds a value
+        # of [-(c - a), b - c] / max(c - a, b - c), within [-1, 1] (each group its own c)
+        "recentred_sum": (value - m) / (0.5 * (b - a)),
     }[statistic]
 
 
