@@ -320,6 +320,12 @@ def halfwidth(plan: NoisePlan, alpha: float) -> FloatArray:
     """
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must lie in (0, 1); got {alpha}")
+    with np.errstate(over="ignore", invalid="ignore"):  # scales near the float range
+        return _halfwidth(plan, alpha)
+
+
+def _halfwidth(plan: NoisePlan, alpha: float) -> FloatArray:
+    """:func:`halfwidth` once ``alpha`` is checked (an overflow gives an infinite one)."""
     if plan.mechanism == "gaussian":
         h = mech.gaussian_halfwidth(plan.scale, alpha)
     elif plan.bounding == "truncated":
@@ -333,5 +339,6 @@ def halfwidth(plan: NoisePlan, alpha: float) -> FloatArray:
         # the largest value the release can take when the noise is within h
         c, half = _centre(plan.lower, plan.upper)
         reach = np.abs(c) + half + h + plan.granularity
-        h = h + np.where(c != 0.0, np.spacing(reach) / 2.0, 0.0)
+        ulp = np.where(np.isfinite(reach), np.spacing(reach) / 2.0, np.inf)
+        h = h + np.where(c != 0.0, ulp, 0.0)
     return np.asarray(h, dtype=np.float64)

@@ -171,10 +171,13 @@ def noisy_interval(noise: NoisePlan, value: float, alpha: float) -> tuple[float,
     """
     h = float(halfwidth(noise, alpha)[0])
     bottom, top = float(noise.lower[0]), float(noise.upper[0])
-    lo = min(max(value - h, bottom), top)
-    hi = min(max(value + h, bottom), top)
+    lo, hi = value - h, value + h
+    # an infinite release (a sum beyond the float range) and half-width: the range's end
+    lo = bottom if math.isnan(lo) else min(max(lo, bottom), top)
+    hi = top if math.isnan(hi) else min(max(hi, bottom), top)
     if noise.integer:
-        lo, hi = math.ceil(lo), math.floor(hi)
+        lo = math.ceil(lo) if math.isfinite(lo) else lo
+        hi = math.floor(hi) if math.isfinite(hi) else hi
     return lo, hi
 
 

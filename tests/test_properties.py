@@ -11,6 +11,7 @@ length is private: no length, not even 0, makes a release fail.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -243,3 +244,9 @@ def test_a_sum_beyond_the_float_range_releases_an_infinity():
     assert 0.0 <= float(m) <= 1e308
     total = s.dp.sum(epsilon=1e6, bounds=(0.0, 1e308), random_state=0)
     assert math.isinf(float(total)) or float(total) > 1e308 / 2
+    # the intervals' half-widths overflow to infinity there: no warning, no error
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for r in (m, total, s.dp.sum(epsilon=1.0, bounds=(0.0, 1e308), random_state=0)):
+            lo, hi = r.attrs["dp"].interval(0.05)
+            assert lo <= hi
