@@ -158,8 +158,7 @@ def var_value(c: float, s: float, q: float, *, ddof: int, upper_range: float, cl
 def noise_variance(noise: NoisePlan) -> float:
     """The variance of a plan's first entry's noise: ``2 b²`` (Laplace, scale ``b``) or
     ``sigma²`` (Gaussian). Used as a weight only: the discreteness is left out."""
-    scale = float(noise.scale[0])
-    return scale * scale * (1.0 if noise.mechanism == "gaussian" else 2.0)
+    return noise.variance
 
 
 def noisy_interval(noise: NoisePlan, value: float, alpha: float) -> tuple[float, float]:

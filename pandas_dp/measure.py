@@ -169,26 +169,30 @@ def recentred_values(
     """
     _, _, count_key, sum_key, a, b = m.source
     w_p, w_q = (b - a).as_integer_ratio()  # the engine's midpoint is a + (b - a) / 2
-    half = (w_p, 2 * w_q)
-    values = []
-    for n, total, c, s in zip(
-        exact[count_key].tolist(),
-        exact[sum_key],
-        released[count_key].tolist(),
-        released[sum_key].tolist(),
-        strict=True,
+    a_p, a_q = a.as_integer_ratio()
+    b_p, b_q = b.as_integer_ratio()
+    base = math.lcm(a_q, b_q, 2 * w_q)  # binary fractions: the largest denominator
+    out = np.empty(len(exact[sum_key]), dtype=object)
+    for i, (n, total, c, s) in enumerate(
+        zip(
+            exact[count_key].tolist(),
+            exact[sum_key],
+            released[count_key].tolist(),
+            released[sum_key].tolist(),
+            strict=True,
+        )
     ):
-        centre = est.recentre(c, s, variances, a, b)
-        # in integers over the common denominator (binary fractions: the largest),
-        # T = (S - (c - m) n) / h is one quotient of integers
-        parts = [a.as_integer_ratio(), b.as_integer_ratio(), half, centre.as_integer_ratio()]
-        p_s, q_s = Fraction(total).as_integer_ratio()
-        scale = math.lcm(q_s, *(q for _, q in parts))
-        ia, ib, ihalf, ic = (p * (scale // q) for p, q in parts)
-        numerator = p_s * (scale // q_s) - (ic - ia - ihalf) * int(n)
+        c_p, c_q = est.recentre(c, s, variances, a, b).as_integer_ratio()
+        t_p, t_q = total.as_integer_ratio()
+        scale = math.lcm(base, c_q, t_q)
+        # in integers over the common denominator, T = (S - (c - m) n) / h is one
+        # quotient of integers (m = a + half)
+        ia, ib, ic = a_p * (scale // a_q), b_p * (scale // b_q), c_p * (scale // c_q)
+        ihalf = w_p * (scale // (2 * w_q))
+        numerator = t_p * (scale // t_q) - (ic - ia - ihalf) * int(n)
         reach = max(ic - ia, ib - ic)  # 0 only for one-point bounds: every value is the point
-        values.append(Fraction(numerator, reach) if reach else Fraction(0))
-    return _objects(values)
+        out[i] = Fraction(numerator, reach) if reach else Fraction(0)
+    return out
 
 
 def _objects(values: Sequence[Fraction]) -> NDArray[Any]:

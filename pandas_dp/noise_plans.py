@@ -116,6 +116,13 @@ class NoisePlan:
         return units
 
     @functools.cached_property
+    def variance(self) -> float:
+        """The first entry's noise variance: ``2 b²`` (Laplace, scale ``b``) or
+        ``sigma²`` (Gaussian), the discreteness left out (an estimator's weight)."""
+        scale = float(self.scale[0])
+        return scale * scale * (1.0 if self.mechanism == "gaussian" else 2.0)
+
+    @functools.cached_property
     def laplace_split(self) -> list[tuple[int, int]]:
         """:attr:`units`, checked and split for the small-path discrete Laplace
         sampler (:func:`pandas_dp.mechanisms.small.laplace_split`); a refused scale

@@ -28,7 +28,7 @@ FloatArray = NDArray[np.float64]
 _TWO_M53: Final = 2.0**-53
 #: A secure source reads the CSPRNG this many 64-bit words at a time for
 #: :meth:`RandomSource.words` (one read covers a typical scalar release).
-BLOCK_WORDS: Final = 64
+BLOCK_WORDS: Final = 128
 
 
 class RandomSource:
