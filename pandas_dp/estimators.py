@@ -39,7 +39,6 @@ from pandas_dp.noise_plans import NoisePlan
 __all__ = [
     "mean_interval",
     "mean_value",
-    "noise_variance",
     "noisy_interval",
     "reach",
     "recentre",
@@ -155,12 +154,6 @@ def var_value(c: float, s: float, q: float, *, ddof: int, upper_range: float, cl
     return min(max(value, 0.0), upper_range) if clamp else value
 
 
-def noise_variance(noise: NoisePlan) -> float:
-    """The variance of a plan's first entry's noise: ``2 b²`` (Laplace, scale ``b``) or
-    ``sigma²`` (Gaussian). Used as a weight only: the discreteness is left out."""
-    return noise.variance
-
-
 def noisy_interval(noise: NoisePlan, value: float, alpha: float) -> tuple[float, float]:
     """``value ± halfwidth`` intersected with the noise plan's public range.
 
@@ -212,7 +205,7 @@ def recentred_mean_interval(
     ``C`` and ``S``); the exact mean is ``c + (S - d N) / N``, and ``h T`` measures
     ``S - d N``.
     """
-    centre = recentre(c, s, (noise_variance(c_noise), noise_variance(s_noise)), lower, upper)
+    centre = recentre(c, s, (c_noise.variance, s_noise.variance), lower, upper)
     h = reach(centre, lower, upper)
     c_lo, c_hi = noisy_interval(c_noise, c, alpha / 2.0)
     t_lo, t_hi = noisy_interval(t_noise, t, alpha / 2.0)

@@ -383,16 +383,13 @@ def estimate(
     if st == "mean" and "recentred_sum" in k:
         c, s = float(noisy[k["count"]][g]), float(noisy[k["centred_sum"]][g])
         t = float(noisy[k["recentred_sum"]][g])
-        plans = (m[k["count"]].calibrated, m[k["centred_sum"]].calibrated)
-        t_plan = m[k["recentred_sum"]].calibrated
-        variances = (
-            est.noise_variance(plans[0]),
-            est.noise_variance(plans[1]),
-            est.noise_variance(t_plan),
+        c_plan, s_plan, t_plan = (
+            m[k[x]].calibrated for x in ("count", "centred_sum", "recentred_sum")
         )
+        variances = (c_plan.variance, s_plan.variance, t_plan.variance)
         value = est.recentred_mean_value(c, s, t, variances, d.lower, d.upper, clamp=clamp)
         recentred_fn: IntervalFn = partial(
-            est.recentred_mean_interval, *plans, t_plan, c, s, t, d.lower, d.upper
+            est.recentred_mean_interval, c_plan, s_plan, t_plan, c, s, t, d.lower, d.upper
         )
         return value, recentred_fn
     if st == "mean":

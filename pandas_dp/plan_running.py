@@ -21,7 +21,6 @@ from numpy.typing import NDArray
 from pandas_dp import engines
 from pandas_dp.bounding import apply_noise_clamped, apply_noise_exact
 from pandas_dp.budget import charge_all
-from pandas_dp.estimators import noise_variance
 from pandas_dp.grouping import canonical_key
 from pandas_dp.measure import exact_values, kept_groups, observed_counts, recentred_values
 from pandas_dp.noise_plans import NoisePlan
@@ -172,8 +171,8 @@ class PlanRun(PlanCalibration):
                 out[key] = apply_noise_exact(exact[key], self.noise_for(key), src)
         for m in second:  # a second stage: its centre is read off released values
             # (every group's entries are noised alike: one group's plan says it)
-            first = [noise_variance(self.measurements[k].calibrated) for k in m.source[2:4]]
-            values = recentred_values(m, exact, out, (first[0], first[1]))
+            c_plan, s_plan = (self.measurements[k].calibrated for k in m.source[2:4])
+            values = recentred_values(m, exact, out, (c_plan.variance, s_plan.variance))
             out[m.key] = apply_noise_exact(values, self.noise_for(m.key), src)
         return out
 

@@ -367,7 +367,7 @@ def default_releases(statistic, values, seed, draws=DRAWS, *, eps=EPS, shrink=1.
             plan.measurements[keys["count"]].noise,
             plan.measurements[keys["centred_sum"]].noise,
         )
-        variances = tuple(est.noise_variance(p) for p in first)
+        variances = tuple(p.variance for p in first)
         recentred = plan.measurements[keys["recentred_sum"]]
         exact_runs = {
             keys["count"]: np.full(m, exact["count"]),
@@ -376,7 +376,7 @@ def default_releases(statistic, values, seed, draws=DRAWS, *, eps=EPS, shrink=1.
         released = {keys["count"]: noisy["count"], keys["centred_sum"]: noisy["centred_sum"]}
         values = measure.recentred_values(recentred, exact_runs, released, variances)
         noisy["recentred_sum"] = apply_noise_exact(values, shrunk["recentred_sum"].tiled(m), src)
-        t_var = est.noise_variance(recentred.noise)
+        t_var = recentred.calibrated.variance
         fn = np.frompyfunc(
             lambda c, s, t: est.recentred_mean_value(
                 c, s, t, (*variances, t_var), 0.0, 1.0, clamp=clamp
