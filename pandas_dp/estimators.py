@@ -37,6 +37,8 @@ from pandas_dp.bounding import halfwidth
 from pandas_dp.noise_plans import NoisePlan
 
 __all__ = [
+    "bound_sums_mean_interval",
+    "bound_sums_mean_value",
     "mean_interval",
     "mean_value",
     "noisy_interval",
@@ -55,6 +57,59 @@ def mean_value(c: float, s: float, lower: float, upper: float, *, clamp: bool) -
     """``m + S / max(C, 1)``, clamped to the bounds unless ``clamp`` is false."""
     value = lower + 0.5 * (upper - lower) + s / max(c, 1.0)
     return min(max(value, lower), upper) if clamp else value
+
+
+def bound_sums_mean_value(p: float, q: float, lower: float, upper: float, *, clamp: bool) -> float:
+    """The mean from the noisy bound sums ``P ≈ Σ (x - a)`` and ``Q ≈ Σ (b - x)``.
+
+    ``a + (b - a) P / (P + Q)``, computed as ``(1 - r) a + r b`` with
+    ``r = P / (P + Q)`` (no overflow for bounds anywhere in the float range). With
+    ``clamp``, ``P`` and ``Q`` are first raised to 0 (each is a sum of non-negative
+    terms), so the mean lies in the bounds; a release with ``P + Q <= 0`` (noise
+    only) gives the midpoint. Without it the raw ratio is used (it may leave the
+    bounds) while ``P + Q > 0``.
+
+    Examples
+    --------
+    >>> bound_sums_mean_value(1000.0, 9000.0, 0.0, 100.0, clamp=True)
+    10.0
+    >>> bound_sums_mean_value(-3.0, 2.0, 0.0, 100.0, clamp=True)
+    0.0
+    """
+    if clamp or not p + q > 0:
+        p, q = max(p, 0.0), max(q, 0.0)
+    r = _share(p, q)
+    value = (1.0 - r) * lower + r * upper
+    # (the products of subnormal bounds may round below them)
+    return min(max(value, lower), upper) if clamp else value
+
+
+def _share(p: float, q: float) -> float:
+    """``p / (p + q)``: 1/2 when both are 0, the limits where one is infinite."""
+    if math.isinf(p) or math.isinf(q):
+        return 0.5 if math.isinf(p) and math.isinf(q) else (1.0 if math.isinf(p) else 0.0)
+    total = p + q
+    if total == 0.0:
+        return 0.5
+    if math.isinf(total):  # two sums near the float range
+        return 1.0 / (1.0 + q / p) if p > 0 else 0.0
+    return p / total
+
+
+def bound_sums_mean_interval(
+    noise: NoisePlan, p: float, q: float, lower: float, upper: float, alpha: float
+) -> tuple[float, float]:
+    """Range of the mean over the box of ``P``'s and ``Q``'s intervals (``alpha / 2``
+    each): the mean grows with ``P`` and falls with ``Q``, so the box's corners
+    ``(P_lo, Q_hi)`` and ``(P_hi, Q_lo)`` are its ends. The exact sums are
+    non-negative, which :func:`noisy_interval` keeps (the plan's range)."""
+    p_lo, p_hi = noisy_interval(noise, p, alpha / 2.0)
+    q_lo, q_hi = noisy_interval(noise, q, alpha / 2.0)
+    low = 0.0 if p_lo <= 0.0 else _share(p_lo, q_hi)
+    high = 1.0 if q_lo <= 0.0 else _share(p_hi, q_lo)
+    ends = ((1.0 - r) * lower + r * upper for r in (low, high))
+    lo, hi = (min(max(x, lower), upper) for x in ends)
+    return min(lo, hi), hi  # (an ulp of rounding never inverts it)
 
 
 #: The second stage's centre moves from the midpoint towards the first stage's mean

@@ -13,6 +13,7 @@ counts as whole numbers, sums as exact :class:`~fractions.Fraction` values.
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -143,6 +144,8 @@ def _moment_values(
         elif m.statistic == "sum":
             mid = _midpoint(decl)
             values = [t + mid * int(c) for t, c in zip(total, count, strict=True)]
+        elif m.statistic == "bound_sums":  # (Σ (x - a), Σ (b - x)), group after group
+            values = _bound_sums(total, count, decl.lower, decl.upper)
         elif m.statistic == "mean_direct":  # n public: a missing value counts as the midpoint
             n = int(data["rows"])
             values = [_midpoint(decl) + total[0] / n]
@@ -150,6 +153,28 @@ def _moment_values(
             n = int(data["rows"])
             values = [(squares[0] - total[0] * total[0] / n) / (n - 1)]
         out[m.key] = _objects(values)
+
+
+def _bound_sums(
+    total: Sequence[Fraction], count: NDArray[Any], lower: float, upper: float
+) -> list[Fraction]:
+    """``(S + N (m - a), N (b - m) - S)`` per group, ``S`` the exact centred sum and
+    ``N`` the count (``m`` the engine's midpoint), in integers over one denominator."""
+    (b_p, b_q), (a_p, a_q) = _offsets(lower, upper)
+    out = []
+    for t, c in zip(total, count.tolist(), strict=True):
+        t_p, t_q = t.numerator, t.denominator
+        n = int(c)
+        out.append(Fraction(t_p * b_q + n * b_p * t_q, t_q * b_q))
+        out.append(Fraction(n * a_p * t_q - t_p * a_q, t_q * a_q))
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _offsets(lower: float, upper: float) -> tuple[tuple[int, int], tuple[int, int]]:
+    """``m - a`` and ``b - m`` (``m`` the engine's midpoint) as integer ratios."""
+    mid = Fraction(lower) + Fraction(upper - lower) / 2
+    return (mid - Fraction(lower)).as_integer_ratio(), (Fraction(upper) - mid).as_integer_ratio()
 
 
 def recentred_values(

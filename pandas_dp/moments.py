@@ -55,15 +55,21 @@ IntervalFn = Callable[[float], tuple[float, float]]
 #: ``m + S/C`` errs by the sum's noise plus the count's noise times the distance of
 #: the mean from the midpoint ``m``, so its best split depends on the (private)
 #: data (1:9 on centred data, 1:1 on piled data; 1:2 was the minimax). Under
-#: add/remove the mean has a second stage instead: the sum about the first
-#: stage's mean (``recentred_sum``, :func:`~pandas_dp.estimators.recentre`), whose
-#: noise the count no longer multiplies by a large distance. count : centred_sum :
-#: recentred_sum = 2:1:13 minimises the worst ratio over the informative settings
-#: (the best candidate's RMSE at most 1 % of the bounds' width: 36 of 54): 1.05x,
-#: against 2.18x for the one-stage 1:2; over all settings its worst is 1.72x, at
-#: n = 100, epsilon = 0.1, where every candidate misses by about 14 on [0, 100].
-#: Under substitute (where a sum about any centre is as noisy as about the
-#: midpoint) the mean keeps 1:2 (``mean_substitute``). Variance and std 5:4:9
+#: add/remove with Laplace noise (bounding ``bit`` or ``none``) the mean measures
+#: no split at all: the two sums from the bounds, ``(Σ (x - a), Σ (b - x))``, to
+#: which one row adds ``b - a`` in all, noised as one vector at the whole epsilon
+#: (``bound_sums``; ``benchmarks/mean_pair.py``: more accurate than Liu's
+#: public-n mean in every setting, up to 2x more than the two stages below, at
+#: most 10 % less on centred data with n epsilon >= 1000). With the truncated
+#: mode or the Gaussian mechanism (whose calibrations read a per-entry
+#: sensitivity) the mean keeps two stages (``mean_two_stages``): the sum about
+#: the first stage's mean (``recentred_sum``,
+#: :func:`~pandas_dp.estimators.recentre`), whose noise the count no longer
+#: multiplies by a large distance; count : centred_sum : recentred_sum = 2:1:13
+#: minimises the worst ratio over the informative settings (the best candidate's
+#: RMSE at most 1 % of the bounds' width: 36 of 54): 1.05x, against 2.18x for the
+#: one-stage 1:2. Under substitute (where a sum about any centre is as noisy as
+#: about the midpoint) the mean keeps 1:2 (``mean_substitute``). Variance and std 5:4:9
 #: (worst 1.40x, former 1:1:2 1.54x).
 #: ``describe`` measures one (count, centred sum, centred squares) per column for
 #: its count, mean and std, and one percentile tree (``grid``). 6:4:3:5 gives
@@ -84,9 +90,11 @@ IntervalFn = Callable[[float], tuple[float, float]]
 MOMENT_WEIGHTS: dict[str, dict[str, float]] = {
     "count": {"count": 1.0},
     "sum": {"sum": 1.0},
-    # 2:1:13, scaled to the one-stage total of 3 (a partition selection, weight 1,
+    # the whole budget; 3, the one-stage total (a partition selection, weight 1,
     # keeps its quarter of a grouped mean's budget)
-    "mean": {"count": 0.375, "centred_sum": 0.1875, "recentred_sum": 2.4375},
+    "mean": {"bound_sums": 3.0},
+    # 2:1:13, scaled to the same total
+    "mean_two_stages": {"count": 0.375, "centred_sum": 0.1875, "recentred_sum": 2.4375},
     "mean_substitute": {"count": 1.0, "centred_sum": 2.0},
     "var": {"count": 5.0, "centred_sum": 4.0, "centred_squares": 9.0},
     "describe": {"count": 6.0, "centred_sum": 4.0, "centred_squares": 3.0, "grid": 5.0},
@@ -146,7 +154,13 @@ def resolve_method(method: str, settings: Settings) -> str:
     return "moments" if method == "auto" else method
 
 
-def weights_name(statistic: str, method: str, neighbouring: str = "add_remove") -> str:
+def weights_name(
+    statistic: str,
+    method: str,
+    neighbouring: str = "add_remove",
+    mechanism: str = "laplace",
+    bounding: str = "bit",
+) -> str:
     """The :data:`MOMENT_WEIGHTS` entry that splits ``statistic``'s budget.
 
     Parameters
@@ -158,8 +172,12 @@ def weights_name(statistic: str, method: str, neighbouring: str = "add_remove") 
         ``"moments"`` or ``"direct"`` (the mean and the variance only; the other
         statistics have one way).
     neighbouring : str, default "add_remove"
-        The relation: under ``"substitute"`` the mean has no second stage (a sum
-        about any centre then changes by up to ``R``, as the first stage's does).
+        The relation: under ``"substitute"`` the mean measures a count and a
+        centred sum (``"mean_substitute"``).
+    mechanism, bounding : str, default "laplace", "bit"
+        Under add/remove the mean measures its bound sums with Laplace noise and
+        bounding ``"bit"`` or ``"none"`` (``"mean"``), else two stages
+        (``"mean_two_stages"``).
 
     Returns
     -------
@@ -171,34 +189,47 @@ def weights_name(statistic: str, method: str, neighbouring: str = "add_remove") 
     ('var', 'mean_direct')
     >>> weights_name("mean", "moments", "substitute")
     'mean_substitute'
+    >>> weights_name("mean", "moments", "add_remove", "gaussian")
+    'mean_two_stages'
     """
     base = "var" if statistic == "std" else statistic
     way = method if base in ("mean", "var") else "moments"
     if way == "direct":
         return f"{base}_direct"
-    return "mean_substitute" if base == "mean" and neighbouring == "substitute" else base
+    if base != "mean":
+        return base
+    if neighbouring == "substitute":
+        return "mean_substitute"
+    return "mean" if mechanism == "laplace" and bounding != "truncated" else "mean_two_stages"
 
 
 def statistic_weights(
-    statistic: str, together: Sequence[str], method: str, neighbouring: str
+    statistic: str,
+    together: Sequence[str],
+    method: str,
+    neighbouring: str,
+    mechanism: str = "laplace",
+    bounding: str = "bit",
 ) -> dict[str, float]:
     """The budget weights of ``statistic``'s measurements, requested with ``together``.
 
     :data:`MOMENT_WEIGHTS`'s entry (:func:`weights_name`), except that a mean asked
-    for with a variance or std of the same column reads their measurements and has
-    no second stage: the variance's weights then split the budget as they do alone.
+    for with a variance or std of the same column reads their count and centred
+    sum (the first stage of ``"mean_two_stages"``): the variance's weights then
+    split the budget as they do alone.
 
     Examples
     --------
     >>> statistic_weights("mean", ("mean",), "moments", "add_remove")
-    {'count': 0.375, 'centred_sum': 0.1875, 'recentred_sum': 2.4375}
+    {'bound_sums': 3.0}
     >>> statistic_weights("mean", ("mean", "std"), "moments", "add_remove")
     {'count': 0.375, 'centred_sum': 0.1875}
     """
-    weights = MOMENT_WEIGHTS[weights_name(statistic, method, neighbouring)]
-    if "recentred_sum" in weights and {"var", "std"} & set(together):
-        return {k: v for k, v in weights.items() if k != "recentred_sum"}
-    return dict(weights)
+    name = weights_name(statistic, method, neighbouring, mechanism, bounding)
+    if name in ("mean", "mean_two_stages") and {"var", "std"} & set(together):
+        first = MOMENT_WEIGHTS["mean_two_stages"]
+        return {k: v for k, v in first.items() if k != "recentred_sum"}
+    return dict(MOMENT_WEIGHTS[name])
 
 
 @dataclass(frozen=True)
@@ -254,8 +285,12 @@ def plan_entry(
     way = method if base in ("mean", "var") else "moments"
     needs = _NEEDS[(base, way)]
     if weights is None:
-        weights = MOMENT_WEIGHTS[weights_name(statistic, method, plan.settings.neighbouring)]
-    if base == "mean" and "recentred_sum" in weights:  # the second stage (add_remove)
+        s = plan.settings
+        name = weights_name(statistic, method, s.neighbouring, s.mechanism, s.bounding)
+        weights = MOMENT_WEIGHTS[name]
+    if base == "mean" and "bound_sums" in weights:  # add_remove, Laplace
+        needs = ("bound_sums",)
+    elif base == "mean" and "recentred_sum" in weights:  # the second stage (add_remove)
         needs = (*needs, "recentred_sum")
     keys = plan.moments(decl, needs, weights)
     return Entry(statistic, decl, way, keys)
@@ -380,6 +415,14 @@ def estimate(
         noise = m[key].noise
         assert noise is not None
         return value, partial(est.noisy_interval, noise, value)
+    if st == "mean" and "bound_sums" in k:
+        pair = m[k["bound_sums"]]
+        p, q = (float(x) for x in noisy[k["bound_sums"]][2 * g : 2 * g + 2])
+        value = est.bound_sums_mean_value(p, q, d.lower, d.upper, clamp=clamp)
+        pair_fn: IntervalFn = partial(
+            est.bound_sums_mean_interval, pair.calibrated, p, q, d.lower, d.upper
+        )
+        return value, pair_fn
     if st == "mean" and "recentred_sum" in k:
         c, s = float(noisy[k["count"]][g]), float(noisy[k["centred_sum"]][g])
         t = float(noisy[k["recentred_sum"]][g])

@@ -73,7 +73,14 @@ FloatArray = NDArray[np.float64]
 
 #: The sufficient statistics of a numeric column: one pass yields the first four; the
 #: recentred sum is computed from the count and centred sum once they are noised.
-MOMENTS: tuple[str, ...] = ("count", "centred_sum", "centred_squares", "sum", "recentred_sum")
+MOMENTS: tuple[str, ...] = (
+    "count",
+    "centred_sum",
+    "centred_squares",
+    "sum",
+    "recentred_sum",
+    "bound_sums",
+)
 
 
 @dataclass(frozen=True)
@@ -234,6 +241,55 @@ class Plan(PlanRun):
             )
         )
 
+    def _bound_sums(
+        self,
+        key: str,
+        source: tuple[Any, ...],
+        per_row: float,
+        bounds: tuple[float, float],
+        lohi: tuple[float, float],
+        weight: float,
+    ) -> str:
+        """Each group's pair ``(Σ (x - a), Σ (b - x))``, group after group.
+
+        One row adds at most ``per_row`` to its group's pair in all (L1); a unit's L1
+        is the table's spread of it. Both sums of a pair are rounded to the noise
+        grid, which moves the released vector by up to one grid step ``γ`` per
+        entry more: a unit touching ``t`` groups (``2 t`` entries) moves it by its
+        exact L1 plus ``2 t γ``. So the pair is calibrated with a per-entry
+        sensitivity of ``L1 / (2 t)`` and a joint L1 of ``2 t`` (in those units):
+        :func:`~pandas_dp.noise_plans.plan_noise` pays ``(L1 / (2 t) + γ) 2 t``,
+        exactly that. Laplace noise only (the Gaussian and the truncated mode read a
+        per-entry sensitivity this parametrisation does not give).
+        """
+        s = self.settings
+        if s.mechanism != "laplace" or s.bounding == "truncated":
+            raise ValueError(
+                "bound_sums are measured with Laplace noise and bounding 'bit' or 'none'; "
+                f"got mechanism={s.mechanism!r}, bounding={s.bounding!r}"
+            )
+        linf, l1, l2 = self._spread("bound_sums", per_row, *bounds)
+        c = s.contributions
+        groups = 1 if self.grouping is None else min(c.rows, c.groups)
+        touched = groups * (1 if s.neighbouring == "add_remove" else 2)
+        total = linf if l1 is None else l1  # ungrouped: a unit's rows share one pair
+        unit = total / (2 * touched)
+        return self.add(
+            Measurement(
+                key,
+                "bound_sums",
+                source,
+                2 * self.groups,
+                unit,
+                lohi[0],
+                lohi[1],
+                False,
+                weight,
+                joint_l1=2.0 * touched,
+                joint_l2=(total if l2 is None else l2) / unit,
+            )
+        )
+
     def _direct_allowed(self, statistic: str) -> None:
         c = self.settings.contributions
         if self.grouping is not None or c.rows > 1:
@@ -274,6 +330,10 @@ class Plan(PlanRun):
             if stat == "centred_squares":  # (its error names the column: not cached)
                 _finite_square(0.5 * (b - a), decl)
             sens, lo, hi, integer = _moment_row(stat, rel, n, a, b, _zero_signs(a, b))
+            if stat == "bound_sums":
+                key = f"{_label(decl.column)}: {stat}"
+                keys[stat] = self._bound_sums(key, source, sens, (a, b), (lo, hi), weight)
+                continue
             keys[stat] = self._entry(
                 f"{_label(decl.column)}: {stat}",
                 stat,

@@ -280,6 +280,13 @@ def _moment_row(
         step = engines.accumulation_step(half)
         sens = sensitivity("recentred_sum", rel, a, b) + 2.0 * step / half
         return sens, -math.inf, math.inf, False
+    if stat == "bound_sums":
+        # composed from the count and the centred sum (rounded to its step): a row adds
+        # at most R + 2 step to the pair (tests/test_sensitivity.py); a sum's range
+        step = engines.accumulation_step(half)
+        per_change = 1.0 if rel == "add_remove" else 2.0
+        sens = sensitivity("bound_sums", rel, a, b) + 2.0 * step * per_change
+        return sens, 0.0, math.inf if n is None else n * (b - a), False
     if stat == "centred_squares":
         step = engines.accumulation_step(half * half)
         sens = sensitivity("centred_squares", rel, a, b) + step

@@ -136,8 +136,17 @@ def _record_parts(
     measurement noised (a cached plan computes these once: :meth:`Plan.kept`)."""
     ms = list(plan.measurements.values())
     names = [m.key for m in ms]
-    sens = partial(pd.Series, [m.sensitivity for m in ms], index=names, dtype=float)
+    sens = partial(pd.Series, [_sensitivity(m) for m in ms], index=names, dtype=float)
     return sens, partial(_scales, ms, names), {m.key: _unit(m.statistic) for m in ms}
+
+
+def _sensitivity(m: Measurement) -> float:
+    """What the record shows: the per-entry sensitivity, or for the bound sums the
+    L1 norm of a unit's change to the pairs (calibrated in units of ``L1 / 2t``,
+    :meth:`~pandas_dp.plan.Plan.moments`)."""
+    if m.statistic == "bound_sums" and m.joint_l1 is not None:
+        return m.sensitivity * m.joint_l1
+    return m.sensitivity
 
 
 def _scales(ms: list[Measurement], names: list[str]) -> pd.Series:
@@ -160,6 +169,8 @@ _UNITS = {
     "sum": "column units: sum of x",
     "recentred_sum": "units of h: sum of (x - c) / h, c the mean the count and centred sum "
     "give (released), h = max(c - lower, upper - c); the noise in column units is h times this",
+    "bound_sums": "column units: the pair (sum of (x - lower), sum of (upper - x)) per group, "
+    "one Laplace vector (sensitivity: the L1 norm of the pair's change)",
     "centred_squares": "squared column units: sum of (x - midpoint)^2",
     "cross_products": "product of column units",
     "mean_direct": "column units (Liu's direct mean)",

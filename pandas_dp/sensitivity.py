@@ -23,6 +23,9 @@ The sufficient statistics (what an engine computes and the plan noises):
   after the data were read (from released values: the mean's second stage),
   ``h(c) = max(c - a, b - c)`` its largest distance to a bound: each row adds a
   value of ``[-1, 1]``, whatever ``c`` is;
+* ``bound_sums`` -- the pair ``(Σ (x - a), Σ (b - x))`` (L1 norm of the pair: one
+  row adds ``b - a`` to the two sums in all; their sum over ``b - a`` is the count,
+  their half-difference the centred sum);
 * ``cross_products`` -- ``Σ (x - m_x)(y - m_y)`` over complete rows (two columns);
 * ``category_counts`` / ``category_counts_l2`` -- counts over declared categories
   (L1 and L2 norm of the whole vector);
@@ -145,6 +148,10 @@ _ROWS: list[Rule] = [
     # of width R / h <= 2 (c at the midpoint), for any centre c of [a, b]
     Rule("recentred_sum", "add_remove", lambda a, b, n: 1.0, "1"),
     Rule("recentred_sum", "substitute", lambda a, b, n: 2.0, "2"),
+    # the sums from the bounds, (Σ (x - a), Σ (b - x)): one row adds b - a to them in
+    # all; one row changed moves them by |x' - x| each, in opposite directions
+    Rule("bound_sums", "add_remove", lambda a, b, n: _r(a, b), "R (L1)", norm="L1"),
+    Rule("bound_sums", "substitute", lambda a, b, n: 2.0 * _r(a, b), "2 R (L1)", norm="L1"),
     Rule("category_counts", "add_remove", lambda a, b, n: 1.0, "1 (L1)", norm="L1"),
     Rule("category_counts", "substitute", lambda a, b, n: 2.0, "2 (L1)", norm="L1"),
     Rule("category_counts_l2", "add_remove", lambda a, b, n: 1.0, "1 (L2)", norm="L2"),
@@ -466,6 +473,7 @@ GROUPED: tuple[str, ...] = (
     "centred_sum",
     "centred_squares",
     "recentred_sum",
+    "bound_sums",
     "category_counts",
 )
 
@@ -479,6 +487,8 @@ def _per_row(statistic: str, lower: float, upper: float) -> tuple[float, float]:
     """
     if statistic == "category_counts":
         return 1.0, 0.0
+    if statistic == "bound_sums":  # a row's b - a, split between the group's two sums
+        return sensitivity("bound_sums", "add_remove", lower, upper), 0.0
     alpha = sensitivity(statistic, "add_remove", lower, upper)
     width = sensitivity(statistic, "substitute", lower, upper)
     return alpha, max(width - alpha, 0.0)
@@ -527,13 +537,15 @@ def grouped_sensitivity(
     force in ``tests/test_sensitivity_grouped.py``.
 
     For ``category_counts`` an entry is a (group, category) cell, each row adds 1 to
-    one cell, and the table above holds with ``alpha = 1, beta = 0``.
+    one cell, and the table above holds with ``alpha = 1, beta = 0``. For
+    ``bound_sums`` an entry is one of a group's two sums; each row adds ``b - a`` to
+    its group's two in all, and the table holds with ``alpha = b - a, beta = 0``.
 
     Parameters
     ----------
     statistic : str
         One of :data:`GROUPED`: ``"count"``, ``"rows"``, ``"sum"``, ``"centred_sum"``,
-        ``"centred_squares"``, ``"recentred_sum"``, ``"category_counts"``.
+        ``"centred_squares"``, ``"recentred_sum"``, ``"bound_sums"``, ``"category_counts"``.
     neighbouring : {"add_remove", "substitute"}
     lower, upper : float
         The declared bounds of the column (unused by the counts).

@@ -349,7 +349,7 @@ def _planned(
         ddof,
         settings.plan_key(),
         tuple((typed_key(c), tuple(sts), _decl_key(decls[c])) for c, sts in requests.items()),
-        _weights_key(requests, way, settings.neighbouring),
+        _weights_key(requests, way, settings),
     )
     try:
         found = _PLANS.get(key)
@@ -367,12 +367,19 @@ def _planned(
 
 
 def _weights_key(
-    requests: Mapping[Hashable, Sequence[str]], way: str, neighbouring: str
+    requests: Mapping[Hashable, Sequence[str]], way: str, settings: Settings
 ) -> tuple[Hashable, ...]:
     """The :data:`MOMENT_WEIGHTS` entries the requests' entries read, by content (a
     study that swaps them, as ``benchmarks/accuracy.py`` does, never gets a plan
-    split by other weights)."""
-    names = {weights_name(st, way, neighbouring) for sts in requests.values() for st in sts}
+    split by other weights; a mean with a variance reads the two stages' entry)."""
+    s = settings
+    names = {
+        weights_name(st, way, s.neighbouring, s.mechanism, s.bounding)
+        for sts in requests.values()
+        for st in sts
+    }
+    if "mean" in names:
+        names.add("mean_two_stages")
     return tuple((name, *MOMENT_WEIGHTS[name].items()) for name in sorted(names))
 
 
@@ -404,11 +411,11 @@ def _build_plan(
     """
     plan = Plan(settings, grouping)
     rel = settings.neighbouring
-    factors, other_weights = _column_factors(requests, way, rel, others or {})
+    factors, other_weights = _column_factors(requests, way, settings, others or {})
     entries = {}
     for c, sts in requests.items():
         for st in sts:
-            w = statistic_weights(st, sts, way, rel)
+            w = statistic_weights(st, sts, way, rel, settings.mechanism, settings.bounding)
             scaled = {k: v * factors[c] for k, v in w.items()}
             entries[(c, st)] = plan_entry(plan, st, decls[c], way, scaled)
     if others is None:
@@ -421,7 +428,7 @@ def _build_plan(
 def _column_factors(
     requests: Mapping[Hashable, Sequence[str]],
     way: str,
-    neighbouring: str,
+    settings: Settings,
     others: Mapping[Hashable, Sequence[str]],
 ) -> tuple[dict[Hashable, float], dict[Hashable, float]]:
     """Budget factors that give every column an equal share.
@@ -437,7 +444,10 @@ def _column_factors(
     for c, sts in requests.items():
         merged: dict[str, float] = {}
         for st in sts:
-            for k, v in statistic_weights(st, sts, way, neighbouring).items():
+            s = settings
+            for k, v in statistic_weights(
+                st, sts, way, s.neighbouring, s.mechanism, s.bounding
+            ).items():
                 merged[k] = max(merged.get(k, 0.0), v)
         totals[c] = sum(merged.values())
     extra = {c: totals.get(c) or 1.0 for c, sts in others.items() if sts}

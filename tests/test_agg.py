@@ -115,7 +115,9 @@ def test_median_in_the_same_plan_and_charge(df: pd.DataFrame) -> None:
     assert np.allclose(t.to_numpy(), want.to_numpy(), atol=0.05, equal_nan=True)
     details = t.attrs["dp"].details
     assert details["quantiles"]["method"] == "exponential"
-    assert {"a: grid_selection", "b: grid_selection", "a: count"} <= set(details["budget_split"])
+    assert {"a: grid_selection", "b: grid_selection", "a: bound_sums"} <= set(
+        details["budget_split"]
+    )
 
 
 def test_median_interval_and_range(df: pd.DataFrame) -> None:

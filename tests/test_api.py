@@ -148,7 +148,12 @@ def test_nullable_column_skips_missing_values() -> None:
     s = frame.dp.sum("x", epsilon=1e7, schema=schema, random_state=0)
     assert s == pytest.approx(12.0, abs=1e-3)
     meta = m.attrs["dp"]
-    assert list(meta.sensitivity.index) == ["x: count", "x: centred_sum", "x: recentred_sum"]
+    assert list(meta.sensitivity.index) == ["x: bound_sums"]
+    assert list(v.attrs["dp"].sensitivity.index) == [
+        "x: count",
+        "x: centred_sum",
+        "x: centred_squares",
+    ]
 
 
 # --------------------------------------------------------------------------- metadata
@@ -177,23 +182,14 @@ def test_metadata_fields(df: pd.DataFrame) -> None:
         assert hasattr(meta, name)
     assert meta.statistic == "mean" and meta.columns == ("age",)
     assert meta.epsilon == 0.5 and meta.delta == 0.0 and meta.n is None
-    # add/remove: a noisy count (sensitivity 1), a noisy centred sum (R/2, plus one
-    # accumulation step) and, second, the sum about the first stage's mean over its
-    # reach (1, plus the allowance), the budget split by MOMENT_WEIGHTS["mean"]
-    w = pandas_dp.statistics.MOMENT_WEIGHTS["mean"]
-    total = w["count"] + w["centred_sum"] + w["recentred_sum"]
-    e_count, e_sum, e_re = (0.5 * w[k] / total for k in ("count", "centred_sum", "recentred_sum"))
-    assert list(meta.sensitivity.index) == ["age: count", "age: centred_sum", "age: recentred_sum"]
-    assert meta.sensitivity["age: count"] == 1.0
-    assert meta.sensitivity["age: centred_sum"] == pytest.approx(50.0, rel=1e-9)
-    assert meta.sensitivity["age: recentred_sum"] == pytest.approx(1.0, rel=1e-9)
-    assert meta.sensitivity["age: recentred_sum"] > 1.0  # the rounding allowance
-    split = meta.details["budget_split"]
-    want = {"age: count": e_count, "age: centred_sum": e_sum, "age: recentred_sum": e_re}
-    assert split == pytest.approx(want)
-    assert meta.scale["age: count"] == pytest.approx(1.0 / e_count, rel=1e-9)
-    assert_sampler_scale(meta.scale["age: centred_sum"], 50.0 / e_sum)
-    assert_sampler_scale(meta.scale["age: recentred_sum"], 1.0 / e_re)
+    # add/remove: the two bound sums, noised as one vector (L1 sensitivity R, plus
+    # the rounding allowances) at the whole budget
+    assert list(meta.sensitivity.index) == ["age: bound_sums"]
+    assert meta.sensitivity["age: bound_sums"] == pytest.approx(100.0, rel=1e-9)
+    assert meta.sensitivity["age: bound_sums"] > 100.0  # the accumulation's allowance
+    assert meta.details["budget_split"] == {"age: bound_sums": 0.5}  # all of epsilon
+    assert_sampler_scale(meta.scale["age: bound_sums"], 100.0 / 0.5)
+    assert meta.scale["age: bound_sums"] > meta.sensitivity["age: bound_sums"] / 0.5
     assert meta.input_bounds == {"age": B} and meta.output_bounds == B
     assert meta.bounding == "bit" and meta.neighbouring == "add_remove"
     assert meta.secure is False  # random_state was given
@@ -250,18 +246,12 @@ def test_vector_metadata_per_entry(df: pd.DataFrame) -> None:
     bounds = {"age": B, "kids": (0, 4)}
     r = df.dp.mean(["age", "kids"], epsilon=1.0, bounds=bounds, random_state=0)
     meta = r.attrs["dp"]
-    stats = ("count", "centred_sum", "recentred_sum")
-    keys = [f"{c}: {st}" for c in ("age", "kids") for st in stats]
+    keys = ["age: bound_sums", "kids: bound_sums"]
     assert isinstance(meta.scale, pd.Series) and list(meta.scale.index) == keys
-    assert meta.sensitivity["kids: centred_sum"] == pytest.approx(4 / 2, rel=1e-9)
-    # each column got half the budget, split by MOMENT_WEIGHTS["mean"]
-    w = pandas_dp.statistics.MOMENT_WEIGHTS["mean"]
-    total = sum(w[st] for st in stats)
-    split = {st: 0.5 * w[st] / total for st in stats}
-    expected = {k: split[k.split(": ")[1]] for k in keys}
-    assert meta.details["budget_split"] == pytest.approx(expected)
-    assert sum(meta.details["budget_split"].values()) == pytest.approx(1.0)
-    assert_sampler_scale(meta.scale["age: centred_sum"], 50.0 / split["centred_sum"])
+    assert meta.sensitivity["kids: bound_sums"] == pytest.approx(4.0, rel=1e-9)
+    # each column got half the budget, all of it on its pair
+    assert meta.details["budget_split"] == pytest.approx(dict.fromkeys(keys, 0.5))
+    assert_sampler_scale(meta.scale["age: bound_sums"], 100.0 / 0.5)
     # Liu's direct means (substitute): one entry per column, half the budget each
     direct = df.dp.mean(
         ["age", "kids"],
@@ -367,9 +357,9 @@ def test_truncated_scale_is_recalibrated() -> None:
     tr1 = one.dp.mean("x", bounding="truncated", random_state=0, **kw)
     assert tr1.attrs["dp"].scale[key] == pytest.approx(1.0)
     # add/remove: the centred sum has no finite public range, so nothing is truncated
-    # and its scale is the untruncated one
-    ar = frame.dp.mean("x", epsilon=1.0, bounds=(0, 1), bounding="truncated", random_state=0)
-    ar_bit = frame.dp.mean("x", epsilon=1.0, bounds=(0, 1), random_state=0)
+    # and its scale is the untruncated one (the variance measures it under both)
+    ar = frame.dp.var("x", epsilon=1.0, bounds=(0, 1), bounding="truncated", random_state=0)
+    ar_bit = frame.dp.var("x", epsilon=1.0, bounds=(0, 1), random_state=0)
     assert ar.attrs["dp"].scale["x: centred_sum"] == ar_bit.attrs["dp"].scale["x: centred_sum"]
 
 

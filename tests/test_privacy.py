@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -355,11 +356,23 @@ def default_releases(statistic, values, seed, draws=DRAWS, *, eps=EPS, shrink=1.
     for stat, key in keys.items():  # the plan's measurement order
         noise = plan.measurements[key].noise
         shrunk[stat] = noise = dataclasses.replace(noise, scale=noise.scale * shrink)
-        if stat == "recentred_sum":  # the second stage, after the first's noise
+        if stat in ("recentred_sum", "bound_sums"):  # a second stage; a pair, below
             continue
         theta = np.clip(np.full(m, exact[stat]), noise.lower[0], noise.upper[0])
         noisy[stat] = apply_noise(theta, noise.tiled(m), src)
     clamp = bounding != "none"
+    if statistic == "mean" and "bound_sums" in keys:
+        # the pair (Σ (x - a), Σ (b - x)) composed from the engine's exact sums as the
+        # plan composes it, noised as one vector per release
+        mid = Fraction(1, 2)  # the engine's midpoint of [0, 1]
+        n, total = int(sums.count[0]), sums.total_exact[0]
+        pairs = np.empty(2 * m, dtype=object)
+        pairs[0::2], pairs[1::2] = total + n * mid, n * mid - total
+        out = apply_noise_exact(pairs, shrunk["bound_sums"].tiled(m), src)
+        fn = np.frompyfunc(
+            lambda p, q: est.bound_sums_mean_value(p, q, 0.0, 1.0, clamp=clamp), 2, 1
+        )
+        return fn(out[0::2], out[1::2]).astype(np.float64)
     if statistic == "mean":
         # the second stage as the plan runs it: the exact sum about the centre the
         # released count and sum give, per release, then its noise

@@ -57,7 +57,7 @@ def test_release_metadata_reads_as_before():
     r = s.dp.mean(epsilon=1.0, bounds=(0, 100), random_state=0)
     assert isinstance(r, DPFloat)
     meta = r.attrs["dp"]
-    assert list(meta.sensitivity.index) == ["x: count", "x: centred_sum", "x: recentred_sum"]
+    assert list(meta.sensitivity.index) == ["x: bound_sums"]
     assert isinstance(meta.scale, pd.Series) and meta.scale.index.equals(meta.sensitivity.index)
     df = pd.DataFrame({"a": s, "b": s})
     out = df.dp.mean(epsilon=1.0, bounds=(0, 100), random_state=0)

@@ -97,8 +97,9 @@ def test_every_one_column_row_is_proven() -> None:
     """Every row of the table is proven here, in test_sensitivity_vectors.py or (the
     quantile score) in test_quantile_search.py."""
     mine = {key for key in TABLE if not _is_vector_or_pair(key[0])}
-    assert mine == set(ROWS) | {("recentred_sum", rel) for rel in NEIGHBOURING}
-    assert {*ONE_COLUMN, "recentred_sum"} == {s for s, _ in mine}
+    later = {(s, rel) for s in ("recentred_sum", "bound_sums") for rel in NEIGHBOURING}
+    assert mine == set(ROWS) | later
+    assert {*ONE_COLUMN, "recentred_sum", "bound_sums"} == {s for s, _ in mine}
 
 
 # ------------------------------------------------------------------ enumeration
@@ -679,3 +680,88 @@ def test_recentred_values_is_the_formula_proven_above() -> None:
     h = max(c - Fraction(a), Fraction(b) - c)
     want = sum((Fraction(x) - c for x in rows if not math.isnan(x)), Fraction(0)) / h
     assert got == want
+
+
+# ------------------------------------------------------------------ the bound sums
+
+
+def bound_sums(rows: list[float], a: float, b: float) -> tuple[Fraction, Fraction]:
+    """``(Σ (x - a), Σ (b - x))`` of the clamped non-missing values, exactly."""
+    fa, fb = Fraction(a), Fraction(b)
+    present = [min(max(Fraction(x), fa), fb) for x in rows if not math.isnan(x)]
+    return sum((x - fa for x in present), Fraction(0)), sum((fb - x for x in present), Fraction(0))
+
+
+@pytest.mark.parametrize("k", sorted(SHAPES))
+@pytest.mark.parametrize("bounds", BOUNDS, ids=str)
+@pytest.mark.parametrize("relation", NEIGHBOURING)
+def test_bound_sums_row(relation: str, bounds: tuple[float, float], k: int) -> None:
+    """The pair ``(Σ (x - a), Σ (b - x))``, L1 norm of its change: within the table's
+    value and attained (math), and within the table's value plus two accumulation
+    steps per row when composed from the engine's count ``N`` and centred sum ``S``
+    as ``(S + N (m - a), N (b - m) - S)`` (``m`` the engine's midpoint): a rounded
+    centred value overshoots the bounds by at most a step's half."""
+    a, b = bounds
+    w = world(a, b, k)
+    i, j = w.pairs[relation]
+    table = sensitivity("bound_sums", relation, a, b, k=k)
+    assert table == k * sensitivity("bound_sums", relation, a, b)
+    maths = np.array([bound_sums(r, a, b) for r in w.rows], dtype=object)
+    exact = float(np.max(np.abs(maths[j] - maths[i]).sum(axis=1)))
+    assert exact <= table * (1 + 1e-12), (exact, table)
+    assert exact == pytest.approx(table, rel=1e-12), (exact, table)
+    mid = Fraction(a) + Fraction(b - a) / 2
+    below, above = mid - Fraction(a), Fraction(b) - mid
+    engine = np.array(
+        [
+            (t + int(n) * below, int(n) * above - t)
+            for n, t in zip(w.engine["count"], w.engine["centred_sum"], strict=True)
+        ],
+        dtype=object,
+    )
+    computed = float(np.max(np.abs(engine[j] - engine[i]).sum(axis=1)))
+    allowed = table + 2 * k * step("centred_sum", a, b)
+    assert computed <= allowed, (computed, allowed)
+
+
+@pytest.mark.parametrize("epsilon", [1e-3, 1.0, 300.0])
+@pytest.mark.parametrize("k", sorted(SHAPES))
+@pytest.mark.parametrize("bounds", BOUNDS, ids=str)
+def test_bound_sums_plan_pays_for_the_grid(bounds: tuple[float, float], k: int, epsilon: float):
+    """End to end, the privacy of the pair's release: the engine's pairs of every
+    dataset, clamped into the plan's range and rounded to its noise grid as
+    :func:`~pandas_dp.bounding.apply_noise_exact` does, move between add/remove
+    neighbours by at most ``epsilon`` Laplace scales in L1 -- the noise is
+    discrete Laplace of that scale on each entry, so the release is epsilon-DP.
+    (Both entries of a pair round: an exact L1 of R would not be enough.)"""
+    from pandas_dp.settings import Contributions
+
+    a, b = bounds
+    w = world(a, b, k)
+    i, j = w.pairs["add_remove"]
+    unit = Contributions("u", k, 1, k) if k > 1 else Contributions()
+    plan = Plan(Settings(epsilon=epsilon, contributions=unit))
+    key = plan.moments(NumericDeclaration("x", a, b), ("bound_sums",))["bound_sums"]
+    plan.calibrate()
+    noise = plan.measurements[key].calibrated
+    assert noise.scale.size == 2 and noise.lower[0] == 0.0
+    g, scale = Fraction(float(noise.granularity[0])), float(noise.scale[0])
+    mid = Fraction(a) + Fraction(b - a) / 2
+    below, above = mid - Fraction(a), Fraction(b) - mid
+
+    def grid_units(v: Fraction) -> int:  # clamped at 0, rounded half to even
+        return round(max(v, Fraction(0)) / g)
+
+    units = np.array(
+        [
+            (grid_units(t + int(n) * below), grid_units(int(n) * above - t))
+            for n, t in zip(w.engine["count"], w.engine["centred_sum"], strict=True)
+        ],
+        dtype=object,
+    )
+    moved = max(abs(x) for x in np.abs(units[j] - units[i]).sum(axis=1))
+    assert Fraction(moved) * g <= Fraction(scale) * Fraction(epsilon), (moved, scale)
+    # and the plan pays what the proof above allows the engine, plus one grid step
+    # for each of the two entries (never just the exact L1)
+    proven = sensitivity("bound_sums", "add_remove", a, b, k=k) + 2 * k * step("centred_sum", a, b)
+    assert scale * epsilon >= (proven + 2 * float(g)) * (1 - 1e-15)

@@ -67,6 +67,10 @@ def unit_vectors(statistic: str, a: float, b: float, caps: tuple[int, ...]) -> n
     if statistic == "category_counts":
         kinds = [(grp, cat) for grp in range(GROUPS) for cat in range(CATEGORIES)]
         width = GROUPS * CATEGORIES
+    elif statistic == "bound_sums":  # each group's (Σ (x - a), Σ (b - x))
+        grid = (a, b, a + 0.5 * (b - a), a + 0.3 * (b - a), math.nan)
+        kinds = [(grp, v) for grp in range(GROUPS) for v in range(len(grid))]
+        width = 2 * GROUPS
     else:
         grid = (a, b, a + 0.5 * (b - a), a + 0.3 * (b - a), math.nan)
         kinds = [(grp, v) for grp in range(GROUPS) for v in range(len(grid))]
@@ -82,6 +86,10 @@ def unit_vectors(statistic: str, a: float, b: float, caps: tuple[int, ...]) -> n
                 grp, j = kinds[i]
                 if statistic == "category_counts":
                     vec[grp * CATEGORIES + j] += 1.0
+                elif statistic == "bound_sums":
+                    if not math.isnan(grid[j]):
+                        vec[2 * grp] += grid[j] - a
+                        vec[2 * grp + 1] += b - grid[j]
                 else:
                     vec[grp] += contribution(statistic, grid[j], a, b)
             vectors.append(vec)
@@ -129,11 +137,15 @@ def test_grouped_row(statistic: str, bounds: tuple[float, float], caps: tuple[in
             assert got[1] == pytest.approx(want.l1, rel=1e-12), (relation, "l1")
         if statistic in ("count", "rows", "category_counts"):
             beta, mag = 0.0, 1.0
+        elif statistic == "bound_sums":  # b - a to the pair in all, as a count's 1
+            beta, mag = 0.0, b - a
         else:
             ends = [contribution(statistic, v, a, b) for v in (a, b, math.nan)]
             mag = max(abs(e) for e in ends)
             beta = min(-min(ends), max(ends))  # the range holds 0 (a missing value)
-        if relation == "add_remove" or (beta == 0.0 and room) or math.isclose(beta, mag):
+        # (a changed row moves its group's bound sums by (d, -d): sqrt(2) |d| in one group)
+        pair = statistic == "bound_sums"
+        if relation == "add_remove" or (beta == 0.0 and (room or pair)) or math.isclose(beta, mag):
             assert got[2] == pytest.approx(want.l2, rel=1e-12), (relation, "l2")
         else:
             assert got[2] < want.l2

@@ -298,8 +298,8 @@ def test_a_cached_plan_follows_the_weights_table(monkeypatch: pytest.MonkeyPatch
         statistics_module.MOMENT_WEIGHTS, "mean", {"count": 1.0, "centred_sum": 3.0}
     )
     after = SERIES.dp.mean(epsilon=1.0, bounds=(0, 100)).attrs["dp"].details["budget_split"]
-    assert list(before.values()) == pytest.approx([2 / 16, 1 / 16, 13 / 16])
-    assert list(after.values()) == pytest.approx([1 / 4, 3 / 4])  # one stage: no third
+    assert list(before.values()) == pytest.approx([1.0])  # the bound sums: no split
+    assert list(after.values()) == pytest.approx([1 / 4, 3 / 4])  # count and centred sum
 
 
 def test_records_of_a_cached_plan_share_no_mutable_field() -> None:
