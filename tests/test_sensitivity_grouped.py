@@ -180,3 +180,65 @@ def test_unknown_statistic_and_relation() -> None:
         grouped_sensitivity("mean_direct", "substitute", k=1)
     with pytest.raises(ValueError, match="neighbouring"):
         grouped_sensitivity("count", "swap", k=1)
+
+
+@pytest.mark.parametrize("epsilon", [0.01, 1.0, 300.0])
+@pytest.mark.parametrize("caps", [(1, None, None), (2, 2, 1), (3, 2, 2), (3, None, 1)], ids=str)
+@pytest.mark.parametrize("bounds", BOUNDS[1:3], ids=str)
+def test_grouped_bound_sums_plan_pays_for_the_grid(
+    bounds: tuple[float, float], caps: tuple[int, int | None, int | None], epsilon: float
+) -> None:
+    """End to end, a grouped mean's pairs: every unit the contribution bounds allow,
+    added to base datasets, moves the pairs of all groups -- clamped into the plan's
+    range and rounded to its noise grid as the release does -- by at most ``epsilon``
+    Laplace scales in L1 (so the noise, discrete Laplace of that scale on every entry,
+    is epsilon-DP). Exact rational arithmetic; the base pairs are random rationals."""
+    from fractions import Fraction
+
+    import pandas as pd
+
+    from pandas_dp.declared_columns import NumericDeclaration
+    from pandas_dp.grouping import Grouping
+    from pandas_dp.plan import Plan
+    from pandas_dp.settings import Contributions, Settings
+
+    a, b = bounds
+    k, g, c = caps
+    full = caps_of(k, g, c)
+    unit = Contributions("u", k, full[1], full[2])
+    keys = pd.Index(list(range(GROUPS)), name="k")
+    plan = Plan(Settings(epsilon=epsilon, contributions=unit), Grouping(("k",), keys))
+    key = plan.moments(NumericDeclaration("x", a, b), ("bound_sums",))["bound_sums"]
+    plan.calibrate()
+    noise = plan.measurements[key].calibrated
+    assert noise.scale.size == 2 * GROUPS
+    step, budget = (
+        Fraction(float(noise.granularity[0])),
+        Fraction(float(noise.scale[0])) * Fraction(epsilon),
+    )
+    fa, fb = Fraction(a), Fraction(b)
+    values = [fa, fb, fa + (fb - fa) / 2, fa + (fb - fa) * Fraction(3, 10), None]
+    kinds = [(grp, v) for grp in range(GROUPS) for v in values]
+    units = []
+    for size in range(1, k + 1):
+        for chosen in itertools.combinations_with_replacement(range(len(kinds)), size):
+            groups = [kinds[i][0] for i in chosen]
+            if len(set(groups)) > full[1] or max(groups.count(x) for x in groups) > full[2]:
+                continue
+            vec = [Fraction(0)] * (2 * GROUPS)
+            for i in chosen:
+                grp, x = kinds[i]
+                if x is not None:
+                    vec[2 * grp] += x - fa
+                    vec[2 * grp + 1] += fb - x
+            units.append(vec)
+    rng = np.random.default_rng(7)
+    for _ in range(5):  # base pairs anywhere on a fine rational grid
+        base = [Fraction(int(v), 1 << 50) * (fb - fa) for v in rng.integers(0, 1 << 56, 2 * GROUPS)]
+        start = [round(max(x, Fraction(0)) / step) for x in base]
+        for vec in units:
+            moved = sum(
+                abs(round(max(x + d, Fraction(0)) / step) - s)
+                for x, d, s in zip(base, vec, start, strict=True)
+            )
+            assert moved * step <= budget, (moved * step, budget)
