@@ -227,7 +227,9 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
     ) -> pd.Series | pd.DataFrame:
         """Noisy mean per group, like ``df.groupby(by)[columns].mean()``.
 
-        Each group's mean is its midpoint plus noisy centred sum over noisy count.
+        Each group's mean is ``a + (b - a) P / (P + Q)`` from its two noisy bound sums
+        ``P = Σ (x - a)`` and ``Q = Σ (b - x)`` (add/remove, Laplace; the two-stage
+        mean with ``bounding="truncated"`` or the Gaussian).
         """
         kw = dict(locals())
         del kw["self"], kw["columns"]
