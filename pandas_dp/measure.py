@@ -88,7 +88,13 @@ def exact_values(measurements: Any, data: Mapping[Any, Any]) -> dict[str, NDArra
 
 def _midpoint(decl: Any) -> Fraction:
     """The declared bounds' midpoint, exactly."""
-    return Fraction(decl.lower) + Fraction(decl.width) / 2
+    return _mid(decl.lower, decl.upper)
+
+
+@functools.lru_cache(maxsize=256)
+def _mid(lower: float, upper: float) -> Fraction:
+    """``a + (b - a) / 2`` exactly, ``b - a`` the double the engine centres with."""
+    return Fraction(lower) + Fraction(upper - lower) / 2
 
 
 #: Where Dask collections (and this package's Dask wrappers) are defined.
@@ -173,7 +179,7 @@ def _bound_sums(
 @functools.lru_cache(maxsize=256)
 def _offsets(lower: float, upper: float) -> tuple[tuple[int, int], tuple[int, int]]:
     """``m - a`` and ``b - m`` (``m`` the engine's midpoint) as integer ratios."""
-    mid = Fraction(lower) + Fraction(upper - lower) / 2
+    mid = _mid(lower, upper)
     return (mid - Fraction(lower)).as_integer_ratio(), (Fraction(upper) - mid).as_integer_ratio()
 
 

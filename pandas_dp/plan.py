@@ -72,7 +72,8 @@ __all__ = [
 FloatArray = NDArray[np.float64]
 
 #: The sufficient statistics of a numeric column: one pass yields the first four; the
-#: recentred sum is computed from the count and centred sum once they are noised.
+#: bound sums are composed from its count and centred sum, and the recentred sum is
+#: computed from them once they are noised.
 MOMENTS: tuple[str, ...] = (
     "count",
     "centred_sum",
