@@ -33,9 +33,13 @@ import argparse
 import math
 import sys
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -44,41 +48,23 @@ import accuracy as acc  # the splits study's data, seeds and weights override
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def library_release(
-    x: np.ndarray, epsilon: float, seed: int, weights: tuple[float, ...] | None = None
+def release(
+    s: pd.Series,
+    epsilon: float,
+    seed: int,
+    weights: tuple[float, ...] | None = None,
+    **public: Any,
 ) -> float:
-    """The library's add/remove mean; with ``weights`` (count : centred sum :
-    recentred sum) for ``MOMENT_WEIGHTS["mean"]`` instead of the bound sums."""
-    s = acc.split_data(len(x), DATA[id(x)])
+    """One bit-bounded mean of ``s`` on the study's bounds: the library's add/remove
+    mean; with ``weights`` (count : centred sum : recentred sum) for
+    ``MOMENT_WEIGHTS["mean"]`` instead of the bound sums; ``public`` for Liu's."""
     override = acc.study_weights("mean", weights) if weights is not None else {}
+    kw = {"neighbouring": "add_remove", **public}
     with acc.weights_override(override):
-        return float(
-            s.dp.mean(
-                epsilon=epsilon,
-                bounds=acc.SPLIT_BOUNDS,
-                bounding="bit",
-                neighbouring="add_remove",
-                random_state=seed,
-            )
+        mean = s.dp.mean(
+            epsilon=epsilon, bounds=acc.SPLIT_BOUNDS, bounding="bit", random_state=seed, **kw
         )
-
-
-def liu_release(x: np.ndarray, epsilon: float, seed: int) -> float:
-    """Liu's public-n mean (the frame's length declared public)."""
-    s = acc.split_data(len(x), DATA[id(x)])
-    return float(
-        s.dp.mean(
-            epsilon=epsilon,
-            bounds=acc.SPLIT_BOUNDS,
-            bounding="bit",
-            neighbouring="substitute",
-            method="direct",
-            random_state=seed,
-        )
-    )
-
-
-DATA: dict[int, str] = {}  # id of a data array -> its shape (to fetch the Series)
+    return float(mean)
 
 
 def rmse(errors: list[float]) -> tuple[float, float]:
@@ -94,23 +80,22 @@ def main() -> int:
     args = parser.parse_args()
     start = time.perf_counter()
     two_stage = acc.current_weights("mean")
-    methods = {
-        "bound sums (default)": library_release,
-        f"two stages {acc.wtext(two_stage)}": lambda x, e, s: library_release(x, e, s, two_stage),
-        "one stage 1:2 (before)": lambda x, e, s: library_release(x, e, s, (1.0, 2.0, 0.0)),
-        "Liu, public n": liu_release,
+    methods: dict[str, Callable[[pd.Series, float, int], float]] = {
+        "bound sums (default)": release,
+        f"two stages {acc.wtext(two_stage)}": partial(release, weights=two_stage),
+        "one stage 1:2 (before)": partial(release, weights=(1.0, 2.0, 0.0)),
+        "Liu, public n": partial(release, neighbouring="substitute", method="direct"),
     }
     rows = []
     ratios: dict[str, list[float]] = {k: [] for k in methods}
     for shape in acc.SPLIT_DATA["mean"]:
         for n in acc.SPLIT_N:
-            x = acc.split_data(n, shape).to_numpy()
-            DATA[id(x)] = shape
+            x = acc.split_data(n, shape)
             truth = float(x.mean())
             for eps in acc.SPLIT_EPSILONS:
                 got = {}
-                for name, release in methods.items():
-                    errors = [release(x, eps, acc.SEED + r) - truth for r in range(args.reps)]
+                for name, method in methods.items():
+                    errors = [method(x, eps, acc.SEED + r) - truth for r in range(args.reps)]
                     got[name] = rmse(errors)
                 pair = got["bound sums (default)"][0]
                 for name in methods:
