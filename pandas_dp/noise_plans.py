@@ -123,7 +123,7 @@ class NoisePlan:
         return scale * scale * (1.0 if self.mechanism == "gaussian" else 2.0)
 
     @functools.cached_property
-    def laplace_split(self) -> list[tuple[int, int]]:
+    def laplace_split(self) -> tuple[tuple[int, int], ...]:
         """:attr:`units`, checked and split for the small-path discrete Laplace
         sampler (:func:`pandas_dp.mechanisms.small.laplace_split`); a refused scale
         raises on every read (nothing is kept)."""

@@ -25,6 +25,7 @@ import numpy as np
 from pandas_dp.budget import PrivacyBudget
 from pandas_dp.declarations import check_out_of_bounds
 from pandas_dp.mechanisms import RandomSource
+from pandas_dp.mechanisms.source import secure_source
 from pandas_dp.noise_plans import NoisePlan, check_mode, plan_noise
 from pandas_dp.sensitivity import check_neighbouring
 
@@ -141,7 +142,8 @@ class Settings:
         check_mode(self.mechanism, self.bounding, self.delta)
         check_neighbouring(self.neighbouring)
         check_out_of_bounds(self.out_of_bounds)
-        object.__setattr__(self, "source", RandomSource(self.random_state))
+        source = secure_source() if self.random_state is None else RandomSource(self.random_state)
+        object.__setattr__(self, "source", source)
 
     def noise(
         self, sensitivity: Any, lower: Any, upper: Any, *, share: float = 1.0, **options: Any

@@ -320,25 +320,9 @@ def _exp_pow2_one_j(u: list[int], j: int, src: Words, first: list[int]) -> list[
     return out
 
 
-def _discrete_laplace_one(j: int, s: int, src: Words) -> int:
-    """``discrete_laplace_js([j], [s], src)[0]``: the same words read in the same
-    order and the same arithmetic, without the bookkeeping of several entries.
-
-    With numba, a secure source's draw is first tried compiled
-    (:mod:`pandas_dp.mechanisms._compiled`, once a process has made a few hundred
-    such draws): the same draw from the same words, or, in the rare rounds it
-    leaves to this function, nothing read.
-    """
-    run = getattr(src, "run_kernel", None)
-    if run is not None and (compiled := _compiled.ready()) is not None:
-        got: int | None = run(compiled, j, s, *divmod(1 << j, s))
-        if got is not None:
-            return got
-    return _laplace_one_python(j, s, src)
-
-
 def _laplace_one_python(j: int, s: int, src: Words) -> int:
-    """:func:`_discrete_laplace_one` in Python."""
+    """``discrete_laplace_js([j], [s], src)[0]``: the same words read in the same
+    order and the same arithmetic, without the bookkeeping of several entries."""
     shift = 64 - j
     while True:
         word = src.words(6 * TRIES)
@@ -354,17 +338,28 @@ def _laplace_one_python(j: int, s: int, src: Words) -> int:
                 return -y if negative else y
 
 
-def laplace_split(scales: Sequence[float]) -> list[tuple[int, int]]:
+def laplace_split(scales: Sequence[float]) -> tuple[tuple[int, int], ...]:
     """The checked scales as :func:`split_scale` pairs (what :func:`discrete_laplace`
     draws with; a caller with fixed public scales may keep them)."""
     check_scales(scales, "discrete Laplace scales")
-    return [split_scale(x) for x in scales]
+    return tuple(split_scale(x) for x in scales)
 
 
-def discrete_laplace_split(js: Sequence[tuple[int, int]], src: Words) -> list[int]:
-    """:func:`discrete_laplace` of the scales whose :func:`laplace_split` is ``js``."""
+def discrete_laplace_split(js: tuple[tuple[int, int], ...], src: Words) -> list[int]:
+    """:func:`discrete_laplace` of the scales whose :func:`laplace_split` is ``js``.
+
+    With numba, a secure source's draws are first tried compiled
+    (:mod:`pandas_dp.mechanisms._compiled`, once a process has made a few hundred
+    small draws): the same draws from the same words, or, in the rare rounds it
+    leaves to Python, nothing read.
+    """
+    run = getattr(src, "run_kernel", None)
+    if run is not None and (compiled := _compiled.ready()) is not None:
+        got = run(compiled, _compiled.params(js))
+        if got is not None:
+            return got.tolist()  # type: ignore[no-any-return]
     if len(js) == 1:
-        return [_discrete_laplace_one(*js[0], src)]
+        return [_laplace_one_python(*js[0], src)]
     return discrete_laplace_js([p[0] for p in js], [p[1] for p in js], src)
 
 
@@ -433,7 +428,7 @@ def discrete_gaussian(sigmas: Sequence[float], src: Words) -> list[int]:
     out = [0] * len(sigmas)
     pend = list(range(len(sigmas)))
     while pend:
-        y = discrete_laplace_js([js[i][0] for i in pend], [js[i][1] for i in pend], src)
+        y = discrete_laplace_split(tuple(js[i] for i in pend), src)
         nums, dens = [], []
         for i, yi in zip(pend, y, strict=True):
             (p, q), (ji, si) = ratios[i], js[i]

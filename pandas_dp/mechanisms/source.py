@@ -16,12 +16,12 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["RandomSource"]
+__all__ = ["RandomSource", "secure_source"]
 
 FloatArray = NDArray[np.float64]
 
@@ -47,10 +47,11 @@ class RandomSource:
     reads its generator exactly as far as asked, so the words a release gets do
     not depend on how its requests are split. A secure source serves
     :meth:`words` from a block of :data:`BLOCK_WORDS` CSPRNG words read at once;
-    the block belongs to this source only (a source is made per release), is
-    handed out under a lock (threads sharing a source never get the same words)
-    and is thrown away, unread, if the process has forked since it was read, so
-    two processes never share noise.
+    the block is handed out under a lock (threads sharing a source never get the
+    same words) and is thrown away, unread, if the process has forked since it
+    was read, so two processes never share noise. Releases with secure noise
+    share one source per process (:func:`secure_source`), so the words one
+    release leaves unread serve the next: none is read twice.
 
     Examples
     --------
@@ -142,7 +143,7 @@ class RandomSource:
         self._block = None
         self._pid, self._pos = pid, 0
 
-    def run_kernel(self, kernel: Callable[..., tuple[int, int]], *args: int) -> int | None:
+    def run_kernel(self, kernel: Callable[..., tuple[Any, int]], *args: Any) -> Any | None:
         """``kernel(words, pos, *args) -> (value, next_pos)`` on a secure source's block.
 
         For a compiled sampler (:mod:`pandas_dp.mechanisms._compiled`) that reads
@@ -163,7 +164,7 @@ class RandomSource:
                 value, end = kernel(self._array, self._pos, *args)
                 if end >= 0:
                     self._pos = int(end)
-                    return int(value)
+                    return value
                 if end != -2:
                     return None
                 need = self._array.size - self._pos + BLOCK_WORDS  # the same words, and more
@@ -176,3 +177,27 @@ class RandomSource:
     def exponential(self, size: int) -> FloatArray:
         """Return ``size`` standard exponential variates ``-log(U)``."""
         return -np.log(self.uniform(size))
+
+
+_SECURE: Final = RandomSource()
+
+
+def secure_source() -> RandomSource:
+    """The process's secure source, shared by releases with ``random_state=None``.
+
+    One source, so its read-ahead block of CSPRNG words serves release after
+    release (a release reads about 40 words; a fresh source would read 128 and
+    drop the rest). Every word is still handed out once, under its lock, and a
+    forked child reads its own block.
+
+    Returns
+    -------
+    RandomSource
+        The same secure source on every call.
+
+    Examples
+    --------
+    >>> secure_source() is secure_source(), secure_source().secure
+    (True, True)
+    """
+    return _SECURE
