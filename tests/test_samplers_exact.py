@@ -652,6 +652,60 @@ def test_secure_words_are_not_shared_across_a_fork(monkeypatch):
     assert src._array[:4].tolist() == child
 
 
+def test_the_shared_secure_source():
+    """Releases with secure noise share one source (its unread words serve the next
+    release); a seeded release gets its own."""
+    from pandas_dp.mechanisms.source import secure_source
+    from pandas_dp.settings import Settings
+
+    assert Settings(1.0).source is secure_source() and secure_source().secure
+    assert Settings(1.0, random_state=3).source is not secure_source()
+    src = secure_source()
+    src.words(1)
+    left = src._array[src._pos :].tolist()
+    assert src.words(len(left)) == left  # no word is dropped or served twice
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_a_fork_never_inherits_the_shared_sources_lock():
+    """A child forked while another thread holds the shared source's lock can still
+    draw (it gets a fresh lock, and its own words); without the reset it would
+    wait forever, which the child's 10 s alarm turns into a failure."""
+    import os
+    import threading
+
+    from pandas_dp.mechanisms.source import secure_source
+
+    src = secure_source()
+    parent = src.words(2)
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with src._lock:
+            held.set()
+            release.wait(30)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    held.wait(30)
+    try:
+        pid = os.fork()
+        if pid == 0:  # the child: draw, exit 0 if it could and got fresh words
+            import signal
+
+            signal.alarm(10)
+            ok = False
+            try:
+                ok = src.words(2) != parent and src._pid == os.getpid()
+            finally:
+                os._exit(0 if ok else 1)
+    finally:
+        release.set()
+        thread.join()
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+
+
 def test_secure_words_look_uniform():
     """Every bit position of secure words is fair: 20_000 words, each of the 64
     bit frequencies within a two-sided z-test at alpha = 1e-4 / 64."""

@@ -182,6 +182,17 @@ class RandomSource:
 _SECURE: Final = RandomSource()
 
 
+def _after_fork_in_child() -> None:
+    """A forked child gets a fresh lock for the shared source: a lock another thread
+    held at the fork would never be released there (the child's block is dropped
+    on its first read, as for every source)."""
+    _SECURE._lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # (POSIX)
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def secure_source() -> RandomSource:
     """The process's secure source, shared by releases with ``random_state=None``.
 
