@@ -54,6 +54,7 @@ __all__ = [
     "apply_noise_clamped",
     "apply_noise_exact",
     "halfwidth",
+    "l1_radius",
     "plan_noise",
 ]
 
@@ -342,3 +343,46 @@ def _halfwidth(plan: NoisePlan, alpha: float) -> FloatArray:
         ulp = np.where(np.isfinite(reach), np.spacing(reach) / 2.0, np.inf)
         h = h + np.where(c != 0.0, ulp, 0.0)
     return np.asarray(h, dtype=np.float64)
+
+
+def l1_radius(plan: NoisePlan, alpha: float) -> float:
+    """Radius ``t`` with ``P(|r_1 - v_1| + |r_2 - v_2| > t) <= alpha`` for the two
+    entries of a Laplace plan (``bit`` or ``none``; the bound sums), ``r`` the
+    releases and ``v`` the exact values.
+
+    A grid noise ``g K`` (``K`` discrete Laplace, ``q = e^{-g/s}``) has
+    ``P(|g K| > h) = 2 q^{floor(h/g)+1} / (1 + q) <= e^{-(h - g)/s}``: it is
+    stochastically below ``|L| + g``, ``L`` Laplace of scale ``s``. So the sum of
+    two is below a Gamma(2, ``s``) plus ``2 g``, whose tail is
+    ``e^{-x} (1 + x)`` at ``s x``. Each entry adds its rounding to the grid
+    (``g / 2``) and to a double (as in :func:`halfwidth`); a clamp into the range
+    moves no release away from a value inside it. Against the box of the two
+    entries' intervals (``alpha / 2`` each), whose L1 corner is ``2 s ln(2 /
+    alpha)``, this is ``s x``: at ``alpha = 0.05``, 4.74 s against 7.38 s.
+
+    Examples
+    --------
+    >>> p = plan_noise(np.full(2, 0.5), np.zeros(2), np.full(2, np.inf), epsilon=1.0)
+    >>> round(l1_radius(p, 0.05), 2)
+    4.74
+    """
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must lie in (0, 1); got {alpha}")
+    s, g = float(plan.scale[0]), float(plan.granularity[0])
+    target = math.log(1.0 / alpha)
+    x = target + math.log1p(target)  # x - ln(1 + x) = ln(1 / alpha), by Newton
+    for _ in range(50):
+        step = (x - math.log1p(x) - target) * (1.0 + x) / x
+        x -= step
+        if abs(step) <= 1e-15 * x:
+            break
+    x *= 1.0 + 1e-12  # (the root from above)
+    t = s * x + 2.0 * g
+    if not plan.integer:
+        t += g  # each entry's rounding to the grid, g / 2
+        with np.errstate(over="ignore", invalid="ignore"):
+            c, half = _centre(plan.lower, plan.upper)
+            reach = abs(float(c[0])) + float(half[0]) + t + g
+        if float(c[0]) != 0.0:
+            t += float(np.spacing(reach)) if math.isfinite(reach) else math.inf
+    return t

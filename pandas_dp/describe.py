@@ -41,6 +41,10 @@ __all__ = ["check_percentiles", "release_describe"]
 
 _ROWS = ("count", "mean", "std")
 IntervalFn = Callable[[float], tuple[float, float]]
+#: A calibrated plan, its moments' entries, its histograms' and trees' keys.
+_Built = tuple[
+    Plan, dict[tuple[Hashable, str], moments.Entry], dict[Hashable, str], dict[Hashable, str]
+]
 
 
 def check_percentiles(percentiles: Any) -> tuple[float, ...]:
@@ -62,6 +66,39 @@ def _label(p: float) -> str:
     """pandas' row label of a percentile: 25%, 2.5%."""
     text = f"{100 * p:.10g}"
     return f"{text}%"
+
+
+def _planned(
+    numeric_decls: Mapping[Hashable, NumericDeclaration],
+    categorical_decls: Mapping[Hashable, CategoricalDeclaration],
+    settings: Settings,
+    grouping: Grouping | None,
+    tree: Tree | None,
+    name: str,
+) -> tuple[
+    Plan, dict[tuple[Hashable, str], moments.Entry], dict[Hashable, str], dict[Hashable, str]
+]:
+    """describe's calibrated plan with the ``MOMENT_WEIGHTS`` entry ``name``: its
+    moments' entries, and the keys of each categorical histogram and percentile tree."""
+    # one column's moments and percentile tree: the ``grid`` weight
+    weights = st.MOMENT_WEIGHTS[name]
+    plan, entries = moments.plan_moments(
+        _ROWS, numeric_decls, settings, "moments", Plan(settings, grouping), weights
+    )
+    # a categorical column's one histogram weighs a quarter of a numeric column's
+    # measurements, as when count, sum, squares and tree weighed 1 each
+    histogram_weight = sum(weights.values()) / 4
+    cat_keys = {
+        c: plan.categories(c, len(d.categories), weight=histogram_weight)
+        for c, d in categorical_decls.items()
+    }
+    grid_keys = {
+        c: plan.grid(c, tree.nodes, tree.levels, weight=weights["grid"])
+        for c in numeric_decls
+        if tree is not None
+    }
+    plan.calibrate()
+    return plan, entries, cat_keys, grid_keys
 
 
 def release_describe(
@@ -88,24 +125,21 @@ def release_describe(
             "describe needs at least one declared column: declare bounds (numeric) or "
             "categories (categorical) with bounds=, categories= or a schema"
         )
-    plan = Plan(settings, grouping)
-    # one column's count, sum, squares and percentile tree: the ``grid`` weight
-    weights = st.MOMENT_WEIGHTS["describe"]
-    plan, entries = moments.plan_moments(_ROWS, numeric_decls, settings, "moments", plan, weights)
-    # a categorical column's one histogram weighs a quarter of a numeric column's
-    # four measurements (count, sum, squares, percentile tree), as when they weighed 1 each
-    histogram_weight = sum(weights.values()) / 4
-    cat_keys = {
-        c: plan.categories(c, len(d.categories), weight=histogram_weight)
-        for c, d in categorical_decls.items()
-    }
     tree = Tree(check_bins(bins, numeric_decls), BRANCHING) if numeric_decls else None
-    grid_keys = {
-        c: plan.grid(c, tree.nodes, tree.levels, weight=weights["grid"])
-        for c in numeric_decls
-        if tree is not None
-    }
-    plan.calibrate()
+    build = partial(_planned, numeric_decls, categorical_decls, settings, grouping, tree)
+    s = settings
+    name = moments.weights_name("describe", "moments", s.neighbouring, s.mechanism, s.bounding)
+    plan, entries, cat_keys, grid_keys = build(name)
+    if "bound_sums" in st.MOMENT_WEIGHTS[name] and numeric_decls:
+        # the bound sums, unless a count of its own is more accurate: a choice by the
+        # public noise scales alone (a large epsilon; moments.pair_count_is_better)
+        separate = build("describe_separate")
+        first = next(iter(numeric_decls))
+        pair = plan.measurements[entries[(first, "count")].keys["bound_sums"]].calibrated
+        count = separate[0].measurements[separate[1][(first, "count")].keys["count"]].calibrated
+        width = numeric_decls[first].upper - numeric_decls[first].lower
+        if not moments.pair_count_is_better(pair, count, width):
+            plan, entries, cat_keys, grid_keys = separate
     sources: dict[Any, Any] = {
         ("categories", c): partial(_exact_buckets, categorical[c], d, dropna=True, other=None)
         for c, d in categorical_decls.items()

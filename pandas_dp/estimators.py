@@ -11,6 +11,11 @@ column on ``[a, b]`` with midpoint ``m`` (REFERENCE.md §9):
   (:func:`recentred_mean_value`);
 * variance ``= (Q - S²/C') / (C' - ddof)`` with ``C' = max(C, ddof + 1)``, clamped
   to the ddof's own public range ``[0, (ddof + 1) R²/4]``;
+* where the column's two bound sums ``p ≈ Σ (x - a)`` and ``q ≈ Σ (b - x)`` are
+  measured instead of ``C`` and ``S`` (add/remove, Laplace noise), the mean is
+  ``a + R p / (p + q)`` and the count and centred sum are ``C = (p + q) / R``
+  and ``S = (p - q) / 2`` (:func:`bound_sums_count`, :func:`bound_sums_centred`),
+  whose noises are uncorrelated;
 * standard deviation: the square root of the variance.
 
 An interval for a statistic made of several noisy statistics is the range of the
@@ -29,16 +34,25 @@ Examples
 from __future__ import annotations
 
 import math
+import sys
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
 
-from pandas_dp.bounding import halfwidth
+from pandas_dp.bounding import halfwidth, l1_radius
 from pandas_dp.noise_plans import NoisePlan
 
 __all__ = [
+    "bound_sums_box",
+    "bound_sums_centred",
+    "bound_sums_count",
+    "bound_sums_count_interval",
+    "bound_sums_count_mse",
+    "bound_sums_count_value",
     "bound_sums_mean_interval",
     "bound_sums_mean_value",
+    "integer_count_mse",
     "mean_interval",
     "mean_value",
     "noisy_interval",
@@ -47,6 +61,7 @@ __all__ = [
     "recentred_mean_interval",
     "recentred_mean_value",
     "var_interval",
+    "var_interval_of",
     "var_value",
 ]
 
@@ -99,17 +114,123 @@ def _share(p: float, q: float) -> float:
 def bound_sums_mean_interval(
     noise: NoisePlan, p: float, q: float, lower: float, upper: float, alpha: float
 ) -> tuple[float, float]:
-    """Range of the mean over the box of ``P``'s and ``Q``'s intervals (``alpha / 2``
-    each): the mean grows with ``P`` and falls with ``Q``, so the box's corners
-    ``(P_lo, Q_hi)`` and ``(P_hi, Q_lo)`` are its ends. The exact sums are
-    non-negative, which :func:`noisy_interval` keeps (the plan's range)."""
-    p_lo, p_hi = noisy_interval(noise, p, alpha / 2.0)
-    q_lo, q_hi = noisy_interval(noise, q, alpha / 2.0)
-    low = 0.0 if p_lo <= 0.0 else _share(p_lo, q_hi)
-    high = 1.0 if q_lo <= 0.0 else _share(p_hi, q_lo)
+    """Range of the mean over the pair's confidence region: the exact sums lie in
+    the L1 ball of radius :func:`~pandas_dp.bounding.l1_radius` about the released
+    ones (and are non-negative) with probability at least ``1 - alpha``. The share
+    ``P / (P + Q)`` is monotone along every edge of that region, so its ends are at
+    the vertices: ``(p - t, q)`` or ``(p, q + t)`` for the lower, ``(p + t, q)`` or
+    ``(p, q - t)`` for the upper, and 0 (or 1) where the region reaches ``P = 0``
+    (``Q = 0``)."""
+    t = l1_radius(noise, alpha)
+    if not t < math.inf:  # (a scale near the float range)
+        return lower, upper
+    low = 0.0 if p <= t else min(_share(p - t, q), _share(p, q + t))
+    high = 1.0 if q <= t else max(_share(p + t, q), _share(p, q - t))
     ends = ((1.0 - r) * lower + r * upper for r in (low, high))
     lo, hi = (min(max(x, lower), upper) for x in ends)
     return min(lo, hi), hi  # (an ulp of rounding never inverts it)
+
+
+def bound_sums_count(p: float, q: float, lower: float, upper: float) -> float:
+    """The count the bound sums give: ``(P + Q) / (b - a)``, as ``P/R + Q/R`` (no
+    overflow where the sums are near the float range)."""
+    width = upper - lower
+    return p / width + q / width
+
+
+def bound_sums_centred(p: float, q: float) -> float:
+    """The centred sum the bound sums give: ``(P - Q) / 2``, as ``P/2 - Q/2``."""
+    return 0.5 * p - 0.5 * q
+
+
+def bound_sums_count_value(p: float, q: float, lower: float, upper: float) -> float:
+    """The count from the bound sums as a whole number, at least 0 (``0`` where the
+    noisy sums give no number, the largest double where they overflow).
+
+    Examples
+    --------
+    >>> bound_sums_count_value(2_500.4, 7_499.9, 0.0, 100.0)
+    100.0
+    >>> bound_sums_count_value(-30.0, 10.0, 0.0, 100.0)
+    0.0
+    """
+    c = bound_sums_count(p, q, lower, upper)
+    if not c > 0.0:  # (NaN too)
+        return 0.0
+    return float(round(c)) if math.isfinite(c) else sys.float_info.max
+
+
+def bound_sums_box(
+    noise: NoisePlan, p: float, q: float, lower: float, upper: float, alpha: float
+) -> tuple[float, float, float, float]:
+    """``(c_lo, c_hi, s_lo, s_hi)``: the count's and the centred sum's ranges over
+    the pair's confidence region, the L1 ball of radius ``t``
+    (:func:`~pandas_dp.bounding.l1_radius`) about ``(p, q)``. Since
+    ``|dP| + |dQ| = max(|dP + dQ|, |dP - dQ|)``, that ball is exactly the box
+    ``C ± t / R``, ``S ± t / 2`` (``C`` at least 0)."""
+    t = l1_radius(noise, alpha)
+    width = upper - lower
+    c = bound_sums_count(p, q, lower, upper)
+    s = bound_sums_centred(p, q)
+    c_lo = max(c - t / width, 0.0) if t < math.inf else 0.0
+    return c_lo, c + t / width, s - 0.5 * t, s + 0.5 * t
+
+
+def bound_sums_count_interval(
+    noise: NoisePlan, p: float, q: float, lower: float, upper: float, alpha: float
+) -> tuple[float, float]:
+    """The count's range over the box of ``P``'s and ``Q``'s intervals, in whole
+    numbers at least 0 (:func:`bound_sums_box`)."""
+    c_lo, c_hi, _, _ = bound_sums_box(noise, p, q, lower, upper, alpha)
+    lo = math.ceil(c_lo) if math.isfinite(c_lo) else c_lo
+    hi = math.floor(c_hi) if math.isfinite(c_hi) else c_hi
+    if not lo <= hi:  # no whole number inside (or a NaN): the real range, outward
+        lo = math.floor(c_lo) if math.isfinite(c_lo) else c_lo
+        hi = math.ceil(c_hi) if math.isfinite(c_hi) else c_hi
+    lo, hi = max(float(lo), 0.0), max(float(hi), 0.0)
+    return (lo, hi) if lo <= hi else (0.0, math.inf)
+
+
+def integer_count_mse(noise: NoisePlan) -> float:
+    """Mean squared error of a count released with discrete Laplace noise of the
+    plan's (first) scale ``s``: ``2 e^{-1/s} / (1 - e^{-1/s})²``, exactly."""
+    r = math.exp(-1.0 / float(noise.scale[0]))
+    return 2.0 * r / ((1.0 - r) * (1.0 - r))
+
+
+def bound_sums_count_mse(noise: NoisePlan, width: float) -> float:
+    """Mean squared error of :func:`bound_sums_count_value` (no clamp reached): the
+    rounding of ``(e1 + e2) / R``, ``e1, e2`` Laplace of the pair's (first) scale.
+
+    ``X = (e1 + e2) / R`` is a sum of two Laplace of scale ``beta = b / R``, with
+    ``P(X > x) = e^{-x/beta} (2 + x/beta) / 4``; the error is ``round(X)``. For
+    ``beta`` above 50 the sum of the series is ``4 beta² + 1/12`` to better than
+    one part in a million. (The pair's noise is on a grid ``2**-40`` of its scale:
+    continuous here.)
+
+    Examples
+    --------
+    >>> from pandas_dp.noise_plans import plan_noise
+    >>> import numpy as np
+    >>> pair = plan_noise(np.full(2, 0.5), np.zeros(2), np.full(2, np.inf), epsilon=0.01)
+    >>> round(bound_sums_count_mse(pair, 1.0) / 40_000, 4)
+    1.0
+    """
+    beta = float(noise.scale[0]) / width
+    if not beta < 50.0:  # (and an infinite or NaN one)
+        return 4.0 * beta * beta + 1.0 / 12.0
+
+    def tail(x: float) -> float:
+        return math.exp(-x / beta) * (2.0 + x / beta) / 4.0
+
+    total, k = 0.0, 1
+    while True:
+        p = tail(k - 0.5) - tail(k + 0.5)
+        total += k * k * p
+        if k > 1 and k * k * tail(k + 0.5) < 1e-18 * max(total, 1e-300):
+            break
+        k += 1
+    return 2.0 * total
 
 
 #: The second stage's centre moves from the midpoint towards the first stage's mean
@@ -203,9 +324,24 @@ def recentred_mean_value(
 
 
 def var_value(c: float, s: float, q: float, *, ddof: int, upper_range: float, clamp: bool) -> float:
-    """``(Q - S²/C') / (C' - ddof)``, ``C' = max(C, ddof + 1)``, clamped unless told not to."""
+    """``(Q - S²/C') / (C' - ddof)``, ``C' = max(C, ddof + 1)``, clamped unless told not to.
+
+    ``S²/C'`` is computed as ``(S/C') S`` (no overflow of ``S²`` where ``C'`` is
+    large). Noisy statistics beyond the float range that leave the expression
+    undefined (``inf - inf``, ``inf / inf``) give the middle of the public range
+    (0 where the range is unbounded): they carry no usable information.
+
+    Examples
+    --------
+    >>> var_value(1e300, 1e200, 1e300, ddof=1, upper_range=50.0, clamp=True)
+    1.0
+    >>> var_value(math.inf, 1e200, math.inf, ddof=1, upper_range=50.0, clamp=True)
+    25.0
+    """
     cc = max(c, ddof + 1.0)
-    value = (q - s * s / cc) / (cc - ddof)
+    value = (q - s / cc * s) / (cc - ddof)
+    if math.isnan(value):
+        value = upper_range / 2.0 if math.isfinite(upper_range) else 0.0
     return min(max(value, 0.0), upper_range) if clamp else value
 
 
@@ -318,11 +454,51 @@ def var_interval(
     c_lo, c_hi = noisy_interval(c_noise, c, third)
     s_lo, s_hi = noisy_interval(s_noise, s, third)
     q_lo, q_hi = noisy_interval(q_noise, q, third)
+    return _var_over_box(c_lo, c_hi, s_lo, s_hi, q_lo, q_hi, ddof, upper_range)
+
+
+def var_interval_of(
+    box: Callable[[float], tuple[float, float, float, float]],
+    q_noise: NoisePlan,
+    q: float,
+    ddof: int,
+    upper_range: float,
+    alpha: float,
+) -> tuple[float, float]:
+    """:func:`var_interval` with the count's and the sum's box from ``box``.
+
+    ``box(alpha')`` gives ``(c_lo, c_hi, s_lo, s_hi)``, a box that holds the exact
+    count and centred sum with probability at least ``1 - alpha'``
+    (:func:`bound_sums_box`); it gets two thirds of ``alpha``, the squares one.
+    """
+    c_lo, c_hi, s_lo, s_hi = box(2.0 * alpha / 3.0)
+    q_lo, q_hi = noisy_interval(q_noise, q, alpha / 3.0)
+    return _var_over_box(c_lo, c_hi, s_lo, s_hi, q_lo, q_hi, ddof, upper_range)
+
+
+def _var_over_box(
+    c_lo: float,
+    c_hi: float,
+    s_lo: float,
+    s_hi: float,
+    q_lo: float,
+    q_hi: float,
+    ddof: int,
+    upper_range: float,
+) -> tuple[float, float]:
+    """Range of ``(Q - S²/C)/(C - ddof)`` over a box of count, sum and squares (the
+    whole public range where a side of the box is undefined: sums near the float
+    range)."""
+    if any(math.isnan(x) for x in (c_lo, c_hi, s_lo, s_hi, q_lo, q_hi)):
+        return 0.0, upper_range
     c_lo, c_hi = max(c_lo, ddof + 1.0), max(c_hi, ddof + 1.0)
     s2_min = 0.0 if s_lo <= 0.0 <= s_hi else min(s_lo * s_lo, s_hi * s_hi)
     s2_max = max(s_lo * s_lo, s_hi * s_hi)
-    low = min(_candidates(q_lo, s2_max, c_lo, c_hi, ddof))
-    high = max(_candidates(q_hi, s2_min, c_lo, c_hi, ddof))
+    lows = _candidates(q_lo, s2_max, c_lo, c_hi, ddof)
+    highs = _candidates(q_hi, s2_min, c_lo, c_hi, ddof)
+    # (an undefined corner, inf - inf or inf / inf, bounds nothing on its side)
+    low = 0.0 if any(math.isnan(x) for x in lows) else min(lows)
+    high = upper_range if any(math.isnan(x) for x in highs) else max(highs)
     lo = min(max(low, 0.0), upper_range)
     hi = min(max(high, 0.0), upper_range)
     return lo, hi

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 
 from pandas_dp import estimators as est
 from pandas_dp.declared_columns import NumericDeclaration
+from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.plan import Plan
 from pandas_dp.sensitivity import output_range
 from pandas_dp.settings import Settings
@@ -34,6 +35,8 @@ __all__ = [
     "check_ddof",
     "entry_range",
     "estimate",
+    "pair_allowed",
+    "pair_count_is_better",
     "plan_entry",
     "plan_moments",
     "resolve_method",
@@ -69,17 +72,36 @@ IntervalFn = Callable[[float], tuple[float, float]]
 #: minimises the worst ratio over the informative settings (the best candidate's
 #: RMSE at most 1 % of the bounds' width: 36 of 54): 1.05x, against 2.18x for the
 #: one-stage 1:2. Under substitute (where a sum about any centre is as noisy as
-#: about the midpoint) the mean keeps 1:2 (``mean_substitute``). Variance and std 5:4:9
-#: (worst 1.40x, former 1:1:2 1.54x).
-#: ``describe`` measures one (count, centred sum, centred squares) per column for
-#: its count, mean and std, and one percentile tree (``grid``). 6:4:3:5 gives
-#: each of count, mean and std at least the share of epsilon it had in the former
-#: describe (three releases at epsilon/3: a count; a mean at 1:2, whose sum had
-#: 2/9; a std at 5:4:9, whose squares had 1/6), so none is less accurate than
-#: there: count 1/3, sum 2/9, squares 1/6 (and the mean and std now read the
-#: larger shared count). The other 5/18 buy the percentiles (1:1:1:1 gave them
-#: 1/4 and the count 1/4: 1.3-1.4x the former count's RMSE). Checked in
-#: ``benchmarks/accuracy.py --describe-only`` (``results/describe_split.md``).
+#: about the midpoint) the mean keeps 1:2 (``mean_substitute``). Variance and std:
+#: under add/remove with Laplace noise (bit or none) the count and the centred sum
+#: come from the bound sums too (``(P + Q)/R`` and ``(P - Q)/2``, uncorrelated
+#: noise, variances ``4/e²`` and ``R²/e²`` at a share ``e``); bound_sums :
+#: centred_squares = 2:3 (worst 1.34x over 36 settings; 1:1 1.41x), against the
+#: separate 5:4:9 at equal epsilon: 0.77-0.91x RMSE in 25 of 36 settings,
+#: 1.00-1.02x on two-point data at epsilon <= 1, up to 1.35x where the estimate is
+#: mostly noise (n = 100, epsilon = 0.1) and 1.26x on two-point data at epsilon =
+#: 10 (the variance at the top of its public range). With the
+#: truncated mode, the Gaussian or substitute, count : centred_sum :
+#: centred_squares = 5:4:9 (``var_separate``; worst 1.40x, former 1:1:2 1.54x).
+#: ``describe`` measures, per column, its count and centred sum (as the bound
+#: sums), its centred squares, and one percentile tree (``grid``):
+#: bound_sums : centred_squares : grid = 10:3:5. The former describe (three
+#: releases at epsilon/3: a count; a one-stage mean at 1:2, whose sum had 2/9; a
+#: std at 5:4:9, whose squares had 1/6) gave a count at most 1/3 of epsilon, a
+#: centred sum 2/9, squares 1/6; 10/18 on the pair gives the count and the sum the
+#: noise variance of separate ones at (10/18)/sqrt(2) = 0.39 each, squares get
+#: 1/6 and the percentiles 5/18. Measured in ``benchmarks/accuracy.py --only
+#: describe`` (``results/accuracy.md``, section 4; 36 settings, 500 releases):
+#: against the former describe at equal total epsilon the count is 0.85-1.00x, the
+#: mean 0.40-1.00x, the std 0.28-1.28x (above 1 beyond two standard errors only at
+#: n = 100, epsilon = 0.1, where the estimate is mostly the clamp); the geometric
+#: mean of the ratios 0.72, against 0.84 for the separate 6:4:3:5 and 0.72 for
+#: 9:4:5 (whose count is 1.01x). Where a count of its own is more accurate
+#: (:func:`pair_count_is_better`: a large epsilon, above about 4.8 per column,
+#: where integer noise is mostly exactly 0 while a count read off two real-valued
+#: sums is not) describe measures count : centred_sum : centred_squares : grid =
+#: 6:4:3:5 (``describe_separate``, also the truncated mode's, the Gaussian's and
+#: substitute's), which gives each of them exactly the former share.
 #: ``cov`` and ``corr`` (a weight per entry: 1 count, p sums, p squares and
 #: p(p-1)/2 cross-products): 4 x 4 on [-1, 1], n = 1000, epsilon = 1, 1000
 #: releases, Frobenius RMSE on correlated data / data piled at -1: equal weights
@@ -96,8 +118,11 @@ MOMENT_WEIGHTS: dict[str, dict[str, float]] = {
     # 2:1:13, scaled to the same total
     "mean_two_stages": {"count": 0.375, "centred_sum": 0.1875, "recentred_sum": 2.4375},
     "mean_substitute": {"count": 1.0, "centred_sum": 2.0},
-    "var": {"count": 5.0, "centred_sum": 4.0, "centred_squares": 9.0},
-    "describe": {"count": 6.0, "centred_sum": 4.0, "centred_squares": 3.0, "grid": 5.0},
+    # 2:3, scaled to the separate split's total
+    "var": {"bound_sums": 7.2, "centred_squares": 10.8},
+    "var_separate": {"count": 5.0, "centred_sum": 4.0, "centred_squares": 9.0},
+    "describe": {"bound_sums": 10.0, "centred_squares": 3.0, "grid": 5.0},
+    "describe_separate": {"count": 6.0, "centred_sum": 4.0, "centred_squares": 3.0, "grid": 5.0},
     "cov": {"count": 1.0, "centred_sum": 1.0, "centred_squares": 1.2, "cross_products": 1.5},
     "mean_direct": {"mean_direct": 1.0},
     "var_direct": {"var_direct": 1.0},
@@ -167,7 +192,7 @@ def weights_name(
     ----------
     statistic : str
         ``"count"``, ``"sum"``, ``"mean"``, ``"var"`` or ``"std"`` (which reads the
-        variance's measurements).
+        variance's measurements), or ``"describe"``.
     method : str
         ``"moments"`` or ``"direct"`` (the mean and the variance only; the other
         statistics have one way).
@@ -175,9 +200,12 @@ def weights_name(
         The relation: under ``"substitute"`` the mean measures a count and a
         centred sum (``"mean_substitute"``).
     mechanism, bounding : str, default "laplace", "bit"
-        Under add/remove the mean measures its bound sums with Laplace noise and
-        bounding ``"bit"`` or ``"none"`` (``"mean"``), else two stages
-        (``"mean_two_stages"``).
+        Under add/remove with Laplace noise and bounding ``"bit"`` or ``"none"``
+        (:func:`pair_allowed`) the mean, the variance and describe measure a
+        column's two bound sums (``"mean"``, ``"var"``, ``"describe"``; describe
+        only where :func:`pair_count_is_better`); otherwise the mean measures two
+        stages (``"mean_two_stages"``) and the others a count and a centred sum
+        (``"var_separate"``, ``"describe_separate"``).
 
     Returns
     -------
@@ -191,16 +219,37 @@ def weights_name(
     'mean_substitute'
     >>> weights_name("mean", "moments", "add_remove", "gaussian")
     'mean_two_stages'
+    >>> weights_name("var", "moments", "add_remove", "laplace", "truncated")
+    'var_separate'
     """
     base = "var" if statistic == "std" else statistic
     way = method if base in ("mean", "var") else "moments"
     if way == "direct":
         return f"{base}_direct"
-    if base != "mean":
+    if base not in ("mean", "var", "describe"):
         return base
+    pair = pair_allowed(neighbouring, mechanism, bounding)
+    if base != "mean":
+        return base if pair else f"{base}_separate"
     if neighbouring == "substitute":
         return "mean_substitute"
-    return "mean" if mechanism == "laplace" and bounding != "truncated" else "mean_two_stages"
+    return "mean" if pair else "mean_two_stages"
+
+
+def pair_allowed(neighbouring: str, mechanism: str, bounding: str) -> bool:
+    """Whether a column's count and centred sum are measured as its two bound sums.
+
+    Under add/remove with Laplace noise and bounding ``"bit"`` or ``"none"``: the
+    pair's calibration (one vector, a per-entry sensitivity and a joint L1 norm)
+    is the Laplace one, and its saving is the private count's (under substitute
+    the count costs nothing extra to a sum's neighbours, and the mean keeps 1:2).
+
+    Examples
+    --------
+    >>> pair_allowed("add_remove", "laplace", "bit"), pair_allowed("substitute", "laplace", "bit")
+    (True, False)
+    """
+    return neighbouring == "add_remove" and mechanism == "laplace" and bounding != "truncated"
 
 
 def statistic_weights(
@@ -213,23 +262,68 @@ def statistic_weights(
 ) -> dict[str, float]:
     """The budget weights of ``statistic``'s measurements, requested with ``together``.
 
-    :data:`MOMENT_WEIGHTS`'s entry (:func:`weights_name`), except that a mean asked
-    for with a variance or std of the same column reads their count and centred
-    sum (the first stage of ``"mean_two_stages"``): the variance's weights then
-    split the budget as they do alone.
+    :data:`MOMENT_WEIGHTS`'s entry (:func:`weights_name`), except that a mean or a
+    count asked for with a variance or std of the same column reads the
+    variance's measurements of them (its bound sums, or its count and centred
+    sum), and a count asked for with a mean measured as bound sums reads those:
+    what is measured once is paid for once, at the variance's (or the mean's)
+    weights.
 
     Examples
     --------
     >>> statistic_weights("mean", ("mean",), "moments", "add_remove")
     {'bound_sums': 3.0}
     >>> statistic_weights("mean", ("mean", "std"), "moments", "add_remove")
-    {'count': 0.375, 'centred_sum': 0.1875}
+    {'bound_sums': 7.2}
+    >>> statistic_weights("count", ("count", "mean"), "moments", "add_remove")
+    {'bound_sums': 3.0}
+    >>> statistic_weights("mean", ("mean", "var"), "moments", "add_remove", "gaussian")
+    {'count': 5.0, 'centred_sum': 4.0}
     """
     name = weights_name(statistic, method, neighbouring, mechanism, bounding)
-    if name in ("mean", "mean_two_stages") and {"var", "std"} & set(together):
-        first = MOMENT_WEIGHTS["mean_two_stages"]
-        return {k: v for k, v in first.items() if k != "recentred_sum"}
+    wanted = set(together)
+    reader = None  # the statistic whose measurements this one reads
+    if name in ("mean", "mean_two_stages", "count") and wanted & {"var", "std"}:
+        reader = weights_name("var", method, neighbouring, mechanism, bounding)
+    elif name == "count" and "mean" in wanted:
+        reader = weights_name("mean", method, neighbouring, mechanism, bounding)
+    if reader is not None and not reader.endswith("_direct"):
+        read = MOMENT_WEIGHTS[reader]
+        shared = ("bound_sums", "count") if statistic == "count" else _FIRST_STAGE
+        if "bound_sums" in read or reader.startswith("var"):
+            return {k: v for k, v in read.items() if k in shared}
     return dict(MOMENT_WEIGHTS[name])
+
+
+#: What a column's bound sums measure in place of two measurements.
+_PAIRED = ("count", "centred_sum")
+#: What a mean reads of a variance's measurements.
+_FIRST_STAGE = ("bound_sums", "count", "centred_sum")
+
+
+def pair_count_is_better(pair: NoisePlan, count: NoisePlan, width: float) -> bool:
+    """Whether a count read off the bound sums (noise plan ``pair``, bounds of width
+    ``width``) has at most the mean squared error of a count of its own (``count``).
+
+    A choice between two plans by their public noise scales alone. At a large
+    epsilon a count's integer noise is mostly exactly 0, which a count rounded
+    from two real-valued sums does not match (:func:`~pandas_dp.estimators.integer_count_mse`,
+    :func:`~pandas_dp.estimators.bound_sums_count_mse`); describe then measures a
+    count of its own.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pandas_dp.noise_plans import plan_noise
+    >>> def pair(e): return plan_noise(np.full(2, 0.5), np.zeros(2), np.full(2, np.inf), epsilon=e)
+    >>> def count(e): return plan_noise(np.ones(1), np.zeros(1), np.full(1, np.inf), epsilon=e,
+    ...                                 integer=True)
+    >>> pair_count_is_better(pair(0.5), count(1 / 3), 1.0)
+    True
+    >>> pair_count_is_better(pair(5.0), count(10 / 3), 1.0)
+    False
+    """
+    return est.bound_sums_count_mse(pair, width) <= est.integer_count_mse(count)
 
 
 @dataclass(frozen=True)
@@ -288,8 +382,8 @@ def plan_entry(
         s = plan.settings
         name = weights_name(statistic, method, s.neighbouring, s.mechanism, s.bounding)
         weights = MOMENT_WEIGHTS[name]
-    if base == "mean" and "bound_sums" in weights:  # add_remove, Laplace
-        needs = ("bound_sums",)
+    if "bound_sums" in weights and "count" not in weights:  # add_remove, Laplace
+        needs = tuple(dict.fromkeys("bound_sums" if x in _PAIRED else x for x in needs))
     elif base == "mean" and "recentred_sum" in weights:  # the second stage (add_remove)
         needs = (*needs, "recentred_sum")
     keys = plan.moments(decl, needs, weights)
@@ -361,6 +455,8 @@ def entry_range(entry: Entry, plan: Plan, ddof: int) -> tuple[float, float]:
         ``(lower, upper)``.
     """
     d, k, st = entry.decl, entry.keys, entry.statistic
+    if st == "count" and "bound_sums" in k:
+        return output_range("count", d.lower, d.upper, plan.settings.public_n)
     if st in ("count", "sum") or (entry.method == "direct" and st == "mean"):
         m = plan.measurements[next(iter(k.values()))]
         return m.lower, m.upper
@@ -409,6 +505,12 @@ def estimate(
     d, k, st = entry.decl, entry.keys, entry.statistic
     m = plan.measurements
     n = plan.settings.public_n
+    if "bound_sums" in k:
+        pair = m[k["bound_sums"]].calibrated
+        p, q = (float(x) for x in noisy[k["bound_sums"]][2 * g : 2 * g + 2])
+    if st == "count" and "bound_sums" in k:
+        count = est.bound_sums_count_value(p, q, d.lower, d.upper)
+        return count, partial(est.bound_sums_count_interval, pair, p, q, d.lower, d.upper)
     if st in ("count", "sum") or (entry.method == "direct" and st == "mean"):
         key = next(iter(k.values()))
         value = float(noisy[key][g])
@@ -416,12 +518,8 @@ def estimate(
         assert noise is not None
         return value, partial(est.noisy_interval, noise, value)
     if st == "mean" and "bound_sums" in k:
-        pair = m[k["bound_sums"]]
-        p, q = (float(x) for x in noisy[k["bound_sums"]][2 * g : 2 * g + 2])
         value = est.bound_sums_mean_value(p, q, d.lower, d.upper, clamp=clamp)
-        pair_fn: IntervalFn = partial(
-            est.bound_sums_mean_interval, pair.calibrated, p, q, d.lower, d.upper
-        )
+        pair_fn: IntervalFn = partial(est.bound_sums_mean_interval, pair, p, q, d.lower, d.upper)
         return value, pair_fn
     if st == "mean" and "recentred_sum" in k:
         c, s = float(noisy[k["count"]][g]), float(noisy[k["centred_sum"]][g])
@@ -456,11 +554,18 @@ def estimate(
         raw = float(noisy[k["var_direct"]][g])
         value = raw * factor
         fn: IntervalFn = partial(_scaled_interval, partial(est.noisy_interval, noise, raw), factor)
+    elif "bound_sums" in k:
+        w = float(noisy[k["centred_squares"]][g])
+        c, s = est.bound_sums_count(p, q, d.lower, d.upper), est.bound_sums_centred(p, q)
+        value = est.var_value(c, s, w, ddof=ddof, upper_range=hi, clamp=clamp)
+        squares = m[k["centred_squares"]].calibrated
+        box = partial(est.bound_sums_box, pair, p, q, d.lower, d.upper)
+        fn = partial(est.var_interval_of, box, squares, w, ddof, hi)
     else:
         c = float(noisy[k["count"]][g])
         s = float(noisy[k["centred_sum"]][g])
-        q = float(noisy[k["centred_squares"]][g])
-        value = est.var_value(c, s, q, ddof=ddof, upper_range=hi, clamp=clamp)
+        w = float(noisy[k["centred_squares"]][g])
+        value = est.var_value(c, s, w, ddof=ddof, upper_range=hi, clamp=clamp)
         fn = partial(
             est.var_interval,
             m[k["count"]].calibrated,
@@ -468,7 +573,7 @@ def estimate(
             m[k["centred_squares"]].calibrated,
             c,
             s,
-            q,
+            w,
             ddof,
             hi,
         )

@@ -265,11 +265,11 @@ def release_table(
 ) -> Table:
     """Plan, charge, measure and estimate ``column -> statistics`` together.
 
-    Statistics of one column share their measurements (one count, centred sum and
-    centred squares per column), so ``{"age": ["mean", "std"]}`` costs what a
-    variance alone does. Every column gets an equal share of the budget
-    (:func:`_column_factors`). ``extra`` plans further statistics (``agg``'s
-    medians) into the same plan, one charge for all.
+    Statistics of one column share their measurements (one count and centred sum,
+    or the two bound sums that give both, and one centred squares per column), so
+    ``{"age": ["mean", "std"]}`` costs what a variance alone does. Every column
+    gets an equal share of the budget (:func:`_column_factors`). ``extra`` plans
+    further statistics (``agg``'s medians) into the same plan, one charge for all.
     """
     ddof = check_ddof(ddof)
     way = resolve_method(method, settings)
@@ -508,8 +508,9 @@ def release_agg(
         details={
             "method": table.method,
             "ddof": ddof,
-            "derived": "statistics of one column share one measured (count, centred sum, "
-            "centred squares); each column gets an equal share of the budget",
+            "derived": "statistics of one column share its measured count and centred sum "
+            "(as its two bound sums under add/remove with Laplace noise) and centred "
+            "squares; each column gets an equal share of the budget",
             **({"quantiles": extra.details()} if extra is not None else {}),
             **(table.plan.group_details() if grouping is not None else {}),
         },

@@ -49,13 +49,25 @@ def test_large_epsilon_recovers_pandas(df: pd.DataFrame) -> None:
 
 
 def test_one_column_shares_one_triple_and_one_charge(df: pd.DataFrame) -> None:
-    """count, mean and std of a column: one count, one centred sum, one centred
-    squares measured; the whole epsilon charged once."""
+    """count, mean and std of a column: one pair of bound sums (its count and
+    centred sum) and one centred squares measured; the whole epsilon charged once
+    (the truncated mode: one count, one centred sum, one centred squares)."""
     budget = pandas_dp.PrivacyBudget(epsilon=3.0)
     t = df.dp.agg(
         {"a": ["count", "mean", "std"]}, epsilon=1.0, bounds=BOUNDS, budget=budget, random_state=2
     )
     assert budget.spent == (1.0, 0.0)
+    measured = sorted(t.attrs["dp"].sensitivity.index)
+    assert measured == ["a: bound_sums", "a: centred_squares"]
+    t = df.dp.agg(
+        {"a": ["count", "mean", "std"]},
+        epsilon=1.0,
+        bounds=BOUNDS,
+        budget=budget,
+        random_state=2,
+        bounding="truncated",
+    )
+    assert budget.spent == (2.0, 0.0)
     measured = sorted(t.attrs["dp"].sensitivity.index)
     assert measured == ["a: centred_squares", "a: centred_sum", "a: count"]
 

@@ -485,8 +485,9 @@ def test_unit_metadata_survives_yaml(tmp_path: Path, capsys: pytest.CaptureFixtu
     report = cli.describe(data, path, epsilon=1.0, seed=0)
     d = report.releases["describe"]
     assert list(d.columns) == ["age", "region"]  # the unit column is not described
-    # a unit holding up to 2 rows doubles the count's sensitivity
-    assert d.attrs["dp"].sensitivity["age: count"] == pytest.approx(2.0)
+    # a unit holding up to 2 rows doubles the sensitivity of the bound sums (which
+    # give the count): 2 R in L1
+    assert d.attrs["dp"].sensitivity["age: bound_sums"] == pytest.approx(200.0)
     code, out, _ = _run(
         capsys, "describe", data, "--schema", path, "--epsilon", 1, "--by", "region"
     )

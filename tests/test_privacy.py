@@ -321,7 +321,9 @@ def test_accessor_direct_mean_bit_worst_case():
 #
 # The default mean and var (add_remove: the length is private) are plans over the
 # noisy count C, centred sum S and centred squares Q of the column, estimated as
-# m + S/max(C, 1) and (Q - S²/C')/(C' - ddof). Neighbours differ by one added row.
+# m + S/max(C, 1) and (Q - S²/C')/(C' - ddof); with Laplace noise and bounding bit
+# or none, C and S come from the two bound sums (Σ (x - a), Σ (b - x)), one vector.
+# Neighbours differ by one added row.
 # The released value is a post-processing of (C, S, Q), each calibrated to its share
 # of epsilon, so its privacy loss is at most epsilon; the test checks that the
 # release the library builds keeps it there.
@@ -356,23 +358,30 @@ def default_releases(statistic, values, seed, draws=DRAWS, *, eps=EPS, shrink=1.
     for stat, key in keys.items():  # the plan's measurement order
         noise = plan.measurements[key].noise
         shrunk[stat] = noise = dataclasses.replace(noise, scale=noise.scale * shrink)
-        if stat in ("recentred_sum", "bound_sums"):  # a second stage; a pair, below
+        if stat == "recentred_sum":  # a second stage, below
+            continue
+        if stat == "bound_sums":
+            # the pair (Σ (x - a), Σ (b - x)) composed from the engine's exact sums as
+            # the plan composes it, noised as one vector per release
+            mid = Fraction(1, 2)  # the engine's midpoint of [0, 1]
+            n, total = int(sums.count[0]), sums.total_exact[0]
+            pairs = np.empty(2 * m, dtype=object)
+            pairs[0::2], pairs[1::2] = total + n * mid, n * mid - total
+            out = apply_noise_exact(pairs, noise.tiled(m), src)
+            noisy["p"], noisy["q"] = out[0::2], out[1::2]
             continue
         theta = np.clip(np.full(m, exact[stat]), noise.lower[0], noise.upper[0])
         noisy[stat] = apply_noise(theta, noise.tiled(m), src)
     clamp = bounding != "none"
+    if "bound_sums" in keys:  # the count and the centred sum the pair gives
+        pq = (noisy["p"], noisy["q"])
+        noisy["count"] = np.frompyfunc(lambda p, q: est.bound_sums_count(p, q, 0.0, 1.0), 2, 1)(*pq)
+        noisy["centred_sum"] = np.frompyfunc(est.bound_sums_centred, 2, 1)(*pq)
     if statistic == "mean" and "bound_sums" in keys:
-        # the pair (Σ (x - a), Σ (b - x)) composed from the engine's exact sums as the
-        # plan composes it, noised as one vector per release
-        mid = Fraction(1, 2)  # the engine's midpoint of [0, 1]
-        n, total = int(sums.count[0]), sums.total_exact[0]
-        pairs = np.empty(2 * m, dtype=object)
-        pairs[0::2], pairs[1::2] = total + n * mid, n * mid - total
-        out = apply_noise_exact(pairs, shrunk["bound_sums"].tiled(m), src)
         fn = np.frompyfunc(
             lambda p, q: est.bound_sums_mean_value(p, q, 0.0, 1.0, clamp=clamp), 2, 1
         )
-        return fn(out[0::2], out[1::2]).astype(np.float64)
+        return fn(noisy["p"], noisy["q"]).astype(np.float64)
     if statistic == "mean":
         # the second stage as the plan runs it: the exact sum about the centre the
         # released count and sum give, per release, then its noise

@@ -316,8 +316,8 @@ def test_records_of_a_cached_plan_share_no_mutable_field() -> None:
     for meta in (a, c):
         pd.testing.assert_series_equal(meta.sensitivity, first[0])
         pd.testing.assert_series_equal(meta.scale, first[1])
-        assert meta.details["noised"] == first[2] and len(first[2]) == 3
-        assert len(meta.details["budget_split"]) == 3
+        assert meta.details["noised"] == first[2] and len(first[2]) == 2
+        assert len(meta.details["budget_split"]) == 2
 
 
 def test_a_cached_plan_holds_no_generator_budget_or_private_count() -> None:

@@ -48,7 +48,8 @@ def _check_numeric(statistic: str, columns: dict[Hashable, pd.Series]) -> None:
             )
 
 
-#: The statistics ``agg`` measures from one (count, centred sum, centred squares).
+#: The statistics ``agg`` releases (the moments from one count, centred sum and
+#: centred squares per column; medians from the column's grid).
 AGGREGATIONS: tuple[str, ...] = (*st.MOMENT_STATISTICS, *AGG_QUANTILES)
 
 

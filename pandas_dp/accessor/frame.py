@@ -335,8 +335,9 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         """Several statistics of several columns in one release, like ``df.agg(func)``.
 
         One plan, one charge: the statistics of one column share one measured
-        (count, centred sum, centred squares), so ``{"age": ["count", "mean",
-        "std"]}`` costs what one ``std`` costs; a ``median`` is a permute-and-flip
+        count and centred sum (under add/remove with Laplace noise, the column's
+        two bound sums, which give both) and centred squares, so ``{"age":
+        ["count", "mean", "std"]}`` costs what one ``std`` costs; a ``median`` is a permute-and-flip
         selection on the column's grid, as :meth:`quantile` makes it (with
         ``method="exponential"`` and the default grid). Every column gets an equal
         share of ``epsilon``; within a column the moments and the median get half

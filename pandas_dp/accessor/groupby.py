@@ -314,7 +314,8 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
         """Several statistics per group in one release, like ``df.groupby(by).agg(func)``.
 
         Statistics of one column share their measurements: ``{"age": ["mean",
-        "std"]}`` measures one count, centred sum and centred squares per group; a
+        "std"]}`` measures one pair of bound sums (count and centred sum) and one
+        centred squares per group; a
         ``median`` is a permute-and-flip selection per group on the column's grid.
         Every column gets an equal share of ``epsilon``.
 
