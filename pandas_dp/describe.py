@@ -75,9 +75,7 @@ def _planned(
     grouping: Grouping | None,
     tree: Tree | None,
     name: str,
-) -> tuple[
-    Plan, dict[tuple[Hashable, str], moments.Entry], dict[Hashable, str], dict[Hashable, str]
-]:
+) -> _Built:
     """describe's calibrated plan with the ``MOMENT_WEIGHTS`` entry ``name``: its
     moments' entries, and the keys of each categorical histogram and percentile tree."""
     # one column's moments and percentile tree: the ``grid`` weight
