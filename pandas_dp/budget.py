@@ -423,7 +423,8 @@ class PrivacyBudget:
             "charged_epsilon": charged,
             "mechanism": entry.get("mechanism", ""),
         }
-        row.update((k, v) for k, v in entry.items() if k not in row)
+        for key, value in entry.items():  # the details, after the fixed columns
+            row.setdefault(key, value)
         self._entries.append(row)
 
     # ------------------------------------------------------------------ reports

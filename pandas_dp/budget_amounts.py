@@ -12,7 +12,7 @@ applied by the atomic charge of :mod:`pandas_dp.budget_charging`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = [
     "ACCOUNTINGS",
@@ -70,9 +70,12 @@ class Amount(tuple[float, float]):
         return self[1]
 
 
-@dataclass(frozen=True)
-class Spent:
-    """What a budget has spent (public amounts only)."""
+class Spent(NamedTuple):
+    """What a budget has spent (public amounts only).
+
+    A named tuple, like :class:`Step`: every charge makes one, under the budget's
+    lock, and a tuple is made several times faster than a frozen dataclass.
+    """
 
     epsilon: float = 0.0  # sum of the releases' epsilons
     delta: float = 0.0  # sum of the releases' deltas
@@ -81,8 +84,7 @@ class Spent:
     spent_epsilon: float = 0.0  # what `spent.epsilon` reports
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(NamedTuple):
     """A budget's state after a release it is asked to admit."""
 
     state: Spent

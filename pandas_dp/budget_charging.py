@@ -17,7 +17,6 @@ What one budget admits, and what it records, is decided by the budget itself
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import itertools
 import threading
@@ -92,6 +91,11 @@ def _unique(pairs: list[tuple[PrivacyBudget, str]]) -> list[tuple[PrivacyBudget,
             seen.add(id(budget))
             unique.append((budget, role))
     return unique
+
+
+def _serial(budget: PrivacyBudget) -> int:
+    """The order in which budgets' locks are taken (their creation order)."""
+    return budget._serial
 
 
 def active_budgets() -> tuple[PrivacyBudget, ...]:
@@ -295,9 +299,13 @@ def charge_together(
     zcdp = None if rho is None else check_amount("rho", rho, allow_zero=False)
     if not pairs:  # no budget to charge or record in (the amounts are checked)
         return ()
-    with contextlib.ExitStack() as locks:
-        for budget in sorted((b for b, _ in pairs), key=lambda b: b._serial):
-            locks.enter_context(budget._lock)
+    # (one budget, the usual case, needs no ordering)
+    ordered = [pairs[0][0]] if len(pairs) == 1 else sorted((b for b, _ in pairs), key=_serial)
+    taken: list[threading.Lock] = []
+    try:
+        for budget in ordered:
+            budget._lock.acquire()
+            taken.append(budget._lock)
         steps = [budget._after(eps, dlt, zcdp) for budget, _ in pairs]
         refusals = [
             budget._refusal(eps, dlt, step, role)
@@ -318,4 +326,7 @@ def charge_together(
         now = time.time()
         for (budget, _), step in zip(pairs, steps, strict=True):
             budget._record(eps, dlt, step, now, entry)
+    finally:
+        for lock in reversed(taken):
+            lock.release()
     return tuple(budget for budget, _ in pairs)
