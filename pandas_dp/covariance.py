@@ -35,7 +35,7 @@ from pandas_dp import estimators as est
 from pandas_dp.bounding import apply_noise_exact, halfwidth
 from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.errors import InvalidBoundsError
-from pandas_dp.moments import MOMENT_WEIGHTS
+from pandas_dp.moment_weights import MOMENT_WEIGHTS
 from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.plan import Measurement, Plan, direct_allowance, engine_input
 from pandas_dp.result import DPMetadata

@@ -26,6 +26,7 @@ from pandas_dp.category_declarations import CategoricalDeclaration
 from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.grouping import Grouping
 from pandas_dp.histograms import _exact_buckets, _share_bounds
+from pandas_dp.moment_weights import pair_count_is_better, weights_name
 from pandas_dp.plan import Plan, engine_input
 from pandas_dp.quantile_tree import (
     Tree,
@@ -126,17 +127,17 @@ def release_describe(
     tree = Tree(check_bins(bins, numeric_decls), BRANCHING) if numeric_decls else None
     build = partial(_planned, numeric_decls, categorical_decls, settings, grouping, tree)
     s = settings
-    name = moments.weights_name("describe", "moments", s.neighbouring, s.mechanism, s.bounding)
+    name = weights_name("describe", "moments", s.neighbouring, s.mechanism, s.bounding)
     plan, entries, cat_keys, grid_keys = build(name)
     if "bound_sums" in st.MOMENT_WEIGHTS[name] and numeric_decls:
         # the bound sums, unless a count of its own is more accurate: a choice by the
-        # public noise scales alone (a large epsilon; moments.pair_count_is_better)
+        # public noise scales alone (a large epsilon; pair_count_is_better)
         separate = build("describe_separate")
         first = next(iter(numeric_decls))
         pair = plan.measurements[entries[(first, "count")].keys["bound_sums"]].calibrated
         count = separate[0].measurements[separate[1][(first, "count")].keys["count"]].calibrated
         width = numeric_decls[first].upper - numeric_decls[first].lower
-        if not moments.pair_count_is_better(pair, count, width):
+        if not pair_count_is_better(pair, count, width):
             plan, entries, cat_keys, grid_keys = separate
     sources: dict[Any, Any] = {
         ("categories", c): partial(_exact_buckets, categorical[c], d, dropna=True, other=None)

@@ -32,18 +32,20 @@ from numpy.typing import NDArray
 from pandas_dp import estimators as est
 from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.grouping import Grouping
+from pandas_dp.moment_weights import (
+    MOMENT_WEIGHTS,
+    resolve_method,
+    statistic_weights,
+    weights_name,
+)
 from pandas_dp.moments import (
     MOMENT_STATISTICS,
-    MOMENT_WEIGHTS,
     Entry,
     check_ddof,
     entry_range,
     estimate,
     plan_entry,
-    resolve_method,
     stacked,
-    statistic_weights,
-    weights_name,
 )
 from pandas_dp.plan import Plan, engine_input
 from pandas_dp.records import build_metadata

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 import pandas_dp  # noqa: F401  (registers the accessor)
 from pandas_dp import estimators as est
-from pandas_dp import moments
 from pandas_dp.bounding import l1_radius
+from pandas_dp.moment_weights import MOMENT_WEIGHTS, weights_name
 from pandas_dp.noise_plans import plan_noise
 
 FINITE = st.floats(allow_nan=False, allow_infinity=True, width=64)
@@ -105,7 +105,7 @@ def test_the_mean_measures_one_pair_at_the_whole_budget():
             "None: centred_sum",
             "None: recentred_sum",
         }
-    assert moments.weights_name("mean", "moments", "add_remove", "laplace", "none") == "mean"
+    assert weights_name("mean", "moments", "add_remove", "laplace", "none") == "mean"
 
 
 #: Data piled near the lower bound of [0, 100] (exponential of mean 10, clipped).
@@ -116,7 +116,7 @@ def piled_rmse(monkeypatch: pytest.MonkeyPatch, entry: str, weights: str, **kw: 
     """RMSE of 2000 seeded means of :data:`PILED` at epsilon = 1, with the
     ``MOMENT_WEIGHTS`` entry ``entry`` replaced by the entry ``weights`` (the same
     entry: the library's own)."""
-    monkeypatch.setitem(moments.MOMENT_WEIGHTS, entry, dict(moments.MOMENT_WEIGHTS[weights]))
+    monkeypatch.setitem(MOMENT_WEIGHTS, entry, dict(MOMENT_WEIGHTS[weights]))
     v = [
         float(PILED.dp.mean(epsilon=1.0, bounds=(0.0, 100.0), random_state=i, **kw))
         for i in range(2000)
@@ -227,7 +227,7 @@ def test_the_pair_makes_the_variance_more_accurate_on_piled_data(monkeypatch):
     truth = PILED.var()
 
     def rmse(weights: str) -> float:
-        monkeypatch.setitem(moments.MOMENT_WEIGHTS, "var", dict(moments.MOMENT_WEIGHTS[weights]))
+        monkeypatch.setitem(MOMENT_WEIGHTS, "var", dict(MOMENT_WEIGHTS[weights]))
         v = [
             float(PILED.dp.var(epsilon=1.0, bounds=(0.0, 100.0), random_state=i))
             for i in range(1000)
