@@ -746,7 +746,8 @@ def markdown(res: dict[str, Any]) -> str:
             f"{r['aggregate']} {r['distribution']} scale {r['scale']:.3g}" for r in od["noise"]
         )
         + f". With {len(od['mean_a'])} releases an RMSE is known to about "
-        f"+-{100 / math.sqrt(2 * len(od['mean_a'])):.0f} % (relative standard error).",
+        f"+-{100 / math.sqrt(2 * len(od['mean_a'])):.0f} % (relative standard error)."
+        + (f" **OpenDP failed:** {res['opendp_error']}" if "opendp_error" in res else ""),
         "",
         "## Targets (issue 11)",
         "",
@@ -860,8 +861,13 @@ def main() -> None:
         print("pandas", res["pandas"])
         if "opendp" not in args.skip:
             res["load"]["opendp"] = os.getloadavg()[0]
-            res["opendp"] = opendp_polars(args.dir, res["data"], args.reps)
-            print("opendp", res["opendp"])
+            try:
+                res["opendp"] = opendp_polars(args.dir, res["data"], args.reps)
+                print("opendp", res["opendp"])
+            except Exception as exc:  # a peer's failure is reported, not fatal to the run
+                # (e.g. a Polars other than the one OpenDP's plugin was built for)
+                res["opendp_error"] = f"{type(exc).__name__}: {exc}".strip()[:300]
+                print("opendp failed:", res["opendp_error"])
     finally:
         if not args.keep:
             shutil.rmtree(args.dir, ignore_errors=True)
