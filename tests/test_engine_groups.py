@@ -194,6 +194,84 @@ def test_categorical_and_hash_paths_agree() -> None:
     assert (plain.missing, plain.other) == (cat.missing, cat.other)
 
 
+def _arrow_string_dtypes() -> list[Any]:
+    pa = pytest.importorskip("pyarrow")
+    return [
+        "str",
+        "string[pyarrow]",
+        pd.ArrowDtype(pa.string()),
+        pd.ArrowDtype(pa.large_string()),
+    ]
+
+
+ARROW_STRING_DTYPES = ["str", "string[pyarrow]", "arrow string", "arrow large_string"]
+
+
+def _arrow_strings(values: list[Any], name: str, chunks: int = 1) -> pd.Series:
+    """``values`` as an Arrow-backed string column of dtype ``name``, in ``chunks``
+    Arrow chunks (pieces of the values, in order)."""
+    pa = pytest.importorskip("pyarrow")
+    dtype = dict(zip(ARROW_STRING_DTYPES, _arrow_string_dtypes(), strict=True))[name]
+    if chunks == 1 or not values:
+        return pd.Series(values, dtype=dtype)
+    cut = np.array_split(np.arange(len(values)), chunks)
+    kind = pa.large_string() if name == "arrow large_string" else pa.string()
+    chunked = pa.chunked_array([pa.array([values[i] for i in c], type=kind) for c in cut])
+    return pd.Series(pd.arrays.ArrowExtensionArray(chunked)).astype(dtype)
+
+
+@pytest.mark.parametrize("name", ARROW_STRING_DTYPES)
+@settings(max_examples=60, deadline=None)
+@given(
+    values=st.lists(st.one_of(st.none(), st.sampled_from(["a", "b", "", "é", "ab", "z"]))),
+    keys=st.lists(st.sampled_from(["a", "b", "", "é", "q"]), min_size=1, max_size=6),
+    chunks=st.integers(1, 3),
+)
+def test_arrow_string_slots_equal_the_generic_path(
+    name: str, values: list[Any], keys: list[str], chunks: int
+) -> None:
+    """An Arrow-backed string column is looked up by Arrow's ``index_in`` (any dtype
+    of the four, any chunking, duplicated keys, undeclared and missing values), with
+    the slots the generic path gives the same values as Python objects."""
+    from pandas_dp.engines import codes
+
+    s = _arrow_strings(values, name, chunks)
+    fast = codes._arrow_string_slots(s, codes._first_positions(keys), len(keys))
+    assert fast is not None  # the Arrow path was taken
+    generic = codes._slots(pd.Series(values, dtype=object), keys)
+    assert fast.tolist() == generic.tolist() == codes._slots(s, keys).tolist()
+
+
+def test_arrow_string_slots_leave_other_keys_to_the_generic_path() -> None:
+    """A declared key that is not a string, or a string with no UTF-8 form (a lone
+    surrogate), is left to the generic path, which gives the same counts."""
+    from pandas_dp.engines import codes
+
+    s = _arrow_strings(["a", "b", None, "1"], "str")
+    for keys in (["a", 1], ["a", "\ud800"], ["a", np.str_("b")]):
+        assert codes._arrow_string_slots(s, codes._first_positions(keys), len(keys)) is None
+        want = codes._slots(pd.Series(["a", "b", None, "1"], dtype=object), keys)
+        assert codes._slots(s, keys).tolist() == want.tolist()
+    python = pd.Series(["a", None], dtype="string[python]")  # not Arrow-backed
+    assert codes._arrow_string_slots(python, {"a": 0}, 1) is None
+    assert codes._slots(python, ["a"]).tolist() == [0, 2]
+
+
+def test_string_columns_count_and_group_alike_in_every_dtype() -> None:
+    """value_counts' counts and a group-by's codes are the same for a column of
+    strings whatever its dtype (object, Arrow-backed, categorical)."""
+    values = ["N", "S", None, "E", "N", "x", "W", "N"]
+    cats = ["N", "S", "E", "W"]
+    want = engines.category_counts(pd.Series(values, dtype=object), cats)
+    want_codes = engines.group_codes([pd.Series(values, dtype=object)], [cats]).codes
+    for name in ARROW_STRING_DTYPES:
+        s = _arrow_strings(values, name, chunks=2)
+        got = engines.category_counts(s, cats)
+        assert got.counts.tolist() == want.counts.tolist() == [[3, 1, 1, 1]]
+        assert (got.missing.tolist(), got.other.tolist()) == ([1], [1])
+        assert engines.group_codes([s], [cats]).codes.tolist() == want_codes.tolist()
+
+
 def test_mask_counts_grouped() -> None:
     masks = [pd.Series([True, False, True, True]), pd.Series([True, None, False, True])]
     groups = engines.Groups(np.array([0, 1, -1, 1]), 2)
