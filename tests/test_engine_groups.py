@@ -242,13 +242,21 @@ def test_arrow_string_slots_equal_the_generic_path(
     assert fast.tolist() == generic.tolist() == codes._slots(s, keys).tolist()
 
 
+class _Str(str):
+    """A ``str`` subclass: its equality could differ from its characters'."""
+
+
 def test_arrow_string_slots_leave_other_keys_to_the_generic_path() -> None:
     """A declared key that is not a string, or a string with no UTF-8 form (a lone
-    surrogate), is left to the generic path, which gives the same counts."""
+    surrogate), is left to the generic path, which gives the same counts; numpy's
+    strings (keys taken from an array) are strings."""
     from pandas_dp.engines import codes
 
     s = _arrow_strings(["a", "b", None, "1"], "str")
-    for keys in (["a", 1], ["a", "\ud800"], ["a", np.str_("b")]):
+    numpy_keys = list(np.array(["b", "1", "q"]))
+    assert codes._slots(s, numpy_keys).tolist() == [3, 0, 4, 1]
+    assert codes._arrow_string_slots(s, codes._first_positions(numpy_keys), 3) is not None
+    for keys in (["a", 1], ["a", "\ud800"], ["a", _Str("b")]):
         assert codes._arrow_string_slots(s, codes._first_positions(keys), len(keys)) is None
         want = codes._slots(pd.Series(["a", "b", None, "1"], dtype=object), keys)
         assert codes._slots(s, keys).tolist() == want.tolist()

@@ -180,6 +180,11 @@ def _slots(series: pd.Series, keys: Sequence[object]) -> NDArray[np.intp]:
         return np.array([slot(v) for v in series.tolist()], dtype=np.intp).reshape(-1)
 
 
+#: Key types whose equality and hashing are exactly those of their characters (a
+#: subclass of ``str`` could redefine them; numpy's ``str_`` does not).
+_STRINGS: Final = (str, np.str_)
+
+
 def _arrow_strings(series: pd.Series) -> Any | None:
     """The ``pyarrow.ChunkedArray`` of an Arrow-backed string column (pandas' ``str``
     and ``string[pyarrow]`` dtypes, ``pd.ArrowDtype`` of a string type), else None."""
@@ -203,8 +208,9 @@ def _arrow_string_slots(
     hash lookup in C++, about twice as fast as factorizing the column first). Two
     strings are equal in Arrow exactly when they are in Python (the same code points,
     as UTF-8). None where it does not apply (another dtype, a key that is not a
-    string or has no UTF-8 form): the generic path then decides."""
-    if not all(type(key) is str for key in index):
+    ``str`` or numpy ``str_``, or one with no UTF-8 form): the generic path then
+    decides."""
+    if not all(type(key) in _STRINGS for key in index):
         return None
     values = _arrow_strings(series)
     if values is None:
