@@ -139,6 +139,26 @@ def test_categorical_counts(both: Any) -> None:
             assert int(fast.counts.sum() + fast.missing.sum() + fast.other.sum()) == 10001
 
 
+def test_arrow_string_counts(both: Any) -> None:
+    """An Arrow-backed string column's counts (Arrow's positions tallied, compiled or
+    with numpy, short or long tables) equal those of the same values as objects."""
+    pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(13)
+    values = rng.choice(["a", "b", "c", "d", "é"], 10001).astype(object)
+    values[rng.random(values.shape[0]) < 0.02] = None
+    objects = pd.Series(values)
+    for dtype in ("str", "string[pyarrow]"):
+        series = pd.Series(values, dtype=dtype)
+        many = [f"k{i}" for i in range(40)] + ["b", "a", "é"]
+        for declared in (["a", "b", "c", "d"], ["d", "q", "a", "d"], many, []):
+            want = engines.category_counts(objects, declared)
+            fast, slow = both(lambda s=series, d=declared: engines.category_counts(s, d))
+            for got in (fast, slow):
+                assert np.array_equal(got.counts, want.counts)
+                assert np.array_equal(got.missing, want.missing)
+                assert np.array_equal(got.other, want.other)
+
+
 def _keys(kind: str, n: int, rng: np.random.Generator) -> pd.Series:
     ints = rng.integers(-3, 12, n)
     if kind == "int":
@@ -153,7 +173,12 @@ def _keys(kind: str, n: int, rng: np.random.Generator) -> pd.Series:
         values = pd.Categorical(ints, categories=list(range(-3, 12)))
         values[rng.random(n) < 0.05] = np.nan
         return pd.Series(values)
-    return pd.Series(ints.astype(str).astype(object))  # no table: the numpy path
+    strings = ints.astype(str).astype(object)
+    strings[rng.random(n) < 0.05] = None
+    if kind == "arrow str":  # a table from Arrow's index_in
+        pytest.importorskip("pyarrow")
+        return pd.Series(strings, dtype="str")
+    return pd.Series(strings)  # no table: the numpy path
 
 
 @pytest.mark.parametrize(
@@ -167,20 +192,30 @@ def _keys(kind: str, n: int, rng: np.random.Generator) -> pd.Series:
         ("category", "int"),
         ("int8", "category", "uint16"),
         ("int", "str"),
+        ("arrow str",),
+        ("category", "arrow str"),
+        ("arrow str", "int8", "str"),
     ],
 )
 def test_group_codes(both: Any, kinds: tuple[str, ...]) -> None:
     rng = np.random.default_rng(12)
     n = 4003
     columns = [_keys(kind, n, rng) for kind in kinds]
-    declared: list[list[object]] = [[0, 5, 1, 11, -3, 5, 99] for _ in kinds]
-    declared = [d if k != "str" else ["0", "5", "7"] for d, k in zip(declared, kinds, strict=True)]
+    declared: list[list[object]] = [
+        ["0", "5", "7", "5"] if "str" in kind else [0, 5, 1, 11, -3, 5, 99] for kind in kinds
+    ]
+    # the same keys as Python objects: no table, the generic path
+    objects = [
+        c.astype(object) if k == "arrow str" else c for c, k in zip(columns, kinds, strict=True)
+    ]
     for other in (False, True):
         fast, slow = both(lambda o=other: engines.group_codes(columns, declared, other=o))
         assert fast.size == slow.size
         assert fast.codes.dtype == slow.codes.dtype == np.intp
         assert np.array_equal(fast.codes, slow.codes)
         assert (fast.codes >= 0).any() and (fast.codes == (fast.size - 1 if other else -1)).any()
+        generic = engines.group_codes(objects, declared, other=other)
+        assert np.array_equal(fast.codes, generic.codes)
 
 
 def test_group_codes_feed_grouped_moments(both: Any) -> None:

@@ -121,12 +121,17 @@ def _slot_function(index: dict[Any, int], k: int) -> Callable[[Any], int]:
 def _key_table(
     series: pd.Series, keys: Sequence[object]
 ) -> tuple[NDArray[np.integer[Any]], int, NDArray[np.intp]] | None:
-    """For a categorical column, or integers declared over a small span:
-    ``(values, low, table)``, integer values whose slot (see :func:`_slots`) is
-    ``table[v - low]``, or the table's last entry when ``v - low`` is off it."""
+    """For a categorical column, integers declared over a small span, or Arrow-backed
+    strings declared as strings (:func:`_arrow_string_positions`): ``(values, low,
+    table)``, integer values whose slot (see :func:`_slots`) is ``table[v - low]``,
+    or the table's last entry when ``v - low`` is off it."""
     k = len(keys)
     index = _first_positions(keys)
     dtype = series.dtype
+    found = _arrow_string_positions(series, index)
+    if found is not None:  # -2 missing, -1 undeclared, i the i-th distinct key
+        slots = [k + 1, k, *index.values()]
+        return found, -2, np.array(slots, dtype=np.intp)
     if isinstance(dtype, pd.CategoricalDtype):
         slot = _slot_function(index, k)
         slots = [k + 1] + [slot(v) for v in dtype.categories] + [k]  # code -1: missing
@@ -158,9 +163,6 @@ def _slots(series: pd.Series, keys: Sequence[object]) -> NDArray[np.intp]:
         span = np.uint64(lookup.shape[0] - 1)
         found: NDArray[np.intp] = lookup[np.minimum(shifted.view(np.uint64), span)]
         return found
-    arrow = _arrow_string_slots(series, index, k)
-    if arrow is not None:
-        return arrow
     if isinstance(dtype, np.dtype) and dtype.kind in "iufb":
         try:
             declared = pd.Index(list(index))
@@ -200,16 +202,15 @@ def _arrow_strings(series: pd.Series) -> Any | None:
     return None
 
 
-def _arrow_string_slots(
-    series: pd.Series, index: dict[Any, int], k: int
-) -> NDArray[np.intp] | None:
-    """:func:`_slots` of an Arrow-backed string column whose declared keys are all
-    strings, by one ``pyarrow.compute.index_in`` over the column's chunks (Arrow's
-    hash lookup in C++, about twice as fast as factorizing the column first). Two
-    strings are equal in Arrow exactly when they are in Python (the same code points,
-    as UTF-8). None where it does not apply (another dtype, a key that is not a
-    ``str`` or numpy ``str_``, or one with no UTF-8 form): the generic path then
-    decides."""
+def _arrow_string_positions(series: pd.Series, index: dict[Any, int]) -> NDArray[np.int32] | None:
+    """Per row of an Arrow-backed string column whose declared keys are all strings:
+    the position of its value among ``index``'s distinct keys, ``-1`` if undeclared,
+    ``-2`` if missing. One ``pyarrow.compute.index_in`` over the column's chunks
+    (Arrow's hash lookup in C++, about twice as fast as factorizing the column
+    first). Two strings are equal in Arrow exactly when they are in Python (the same
+    code points, as UTF-8). None where it does not apply (another dtype, a key that
+    is not a ``str`` or numpy ``str_``, or one with no UTF-8 form): the generic path
+    then decides."""
     if not all(type(key) in _STRINGS for key in index):
         return None
     values = _arrow_strings(series)
@@ -222,11 +223,10 @@ def _arrow_string_slots(
         keys = pa.array(list(index), type=values.type)
     except (pa.ArrowException, UnicodeError):  # (a lone surrogate has no UTF-8 form)
         return None
-    found = pc.index_in(values, value_set=keys).fill_null(-1).to_numpy(zero_copy_only=False)
-    positions = np.append(np.fromiter(index.values(), dtype=np.intp, count=len(index)), k)
-    out: NDArray[np.intp] = positions[found]  # -1: not declared, the last entry (k)
+    found = pc.index_in(values, value_set=keys).fill_null(-1)
+    out: NDArray[np.int32] = np.array(found.to_numpy(zero_copy_only=False), dtype=np.int32)
     if values.null_count:
-        out[values.is_null().to_numpy(zero_copy_only=False)] = k + 1
+        out[values.is_null().to_numpy(zero_copy_only=False)] = -2
     return out
 
 
@@ -263,8 +263,11 @@ def category_counts(
     _check_groups(groups, len(series))
     k = len(categories)
     dtype = series.dtype
-    if groups is None and isinstance(dtype, pd.CategoricalDtype):
-        return _categorical_counts(series, dtype, categories)
+    coded = None
+    if groups is None and (isinstance(dtype, pd.CategoricalDtype) or _arrow_strings(series)):
+        coded = _key_table(series, categories)  # every value on the table
+    if coded is not None:
+        return _table_counts(*coded, k)
     slots = _slots(series, categories)
     if groups is None:
         table = np.bincount(slots, minlength=k + 2).astype(np.int64).reshape(1, k + 2)
@@ -279,41 +282,31 @@ def category_counts(
     )
 
 
-def _categorical_counts(
-    series: pd.Series, dtype: pd.CategoricalDtype, categories: Sequence[object]
+def _table_counts(
+    codes: NDArray[np.integer[Any]], low: int, table: NDArray[np.intp], k: int
 ) -> CategoryCounts:
-    """A categorical column, one group: counts of its integer codes (``-1`` = missing)."""
-    codes = _category_codes(series)
-    k = len(dtype.categories)
+    """One group: counts of integer codes that are all on ``table`` (a categorical's
+    codes, ``-1`` missing; or Arrow's positions, :func:`_arrow_string_positions`),
+    each code's count added to its slot ``table[code - low]``."""
+    size = table.shape[0]
     fast = (
-        core._fast_kernels() if codes.shape[0] >= core.FAST_MIN_ROWS and k < _TABLE_ROWS else None
+        core._fast_kernels()
+        if codes.shape[0] >= core.FAST_MIN_ROWS and size < _TABLE_ROWS
+        else None
     )
-    if fast is not None:  # one pass, per-thread tallies of the codes -1 .. k - 1
-        tally = _numba.code_counts(fast, codes, -1, k + 1, trusted=True)
-        per_code, missing = tally[1:], int(tally[0])
-    elif k <= _FEW_CATEGORIES:  # a few passes over the narrow codes beat widening them
-        per_code = np.array([np.count_nonzero(codes == c) for c in range(k)], dtype=np.int64)
-        missing = int(codes.shape[0] - per_code.sum())
+    if fast is not None:  # one pass, per-thread tallies of the codes
+        tally = _numba.code_counts(fast, codes, low, size, trusted=True)
+    elif size <= _FEW_CATEGORIES:  # a few passes over the narrow codes beat widening them
+        tally = np.array([np.count_nonzero(codes == low + i) for i in range(size)], dtype=np.int64)
     else:
-        tally = np.bincount(codes.astype(np.intp) + 1, minlength=k + 1)
-        per_code, missing = tally[1:], int(tally[0])
-    code_of = _first_positions(list(dtype.categories))
-    found = np.array(
-        [per_code[code_of[c]] if _has(code_of, c) else 0 for c in categories], dtype=np.int64
-    )
-    other = int(per_code.sum()) - int(found.sum())
+        tally = np.bincount(codes.astype(np.intp) - low, minlength=size).astype(np.int64)
+    per_slot = np.zeros(k + 2, dtype=np.int64)
+    np.add.at(per_slot, table, tally)
     return CategoryCounts(
-        counts=found.reshape(1, -1),
-        missing=np.array([missing], dtype=np.int64),
-        other=np.array([other], dtype=np.int64),
+        counts=per_slot[:k].reshape(1, k),
+        missing=per_slot[k + 1 :].copy(),
+        other=per_slot[k : k + 1].copy(),
     )
-
-
-def _has(index: dict[Any, int], key: object) -> bool:
-    try:
-        return key in index
-    except TypeError:
-        return False
 
 
 def mask_counts(masks: Sequence[pd.Series], groups: Groups | None = None) -> NDArray[np.int64]:
