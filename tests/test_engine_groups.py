@@ -279,6 +279,16 @@ def test_string_columns_count_and_group_alike_in_every_dtype() -> None:
         assert engines.group_codes([s], [cats]).codes.tolist() == want_codes.tolist()
 
 
+def test_repeated_categories_count_once_in_every_dtype() -> None:
+    """A category declared twice is counted at its first position, whatever the
+    dtype (a categorical's codes used to count it twice, and "other" went negative)."""
+    values = ["a", "b", "a", None, "z"]
+    for dtype in (object, "category", "str"):
+        c = engines.category_counts(pd.Series(values, dtype=dtype), ["a", "b", "a"])
+        assert c.counts.tolist() == [[2, 1, 0]]
+        assert (c.missing.tolist(), c.other.tolist()) == ([1], [1])
+
+
 def test_mask_counts_grouped() -> None:
     masks = [pd.Series([True, False, True, True]), pd.Series([True, None, False, True])]
     groups = engines.Groups(np.array([0, 1, -1, 1]), 2)

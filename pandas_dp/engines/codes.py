@@ -245,7 +245,8 @@ def category_counts(
     series : pandas.Series
         Any column (a categorical is read through its integer codes).
     categories : sequence
-        The declared categories (public).
+        The declared categories (public). A repeated category is counted at its
+        first position (the later ones count 0), whatever the column's dtype.
     groups : Groups, optional
         The group of each row; ``None``: one group of all rows.
 
@@ -264,7 +265,9 @@ def category_counts(
     k = len(categories)
     dtype = series.dtype
     coded = None
-    if groups is None and (isinstance(dtype, pd.CategoricalDtype) or _arrow_strings(series)):
+    if groups is None and (
+        isinstance(dtype, pd.CategoricalDtype) or _arrow_strings(series) is not None
+    ):
         coded = _key_table(series, categories)  # every value on the table
     if coded is not None:
         return _table_counts(*coded, k)
