@@ -6,7 +6,10 @@ counts boolean masks; :func:`group_codes` maps rows onto a *public* product of
 declared keys (``-1``: no released group); :func:`observed_codes` factorizes a
 column whose keys are private (its uniques must be thresholded before release).
 Nothing here raises on a value of the data: an unhashable object, ``NaN`` or a
-string in a numeric column lands somewhere defined.
+string in a numeric column lands somewhere defined. A categorical column is read
+through its integer codes, and an Arrow-backed string column through the positions
+Arrow's ``index_in`` finds for its values among the declared strings; both then count
+and map like small integers.
 
 Examples
 --------
