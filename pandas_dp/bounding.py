@@ -204,12 +204,10 @@ def apply_noise_exact(
     """
     if plan.integer:
         raise ValueError("apply_noise_exact is for real-valued plans; counts use apply_noise")
-    if (
-        plan.bounding != "truncated"
-        and len(values) <= SMALL_SIZE
-        and len(values) == plan.scale.size
-    ):
-        return _apply_exact_small(values, plan, src)
+    if plan.bounding != "truncated" and len(values) == plan.scale.size:
+        if len(values) <= SMALL_SIZE:
+            return _apply_exact_integers(values, plan, _draw_small(plan, src))
+        return _apply_exact_integers(values, plan, _draw(plan, src).tolist())
     c_arr, _ = _centre(plan.lower, plan.upper)
     units = []
     for i, v in enumerate(values):
@@ -274,20 +272,22 @@ def _round_half_even(num: int, den: int) -> int:
     return q + (q & 1)
 
 
-def _apply_exact_small(
-    values: Sequence[Fraction] | NDArray[np.object_], plan: NoisePlan, src: mech.RandomSource
+def _apply_exact_integers(
+    values: Sequence[Fraction] | NDArray[np.object_],
+    plan: NoisePlan,
+    draws: Sequence[int] | Sequence[float],
 ) -> FloatArray:
-    """:func:`apply_noise_exact` (``bit`` or ``none``) for a few entries, in integers.
+    """:func:`apply_noise_exact` (``bit`` or ``none``) in integers, given the draws.
 
     With ``x = p / q`` (the value, clamped into the range), the centre ``cn / cd``
     and the step ``gn / gd``: ``M = round((x - c) / g)`` is the half-even rounding
     of ``(p cd - cn q) gd / (q cd gn)``, and the release ``c + g (M + K)`` is
     ``(cn gd + (M + K) gn cd) / (cd gd)``, one correctly rounded int division.
-    The same numbers as the Fraction arithmetic of the general path, which the
-    tests check.
+    The same numbers as the Fraction arithmetic of the truncated path, which the
+    tests check; several times faster (a grouped release noises thousands).
+    ``draws`` are whole numbers (Python ints, or the vector sampler's floats).
     """
     grid = plan.exact_grid
-    draws = _draw_small(plan, src)
     out = []
     for v, (cn, cd, gn, gd, lo, hi, lo_r, hi_r), k in zip(values, grid, draws, strict=True):
         if isinstance(v, Fraction | int):
@@ -300,7 +300,7 @@ def _apply_exact_small(
         if hi_r is not None and p * hi_r[1] > hi_r[0] * q:
             p, q = hi_r
         m0 = _round_half_even((p * cd - cn * q) * gd, q * cd * gn)
-        release = _ratio(cn * gd + (m0 + k) * gn * cd, cd * gd)
+        release = _ratio(cn * gd + (m0 + int(k)) * gn * cd, cd * gd)
         if plan.bounding != "none":
             release = min(max(release, lo), hi)
         out.append(release)

@@ -493,13 +493,10 @@ def _release_both_ways(monkeypatch, apply, values, plan, seed):
     return fast, slow
 
 
-@pytest.mark.parametrize("mechanism", ["laplace", "gaussian"])
-@pytest.mark.parametrize("bounding_mode", ["bit", "none"])
-def test_small_exact_release_equals_fraction_path(monkeypatch, mechanism, bounding_mode):
-    """Exact sums (Fractions, ints, floats; inside, outside and on the ends of the
-    range; exactly half a grid step from a grid point, where rounding goes to even),
-    finite and infinite ranges: bit-identical releases on both paths."""
-    from pandas_dp.bounding import apply_noise_exact
+def _exact_cases(mechanism, bounding_mode):
+    """(plan, values) of 120 trials: exact sums (Fractions, ints, floats; inside,
+    outside and on the ends of the range; exactly half a grid step from a grid
+    point, where rounding goes to even), finite and infinite ranges."""
     from pandas_dp.noise_plans import _centre, plan_noise
 
     rng = np.random.default_rng(3)
@@ -530,6 +527,45 @@ def test_small_exact_release_equals_fraction_path(monkeypatch, mechanism, boundi
                 values.append(float(rng.normal(0.0, 30.0)))
             else:
                 values.append(Fraction(int(rng.integers(-(10**6), 10**6)), 2**40 + 1))
+        yield trial, plan, values
+
+
+@pytest.mark.parametrize("mechanism", ["laplace", "gaussian"])
+@pytest.mark.parametrize("bounding_mode", ["bit", "none"])
+def test_exact_release_in_integers_equals_fraction_arithmetic(mechanism, bounding_mode):
+    """The integer arithmetic of an exact release (any size, bit or none) gives the
+    numbers of the plain Fraction arithmetic: clamp, ``M = round((x - c) / g)``
+    (ties to even), ``c + g (M + K)`` rounded once to a double, then the clamp of
+    the release for ``bit``; for the same draws, bit for bit."""
+    from pandas_dp import bounding
+    from pandas_dp.noise_plans import _centre
+
+    rng = np.random.default_rng(4)
+    for trial, plan, values in _exact_cases(mechanism, bounding_mode):
+        draws = [int(d) for d in rng.integers(-(10**9), 10**9, len(values))]
+        got = bounding._apply_exact_integers(np.array(values, dtype=object), plan, draws)
+        c, _ = _centre(plan.lower, plan.upper)
+        want = []
+        for i, v in enumerate(values):
+            lo, hi = float(plan.lower[i]), float(plan.upper[i])
+            x = Fraction(v)
+            x = max(x, Fraction(lo)) if math.isfinite(lo) else x
+            x = min(x, Fraction(hi)) if math.isfinite(hi) else x
+            ci, gi = Fraction(float(c[i])), Fraction(float(plan.granularity[i]))
+            m0 = round((x - ci) / gi)
+            release = bounding._ratio(*(ci + gi * (m0 + draws[i])).as_integer_ratio())
+            want.append(min(max(release, lo), hi) if bounding_mode == "bit" else release)
+        assert got.tolist() == want, (trial, values)
+
+
+@pytest.mark.parametrize("mechanism", ["laplace", "gaussian"])
+@pytest.mark.parametrize("bounding_mode", ["bit", "none"])
+def test_small_exact_release_equals_vector_path(monkeypatch, mechanism, bounding_mode):
+    """A few exact sums drawn by the small-vector sampler and by the vector sampler
+    (as for any number of entries): bit-identical releases for the same seed."""
+    from pandas_dp.bounding import apply_noise_exact
+
+    for trial, plan, values in _exact_cases(mechanism, bounding_mode):
         arr = np.array(values, dtype=object)
         fast, slow = _release_both_ways(monkeypatch, apply_noise_exact, arr, plan, trial)
         assert fast.tolist() == slow.tolist(), (trial, values)
