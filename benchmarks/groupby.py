@@ -10,7 +10,7 @@ Writes ``benchmarks/results/groupby.json`` and the printed tables to
 
 Sections (issue 9, "Speed and accuracy"):
 
-1. Grouped mean over 1000 declared keys (int keys and categorical keys), bounds
+1. Grouped mean over 1000 declared keys (int, categorical and string keys), bounds
    (0, 100), epsilon 1: ``df.dp.groupby("k", keys=range(1000)).mean("x", ...)``
    against pandas' ``df.groupby("k")["x"].mean()`` and OpenDP's Polars
    ``group_by("k").agg(pl.col("x").dp.mean(bounds)).with_keys(keys)`` (measurement
@@ -142,23 +142,31 @@ def _quiet() -> None:
 def bench_grouped_mean(
     n: int, *, max_reps: int, budget_s: float, with_opendp: bool
 ) -> dict[str, dict[str, Timing]]:
-    """Section 1 at ``n`` rows: int keys, then categorical keys."""
+    """Section 1 at ``n`` rows: int keys, categorical keys, then string keys (pandas'
+    ``str`` dtype, Arrow-backed where pyarrow is installed)."""
     rng = np.random.default_rng(1)
     k = rng.integers(0, KEYS, n)
     x = rng.uniform(*BOUNDS, n)
+    names = [f"k{i}" for i in range(KEYS)]
     frames = {
-        "int keys": pd.DataFrame({"k": k, "x": x}),
-        "categorical keys": pd.DataFrame(
-            {"k": pd.Categorical.from_codes(k.astype(np.int16), categories=range(KEYS)), "x": x}
+        "int keys": (pd.DataFrame({"k": k, "x": x}), range(KEYS)),
+        "categorical keys": (
+            pd.DataFrame(
+                {"k": pd.Categorical.from_codes(k.astype(np.int16), categories=range(KEYS)), "x": x}
+            ),
+            range(KEYS),
+        ),
+        "string keys": (
+            pd.DataFrame({"k": pd.Series(np.array(names, dtype=object)[k], dtype="str"), "x": x}),
+            names,
         ),
     }
-    keys = range(KEYS)
     dp, why = _opendp() if with_opendp else (None, "not run (--no-opendp)")
     out: dict[str, dict[str, Timing]] = {}
-    for label, df in frames.items():
+    for label, (df, keys) in frames.items():
         c: dict[str, Callable[[], Any] | Timing] = {
             PANDAS: lambda df=df: df.groupby("k", observed=False)["x"].mean(),
-            PANDAS_DP: lambda df=df: df.dp.groupby("k", keys=keys).mean(
+            PANDAS_DP: lambda df=df, keys=keys: df.dp.groupby("k", keys=keys).mean(
                 "x", epsilon=EPSILON, bounds=BOUNDS
             ),
         }
