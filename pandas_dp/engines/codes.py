@@ -226,10 +226,12 @@ def _arrow_string_positions(series: pd.Series, index: dict[Any, int]) -> NDArray
         keys = pa.array(list(index), type=values.type)
     except (pa.ArrowException, UnicodeError):  # (a lone surrogate has no UTF-8 form)
         return None
-    found = pc.index_in(values, value_set=keys).fill_null(-1)
-    out: NDArray[np.int32] = np.array(found.to_numpy(zero_copy_only=False), dtype=np.int32)
-    if values.null_count:
-        out[values.is_null().to_numpy(zero_copy_only=False)] = -2
+    found = pc.index_in(values, value_set=keys)
+    if values.null_count:  # a missing value is -2, an undeclared one -1
+        found = pc.if_else(values.is_null(), pa.scalar(-2, pa.int32()), found.fill_null(-1))
+    else:
+        found = found.fill_null(-1)
+    out: NDArray[np.int32] = found.to_numpy(zero_copy_only=False)
     return out
 
 
