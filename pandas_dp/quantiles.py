@@ -61,15 +61,13 @@ from pandas_dp.settings import Settings
 from pandas_dp.statistics import validate
 
 __all__ = [
-    "AGG_QUANTILES",
     "BRANCHING",
     "DEFAULT_BINS",
     "GROUPED_CELLS",
     "INTERVAL_SHARE",
     "METHODS",
     "SELECT_BINS",
-    "AggQuantiles",
-    "agg_quantiles",
+    "Selection",
     "check_bins",
     "check_q",
     "default_bins",
@@ -238,7 +236,7 @@ def release_quantiles(
     bins = check_bins(default_bins(method, grouping) if bins is None else bins, decls)
     labels = list(columns)
     plan = Plan(settings, grouping)
-    estimator = (_Tree if method == "tree" else _Selection)(bins, qs, decls, plan)
+    estimator = (_Tree if method == "tree" else Selection)(bins, qs, decls, plan)
     readers = {}
     for c in labels:
         readers[("grid", c)] = estimator.add(c, columns[c])
@@ -326,7 +324,7 @@ class _Tree:
         }
 
 
-class _Selection:
+class Selection:
     """Permute-and-flip selections per column (recursive over the quantiles), and
     a noisy ladder histogram around the selected edges for the intervals."""
 
@@ -416,119 +414,6 @@ class _Selection:
         }
 
 
-#: ``agg``'s quantile statistics and their levels.
-AGG_QUANTILES: dict[str, float] = {"median": 0.5}
-
-
-class AggQuantiles:
-    """``agg``'s medians, planned into the plan of its moments (a
-    :class:`~pandas_dp.statistics.TableExtra`): permute-and-flip selections on the
-    default grid, as ``quantile`` makes them.
-
-    Parameters
-    ----------
-    requests : dict
-        ``column -> statistics`` of the ``agg`` call; the columns asking for one of
-        :data:`AGG_QUANTILES` are planned here.
-    columns : dict
-        ``column -> Series``.
-    decls : dict
-        ``column -> NumericDeclaration`` (the public bounds).
-    grouping : Grouping, optional
-        The group-by, if any (it sets the default grid).
-    """
-
-    def __init__(
-        self,
-        requests: Mapping[Hashable, Sequence[str]],
-        columns: Mapping[Hashable, pd.Series],
-        decls: Mapping[Hashable, NumericDeclaration],
-        grouping: Grouping | None,
-    ) -> None:
-        self.columns = {
-            c: tuple(s for s in sts if s in AGG_QUANTILES)
-            for c, sts in requests.items()
-            if any(s in AGG_QUANTILES for s in sts)
-        }
-        self._series = {c: columns[c] for c in self.columns}
-        self._decls = {c: decls[c] for c in self.columns}
-        self._qs = tuple(sorted({AGG_QUANTILES[s] for sts in self.columns.values() for s in sts}))
-        # public arguments only: may raise, before anything is planned or charged
-        self._bins = check_bins(default_bins("exponential", grouping), self._decls)
-        self._selection: _Selection | None = None
-
-    def plan(self, plan: Plan, weights: Mapping[Hashable, float]) -> dict[Any, Any]:
-        """Add each column's selection and ladder at its weight; the engine readers."""
-        self._selection = _Selection(self._bins, self._qs, self._decls, plan)
-        return {
-            ("grid", c): self._selection.add(c, self._series[c], weights[c]) for c in self.columns
-        }
-
-    def check(self) -> None:
-        """The selections' rates are representable (raises before the charge)."""
-        assert self._selection is not None
-        self._selection.check()
-
-    def estimate(
-        self, noisy: Mapping[str, FloatArray], groups: int
-    ) -> dict[tuple[Hashable, str], Estimates]:
-        """``(column, statistic) -> (values per group, interval functions, range)``."""
-        selection = self._selection
-        assert selection is not None
-        out: dict[tuple[Hashable, str], Estimates] = {}
-        for c, stats in self.columns.items():
-            values = selection.values(c, noisy, groups)  # (groups, levels)
-            for s in stats:
-                j = self._qs.index(AGG_QUANTILES[s])
-                fns: list[IntervalFn] = [
-                    partial(_level_interval, selection, c, g, j) for g in range(groups)
-                ]
-                out[(c, s)] = (
-                    values[:, j].copy(),
-                    fns,
-                    (self._decls[c].lower, self._decls[c].upper),
-                )
-        selection.plan = None  # the metadata keeps the estimator: not the plan's random source
-        return out
-
-    def details(self) -> dict[str, Any]:
-        """How the quantiles were made (the metadata's ``details["quantiles"]``)."""
-        assert self._selection is not None
-        return self._selection.details()
-
-
-def agg_quantiles(
-    requests: Mapping[Hashable, Sequence[str]],
-    columns: Mapping[Hashable, pd.Series],
-    decls: Mapping[Hashable, NumericDeclaration],
-    grouping: Grouping | None,
-) -> AggQuantiles | None:
-    """The :class:`AggQuantiles` of an ``agg`` call, or ``None`` if it asks for none.
-
-    Examples
-    --------
-    >>> from pandas_dp.declared_columns import NumericDeclaration
-    >>> x = pd.Series([1.0, 2.0, 3.0])
-    >>> part = agg_quantiles({"x": ("mean", "median")}, {"x": x},
-    ...                      {"x": NumericDeclaration("x", 0.0, 10.0)}, None)
-    >>> part.columns
-    {'x': ('median',)}
-    >>> agg_quantiles({"x": ("mean",)}, {"x": x}, {}, None) is None
-    True
-    """
-    if not any(s in AGG_QUANTILES for sts in requests.values() for s in sts):
-        return None
-    return AggQuantiles(requests, columns, decls, grouping)
-
-
-def _level_interval(
-    selection: _Selection, c: Hashable, g: int, j: int, alpha: float
-) -> tuple[float, float]:
-    """The interval of level ``j`` of column ``c`` in group ``g``."""
-    lo, hi = selection.interval(c, g, alpha)
-    return float(lo[j]), float(hi[j])
-
-
 def _grid(
     series: pd.Series, lower: float, upper: float, bins: int, groups: engines.Groups | None
 ) -> NDArray[np.int64]:
@@ -537,7 +422,7 @@ def _grid(
 
 
 def _intervals(
-    estimator: _Tree | _Selection,
+    estimator: _Tree | Selection,
     labels: Sequence[Hashable],
     groups: int,
     count: int,

@@ -21,7 +21,7 @@ from pandas_dp.declarations import (
 )
 from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.errors import MissingBoundsError
-from pandas_dp.quantiles import AGG_QUANTILES
+from pandas_dp.quantile_agg import AGG_QUANTILES
 from pandas_dp.result import DPFloat, DPInt
 from pandas_dp.settings import Contributions
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_dp import quantiles as qmod
+from pandas_dp import quantile_agg
 from pandas_dp import statistics as st
 from pandas_dp.accessor._base import (
     Columns,
@@ -383,7 +383,7 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
             attached=attached_schema(self._obj) if bounds is None and schema is None else None,
             known=self._known(),
         )
-        extra = qmod.agg_quantiles(requests, selected, decls, None)
+        extra = quantile_agg.agg_quantiles(requests, selected, decls, None)
         table = st.release_agg(
             requests, selected, decls, settings, ddof=ddof, frame=self._obj, extra=extra
         )

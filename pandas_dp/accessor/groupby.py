@@ -21,8 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_dp import grouped
-from pandas_dp import quantiles as qmod
+from pandas_dp import grouped, quantile_agg
 from pandas_dp import statistics as st
 from pandas_dp.accessor._base import (
     Columns,
@@ -95,7 +94,7 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
             attached=attached_schema(self._frame) if bounds is None and schema is None else None,
             known=list(self._frame.columns),
         )
-        extra = qmod.agg_quantiles(requests, cols, decls, grouping)
+        extra = quantile_agg.agg_quantiles(requests, cols, decls, grouping)
         if extra is None and len(wanted) == 1 and all(len(v) == 1 for v in requests.values()):
             statistic = next(iter(wanted))
             return st.release_moments(
