@@ -611,6 +611,105 @@ def test_compiled_laplace_draws_equal_python(monkeypatch, rigged, size):
     assert (share < 0.5) if rigged else (share > 0.95 - 0.1 * size)
 
 
+def _long_series(w: np.ndarray) -> np.ndarray:
+    """A third of the words made tiny (every comparison succeeds, so alternating
+    series run past their first block) and none rejected: streams on which the
+    kernel decides every draw through its rare branches."""
+    w = w.copy()
+    tiny = w % np.uint64(3) == np.uint64(1)
+    w[tiny] >>= np.uint64(58)
+    return w
+
+
+def _consumed(draw, words: np.ndarray) -> tuple[list[int], int]:
+    """``draw(source)`` on a source serving ``words`` (then zeros): the draws, and
+    how many words it read."""
+    read = [0]
+
+    class Served(RandomSource):
+        def bits(self, size: int) -> np.ndarray:
+            out = words[read[0] : read[0] + size]
+            read[0] += size
+            return np.concatenate([out, np.zeros(size - out.size, dtype=np.uint64)])
+
+    return draw(Served(0)).tolist(), read[0]
+
+
+@pytest.mark.skipif(_compiled.kernel() is None, reason="numba is not installed")
+@pytest.mark.parametrize("stream", ["plain", "long series", "rigged"])
+def test_compiled_vector_draws_equal_numpy_word_for_word(stream):
+    """The kernel on a block of words returns the numpy sampler's draws on the same
+    words and stops at the word where it stopped (deterministic: fails if one word
+    is read out of order), through every branch: long alternating series (the
+    acceptance test's and the geometric trials'), several rounds, mixed scales.
+    On rigged streams (rejected uniforms) it gives up, having read nothing."""
+    kernel = _compiled.kernel()
+    outcomes = []
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        size = [17, 40, 300, 2000][seed % 4]
+        scales = np.exp(rng.uniform(np.log(2.0**-20), np.log(2.0**52), size))
+        j, s = mech._split_scale(scales)
+        w = np.frombuffer(rng.bytes(8 * 40 * size), dtype=np.uint64)
+        w = {"plain": w, "long series": _long_series(w), "rigged": _rig(w)}[stream]
+        draws, end = kernel(w, 0, _compiled.params(tuple(zip(j.tolist(), s.tolist(), strict=True))))
+        outcomes.append(end >= 0)
+        if end >= 0:
+            assert (draws.tolist(), end) == _consumed(partial(mech._discrete_laplace_js, j, s), w)
+        else:
+            assert end == -1
+    assert all(outcomes) if stream != "rigged" else not any(outcomes)
+
+
+@pytest.mark.skipif(_compiled.kernel() is None, reason="numba is not installed")
+@pytest.mark.parametrize("rigged", [False, True])
+def test_secure_vector_draws_are_the_numpy_samplers(monkeypatch, rigged):
+    """``discrete_laplace`` on a secure source, compiled: the numpy sampler's draws
+    on the same stream of CSPRNG words, including when the kernel gives up (rigged
+    words: the numpy sampler then reads the kernel's words again) and when it asks
+    for more words (a few entries: a small block). Seeded sources never run it."""
+    import os
+
+    calls = []
+    kernel = _compiled.kernel()
+
+    def counting(*args):
+        out = kernel(*args)
+        calls.append(out[1])
+        return out
+
+    monkeypatch.setattr(_compiled, "kernel", lambda: counting)
+    monkeypatch.setattr(_compiled, "_WORDS_PER_ROUND", 1.0)
+    for seed in range(30):
+        size = [17, 18, 500][seed % 3]
+        scales = np.geomspace(2.0**-5, 2.0**45, size)
+        monkeypatch.setattr(os, "urandom", _FakeUrandom(seed, rigged))
+        fast = discrete_laplace(scales, RandomSource()).tolist()
+        monkeypatch.setattr(os, "urandom", _FakeUrandom(seed, rigged))
+        slow = mech._discrete_laplace_js(*mech._split_scale(scales), RandomSource()).tolist()
+        assert fast == slow, seed
+    assert set(calls) >= ({-1} if rigged else {-2}) and any(c >= 0 for c in calls) != rigged
+    calls.clear()
+    discrete_laplace(np.full(100, 2.0), RandomSource(5))
+    assert calls == []
+
+
+@pytest.mark.skipif(_compiled.kernel() is None, reason="numba is not installed")
+def test_compiled_vector_draws_pmf_exact():
+    """The compiled vector path's own draws (OS CSPRNG, not seeded) against the exact
+    pmf at scale 2.5: chi-square of the values, alpha = 1e-4."""
+    assert "numba" in __import__("sys").modules
+    t = float(representable_scale(2.5)[0])
+    n = 200_000
+    k = discrete_laplace(np.full(n, 2.5), RandomSource())
+    top = 102
+    support = np.arange(-top, top + 1)
+    p = np.exp(-np.abs(support) / t)
+    p /= p.sum()
+    counts = np.bincount(np.clip(k, -top, top) + top, minlength=support.size)
+    assert chi_square(counts, p, n) > ALPHA
+
+
 def test_the_kernel_is_loaded_after_its_warm_draws(monkeypatch):
     """A process that draws a few times never imports numba for it; after
     WARM_DRAWS one-entry draws the sampler asks for the kernel."""

@@ -12,9 +12,9 @@ This package knows nothing of pandas. It offers
   uniform integers, no floating point between the random words and a draw) and
   :func:`discrete_gaussian`, CKS's rejection sampler on top of the discrete
   Laplace. Vectors of a few entries go through :mod:`~pandas_dp.mechanisms.small`,
-  the same algorithm in pure Python (same words, same draws), and with numba one
-  entry's discrete Laplace draw through :mod:`~pandas_dp.mechanisms._compiled`
-  (again the same words and draws);
+  the same algorithm in pure Python (same words, same draws), and with numba the
+  discrete Laplace draws of a secure source, few or many, through
+  :mod:`~pandas_dp.mechanisms._compiled` (again the same words and draws);
 * calibration (:mod:`~pandas_dp.mechanisms.calibration`):
   :func:`grid_granularity` -- the power-of-two grid on which real-valued releases
   are made, so that no output carries information in its low-order float bits

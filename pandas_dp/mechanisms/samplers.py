@@ -22,13 +22,14 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Final
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from pandas_dp.mechanisms import small
+from pandas_dp.mechanisms import _compiled, small
 from pandas_dp.mechanisms.constants import (
     GEO_BLOCK,
     MAX_SCALE,
@@ -340,7 +341,8 @@ def discrete_laplace(scale: ArrayLike, src: RandomSource) -> IntArray:
         return np.array(small.discrete_laplace(x.tolist(), src), dtype=np.int64)
     _check_scales(x, "discrete Laplace scales")
     j, s = _split_scale(x)
-    return _discrete_laplace_js(j, s, src)
+    got = _compiled.draw_vector(j, s, src, functools.partial(_discrete_laplace_js, j, s))
+    return got if got is not None else _discrete_laplace_js(j, s, src)
 
 
 def truncated_discrete_laplace(

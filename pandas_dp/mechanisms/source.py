@@ -119,7 +119,7 @@ class RandomSource:
         >>> a.words(3) == b.bits(3).tolist()
         True
         """
-        if self._rng is not None or type(self).bits is not RandomSource.bits:
+        if not self.reads_ahead():
             words: list[int] = self.bits(size).tolist()
             return words
         with self._lock:
@@ -155,7 +155,7 @@ class RandomSource:
         words. ``next_pos = -2`` asks for more words: the kernel runs again on the
         same unread words and fresh ones after them.
         """
-        if self._rng is not None or type(self).bits is not RandomSource.bits:
+        if not self.reads_ahead():
             return None
         need = BLOCK_WORDS // 2
         with self._lock:
@@ -169,6 +169,27 @@ class RandomSource:
                     return None
                 need = self._array.size - self._pos + BLOCK_WORDS  # the same words, and more
 
+    def reads_ahead(self) -> bool:
+        """Whether words may be read ahead of their use and unused ones dropped: a
+        secure source reading the CSPRNG (a seeded source, or a subclass serving
+        its own words, is read exactly as far as asked)."""
+        return self._rng is None and type(self).bits is RandomSource.bits
+
+    def replay(self, words: NDArray[np.uint64]) -> RandomSource:
+        """A source that serves ``words`` first, then this source's words.
+
+        For a compiled sampler that gave up on words it read ahead: the Python
+        sampler then draws from the very same words.
+
+        Examples
+        --------
+        >>> src = RandomSource(2)
+        >>> r = src.replay(np.array([5, 6], dtype=np.uint64))
+        >>> r.bits(3)[:2].tolist(), r.bits(1).tolist() == RandomSource(2).bits(2)[1:].tolist()
+        ([5, 6], True)
+        """
+        return _Replay(words, self)
+
     def uniform(self, size: int) -> FloatArray:
         """Return ``size`` uniforms on ``(0, 1]`` with 53 random bits each."""
         top = (self.bits(size) >> np.uint64(11)) + np.uint64(1)
@@ -177,6 +198,22 @@ class RandomSource:
     def exponential(self, size: int) -> FloatArray:
         """Return ``size`` standard exponential variates ``-log(U)``."""
         return -np.log(self.uniform(size))
+
+
+class _Replay(RandomSource):
+    """Given words first, then another source's (:meth:`RandomSource.replay`)."""
+
+    __slots__ = ("_rest", "_then")
+
+    def __init__(self, words: NDArray[np.uint64], then: RandomSource) -> None:
+        super().__init__(None)
+        self._rest, self._then = words, then
+
+    def bits(self, size: int) -> NDArray[np.uint64]:
+        head, self._rest = self._rest[:size], self._rest[size:]
+        if head.size == size:
+            return head
+        return np.concatenate([head, self._then.bits(size - head.size)])
 
 
 _SECURE: Final = RandomSource()
