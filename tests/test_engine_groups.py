@@ -402,6 +402,35 @@ def test_group_codes_integer_table_matches_generic(dtype: str) -> None:
     assert got.codes.tolist() == want
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int64", "uint32", "uint64"])
+@pytest.mark.parametrize("span", [3, 500, 10**6, 2**40])
+def test_observed_integer_codes_are_factorize(
+    monkeypatch: pytest.MonkeyPatch, dtype: str, span: int
+) -> None:
+    """Private integer keys through the compiled first-row table (long columns, short
+    spans; split into parts and threads) give ``pd.factorize``'s codes and uniques,
+    in the same order, sorted or not; a wide span, uint64 or no numba factorizes."""
+    pytest.importorskip("numba")
+    from pandas_dp.engines import _numba
+
+    monkeypatch.setattr(_numba, "PARALLEL_ROWS", 5000)
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(span)
+    n = 1 << 16
+    low = max(int(info.min), -span // 3)
+    values = rng.integers(low, min(low + span, int(info.max) + 1), n, dtype=dtype)
+    values[-1] = low  # a value first seen in the last part
+    for sort in (True, False):
+        groups, uniques = engines.observed_codes(pd.Series(values), sort=sort)
+        codes, want = pd.factorize(pd.Series(values), sort=sort)
+        assert np.array_equal(groups.codes, codes)
+        pd.testing.assert_index_equal(uniques, pd.Index(want))
+        assert groups.size == len(want)
+    used = engines.codes._integer_observed(pd.Series(values), True) is not None
+    wide = int(values.max()) - int(values.min()) + 1 > 2 * n
+    assert used == (dtype != "uint64" and not wide)
+
+
 def test_group_codes_wide_integer_keys() -> None:
     s = pd.Series([10**12, 5, -(10**12), 7])
     got = engines.group_codes([s], [[5, 10**12, -(10**12)]])

@@ -397,3 +397,15 @@ def table_codes(values: Any, low: int, table: Any, code: Any) -> None:  # pragma
     for i in range(values.shape[0]):
         offset = np.uint64(values[i]) - shift
         code[i] = table[offset if offset < last else last]
+
+
+@_jit
+def first_rows(values: Any, low: int, size: int, offset: int) -> Any:  # pragma: no cover
+    """Per value ``low .. low + size - 1``: ``offset`` plus the first row holding it
+    (read backwards, so the last write is the first row), or ``2**63 - 1`` where
+    none does. Every value MUST be in that range; nothing is checked."""
+    out = np.full(size, np.iinfo(np.int64).max, dtype=np.int64)
+    shift = np.uint64(low)
+    for i in range(values.shape[0] - 1, -1, -1):
+        out[np.uint64(values[i]) - shift] = offset + i
+    return out
