@@ -20,6 +20,7 @@ from pandas_dp.accessor._base import _Base, check_unique
 from pandas_dp.budget import PrivacyBudget
 from pandas_dp.grouped import release_contingency
 from pandas_dp.grouping import resolve_grouping
+from pandas_dp.queries import Query
 
 
 class _FrameCategorical(_Base):
@@ -164,9 +165,14 @@ class _FrameCategorical(_Base):
         ----------
         queries : dict
             Name -> boolean mask (a Series aligned with the frame, or an array of
-            its length) or a ``df.eval`` expression string. Each must be a
-            *per-record* predicate: a mask built from an aggregate of the data
-            (``df.age > df.age.mean()``) is not, and is not protected.
+            its length) or an expression string such as ``"smoker and age > 60"``
+            (:mod:`pandas_dp.queries`: column names, constants, comparisons,
+            ``in`` a list, ``and`` / ``or`` / ``not`` and arithmetic, evaluated
+            value by value; a value a comparison fails on, like a missing one,
+            is not counted). Each must be a *per-record* predicate: a string
+            query is one by construction (``"age > age.mean()"`` is refused); a
+            mask built from an aggregate of the data (``df.age > df.age.mean()``)
+            is not, and is not protected.
         normalize : bool, default False
             Release fractions of the ``n`` rows instead of counts.
 
@@ -189,23 +195,24 @@ class _FrameCategorical(_Base):
         settings = self._settings(locals())
         queries = dict(queries)
         for name, q in queries.items():  # every check first, on no rows of the data
-            self._mask(name, q, self._obj.iloc[:0] if isinstance(q, str) else self._obj)
+            if isinstance(q, str):
+                queries[name] = parsed = Query.parse(q, self._obj.columns)
+                parsed.check(self._obj)
+            else:
+                self._mask(name, q, self._obj)
         names = list(queries)
         lazy = partial(self._masks, queries)  # string queries are evaluated after the charge
         return hist.release_counts(lazy, names, settings, normalize=normalize, frame=self._obj)
 
     def _masks(self, queries: dict[Hashable, Any]) -> list[pd.Series]:
-        out = []
-        for name, q in queries.items():
-            try:
-                out.append(self._mask(name, q, self._obj))
-            except Exception:  # checked on the frame's columns already: never by value
-                out.append(pd.Series(False, index=self._obj.index))
-        return out
+        """Each query's mask: a parsed string evaluated value by value where it must
+        (never raises on a value); a mask as given (checked before the charge)."""
+        return [
+            q.evaluate(self._obj) if isinstance(q, Query) else self._mask(name, q, self._obj)
+            for name, q in queries.items()
+        ]
 
     def _mask(self, name: Hashable, query: Any, frame: pd.DataFrame) -> pd.Series:
-        if isinstance(query, str):
-            query = frame.eval(query)
         if isinstance(query, pd.Series):
             if not query.index.equals(frame.index):
                 raise ValueError(
