@@ -2,38 +2,46 @@
 
 The candidates are the ``bins + 1`` edges ``e_0 < ... < e_bins`` of an
 equal-width grid over the declared bounds; the data enter only through their
-counts per bin (one pass, mergeable across chunks, partitions and groups).
+counts in the cells centred on the edges (``C_j`` values nearest to ``e_j``; one
+pass, mergeable across chunks, partitions and groups). A value therefore sits
+*at* a candidate, not between two: a column whose values pile up on one point
+(an integer or a constant column) has one candidate that fits, not a stretch of
+candidates with equal scores.
 
 One quantile ``alpha`` (a rational ``p / q``) is selected by exact
 permute-and-flip (:mod:`pandas_dp.mechanisms.selection`) on the integer score
-``-|q A(e) - p N|``, ``A(e)`` the number of values below ``e`` and ``N`` the
-number of values: no public ``n`` is needed. Adding or removing one row moves
-the score by at most ``max(p, q - p)`` -- the ``quantile_score`` row of the
-sensitivity table, in units of ``1 / q`` -- so with ``L`` the histogram's L1
-sensitivity (rows a unit may add or remove, over all bins) the selection's rate
-is ``epsilon / (2 L max(p, q - p))`` per unit of score.
+``-max(0, q A_j - p N, q B_j - (q - p) N)``, ``A_j`` the values in cells below
+``j``, ``B_j`` those above and ``N`` all of them (:func:`quantile_scores`): the
+distance of the rank ``alpha N`` from the ranks the values at ``e_j`` occupy. No
+public ``n`` is needed. Adding or removing one row moves each term by at most
+``max(p, q - p)`` -- the ``quantile_score`` row of the sensitivity table, in units
+of ``1 / q`` -- so with ``L`` the histogram's L1 sensitivity (rows a unit may
+add or remove, over all cells) the selection's rate is
+``epsilon / (2 L max(p, q - p))`` per unit of score.
 
 Several quantiles share the budget by recursion (Kaplan, Schnapp & Stemmer
 2022): the middle quantile is selected first; the quantiles below it are then
-selected among the edges below it, on the rows below it only, and those above
-likewise. The rows of the two sides are disjoint, so one level of the recursion
-costs one selection's epsilon (parallel composition), and ``Q`` quantiles cost
-``ceil(log2(Q + 1))`` levels instead of ``Q`` selections. The results are
-non-decreasing in ``q`` by construction.
+selected among the edges up to it, on the rows below it, and those above
+likewise. The values at the selected edge go to one side or the other by a fair
+coin each (data-independent randomness, drawn as one binomial split), so that
+a point mass can hold quantiles on both sides. The rows of the two sides are
+disjoint, so one level of the recursion costs one selection's epsilon (parallel
+composition), and ``Q`` quantiles cost ``ceil(log2(Q + 1))`` levels instead of
+``Q`` selections. The results are non-decreasing in ``q`` by construction.
 
 Intervals. A selected edge carries no information about the data's spread, so
 an interval needs a measurement of its own: a noisy histogram over a *ladder*
-of bins around the selected edges (edges at ``j ± 2**t`` grid steps), whose
+of cells around the selected edges (cell boundaries at ``j ± 2**t``), whose
 layout is public once the selections are. From its noisy counts, per ladder
-edge, the rank of the edge relative to the quantile, ``(1 - q)`` times the
-values below it minus ``q`` times those above, with a Chernoff bound on its
+boundary, the rank of the boundary relative to the quantile, ``(1 - q)`` times
+the values below it minus ``q`` times those above, with a Chernoff bound on its
 noise (:func:`ladder_interval`).
 
 Examples
 --------
 >>> from pandas_dp.mechanisms.source import RandomSource
->>> counts = np.array([0, 10, 40, 40, 10, 0, 0, 0])
->>> edges = select_quantiles(counts, (0.5,), 5.0, 1.0, RandomSource(0))
+>>> cells = np.array([0, 10, 40, 60, 10, 0, 0, 0])
+>>> edges = select_quantiles(cells, (0.5,), 5.0, 1.0, RandomSource(0))
 >>> edges.tolist()
 [3]
 >>> ladder_edges(np.array([3]), 8).tolist()
@@ -61,6 +69,7 @@ __all__ = [
     "ladder_edges",
     "ladder_interval",
     "levels",
+    "quantile_scores",
     "score_rational",
     "select_quantiles",
 ]
@@ -130,17 +139,49 @@ def check_rates(qs: Sequence[float], epsilon: float, l1: float) -> None:
         selection_rate(rate / (sensitivity("quantile_score", "add_remove", p / q) * q))
 
 
-def _select_one(
-    below: IntArray, lo: int, hi: int, alpha: float, rate: float, src: RandomSource
-) -> int:
-    """The ``alpha``-quantile of the rows in bins ``lo .. hi - 1``: one of edges ``lo .. hi``."""
+def quantile_scores(cells: IntArray, p: int, q: int) -> IntArray:
+    """The selection's scores, lower is better, in units of ``1 / q``.
+
+    At candidate ``j``, with ``A_j`` and ``B_j`` the values in the cells below and
+    above it and ``N`` all of them, the rank ``alpha N`` is a distance
+    ``max(0, q A_j - p N, q B_j - (q - p) N)`` (over ``q``) from the ranks
+    ``[A_j, N - B_j]`` the values at ``e_j`` occupy: zero where ``e_j`` is an
+    ``alpha``-quantile, however many values sit on it. With no value at ``e_j``
+    it is ``|q A_j - p N|``.
+
+    Examples
+    --------
+    >>> quantile_scores(np.array([2, 0, 5, 1]), 1, 2).tolist()
+    [4, 4, 0, 6]
+    """
+    below = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
+    n = int(below[-1])
+    low = q * below[:-1] - p * n
+    high = q * (n - below[1:]) - (q - p) * n
+    out: IntArray = np.maximum(np.maximum(low, high), 0).astype(np.int64)
+    return out
+
+
+def _select_one(cells: IntArray, alpha: float, rate: float, src: RandomSource) -> int:
+    """The ``alpha``-quantile of the values counted in ``cells``: one of its indices."""
     p, q = score_rational(alpha)
-    a = below[lo : hi + 1] - below[lo]  # values below each candidate edge, in the range
-    n = int(a[-1])
-    score = np.abs(q * a - p * n)
+    score = quantile_scores(cells, p, q)
     # the table's per-row score sensitivity, in units of 1/q: max(alpha, 1 - alpha)
     delta = sensitivity("quantile_score", "add_remove", p / q) * q
-    return lo + permute_and_flip(score - score.min(), selection_rate(rate / delta), src)
+    return permute_and_flip(score - score.min(), selection_rate(rate / delta), src)
+
+
+def _fair_split(count: int, src: RandomSource) -> int:
+    """How many of ``count`` values a fair coin each sends to the lower side: a
+    Binomial(``count``, 1/2) draw, exactly (the ones among ``count`` random bits)."""
+    if count <= 0:
+        return 0
+    words = src.bits((count + 63) // 64)
+    spare = 64 * words.size - count
+    if spare:
+        words = words.copy()
+        words[-1] >>= np.uint64(spare)
+    return int(np.bitwise_count(words).sum())
 
 
 def select_quantiles(
@@ -150,12 +191,13 @@ def select_quantiles(
     l1: float,
     src: RandomSource,
 ) -> IntArray:
-    """The selected edge (``0 .. bins``) of each quantile, recursively (see the module text).
+    """The selected edge of each quantile, recursively (see the module text).
 
     Parameters
     ----------
     counts : array_like of int
-        Exact counts per bin of one group (never released).
+        Exact counts per cell of one group, the cells centred on the candidate
+        edges (never released).
     qs : sequence of float
         Distinct quantile levels in ``[0, 1]``, increasing.
     epsilon : float
@@ -163,31 +205,37 @@ def select_quantiles(
         ``epsilon / levels(len(qs))``.
     l1 : float
         The histogram's L1 sensitivity: rows one unit may add or remove, counted
-        over all bins (``k`` under add/remove, ``2 k`` under substitute).
+        over all cells (``k`` under add/remove, ``2 k`` under substitute).
     src : RandomSource
 
     Returns
     -------
     numpy.ndarray of int64
-        One edge index per quantile, non-decreasing.
+        One candidate index (``0 .. len(counts) - 1``) per quantile, non-decreasing.
     """
     h = np.asarray(counts, dtype=np.int64).reshape(-1)
-    below = np.concatenate([[0], np.cumsum(h)]).astype(np.int64)
     # per level: rate = epsilon_level / (2 l1), per unit of (score / sensitivity)
     rate = epsilon / levels(len(qs)) / (2.0 * l1)
     out = np.zeros(len(qs), dtype=np.int64)
     rels = iter(_relative_levels(qs))  # the same walk, in the same order
 
-    def recurse(first: int, last: int, lo: int, hi: int) -> None:
+    def recurse(first: int, last: int, lo: int, cells: IntArray) -> None:
+        """Quantiles ``first .. last - 1`` among candidates ``lo ..``, whose cells
+        hold ``cells`` (the end cells may hold part of a selected edge's values)."""
         if first >= last:
             return
         mid = (first + last) // 2
-        j = _select_one(below, lo, hi, next(rels), rate, src)
-        out[mid] = j
-        recurse(first, mid, lo, j)
-        recurse(mid + 1, last, j, hi)
+        j = _select_one(cells, next(rels), rate, src)
+        out[mid] = lo + j
+        if last - first == 1:
+            return
+        down = _fair_split(int(cells[j]), src)
+        below, above = cells[: j + 1].copy(), cells[j:].copy()
+        below[-1], above[0] = down, cells[j] - down
+        recurse(first, mid, lo, below)
+        recurse(mid + 1, last, lo + j, above)
 
-    recurse(0, len(qs), 0, h.size)
+    recurse(0, len(qs), 0, h)
     return out
 
 

@@ -349,11 +349,11 @@ class Selection:
         assert self.plan is not None
         ladder = self.plan.derived_counts(c, "interval_counts", weight=weight * INTERVAL_SHARE)
         key = self.plan.grid_selection(
-            c, self.bins, partial(self._select, c), weight=weight * (1.0 - INTERVAL_SHARE)
+            c, self.bins + 1, partial(self._select, c), weight=weight * (1.0 - INTERVAL_SHARE)
         )
         self.keys[c] = (key, ladder)
         d = self.decls[c]
-        return partial(_grid, series, d.lower, d.upper, self.bins)
+        return partial(_grid, series, d.lower, d.upper, self.bins, centred=True)
 
     def check(self) -> None:
         """Every selection's rate is representable (raises before the charge)."""
@@ -370,12 +370,12 @@ class Selection:
         l1 = plan.histogram_l1()
         one = plan.measurements[ladder].calibrated.head(1)
         self.noises[c] = one
-        counts = np.asarray(exact).reshape(-1, self.bins).astype(np.int64)
+        counts = np.asarray(exact).reshape(-1, self.bins + 1).astype(np.int64)  # (cells)
         chosen = np.zeros((counts.shape[0], len(self.levels)), dtype=np.int64)
         ladders = []
         for g in range(counts.shape[0]):
             chosen[g] = select_quantiles(counts[g], self.levels, epsilon, l1, src)
-            edges = ladder_edges(chosen[g], self.bins)
+            edges = ladder_edges(chosen[g], self.bins + 1)  # (boundaries between cells)
             exact_l = ladder_counts(counts[g], edges).astype(np.float64)
             ladders.append((edges, apply_noise(exact_l, one.tiled(exact_l.size), src)))
         self.chosen[c] = chosen
@@ -387,6 +387,14 @@ class Selection:
         step = (d.upper - d.lower) / self.bins
         return np.where(j >= self.bins, d.upper, d.lower + j * step)
 
+    def _boundary_values(self, c: Hashable, k: NDArray[np.int64]) -> FloatArray:
+        """Where cell ``k - 1`` ends and cell ``k`` begins (half a step below edge
+        ``k``), within the bounds: the ladder's edges."""
+        d = self.decls[c]
+        step = (d.upper - d.lower) / self.bins
+        inner = d.lower + (np.asarray(k, dtype=np.float64) - 0.5) * step
+        return np.asarray(np.clip(inner, d.lower, d.upper), dtype=np.float64)
+
     def values(self, c: Hashable, noisy: Mapping[str, FloatArray], groups: int) -> FloatArray:
         chosen = self.chosen[c]
         position = [self.levels.index(q) for q in self.qs]
@@ -394,14 +402,18 @@ class Selection:
 
     def interval(self, c: Hashable, g: int, alpha: float) -> tuple[FloatArray, FloatArray]:
         edges, noisy = self.ladders[c][g]
-        return ladder_interval(self._edge_values(c, edges), noisy, self.noises[c], self.qs, alpha)
+        values = self._boundary_values(c, edges)
+        return ladder_interval(values, noisy, self.noises[c], self.qs, alpha)
 
     def details(self) -> dict[str, Any]:
         return {
             "method": "exponential",
             "q": list(self.qs),
             "bins": self.bins,
-            "grid": "the edges of equal-width bins over the declared bounds; values clamped",
+            "grid": (
+                "the edges of equal-width bins over the declared bounds; values clamped, "
+                "each counted at its nearest edge"
+            ),
             "estimate": (
                 "permute-and-flip on integer rank scores, exact; several quantiles "
                 f"recursively ({levels(len(self.levels))} levels, each the selection's "
@@ -415,10 +427,16 @@ class Selection:
 
 
 def _grid(
-    series: pd.Series, lower: float, upper: float, bins: int, groups: engines.Groups | None
+    series: pd.Series,
+    lower: float,
+    upper: float,
+    bins: int,
+    groups: engines.Groups | None,
+    centred: bool = False,
 ) -> NDArray[np.int64]:
-    """The engine call (after the charge): the grid's counts, group after group."""
-    return engines.grid_counts(series, lower, upper, bins, groups=groups)
+    """The engine call (after the charge): the grid's counts, group after group
+    (``centred``: in the cells centred on the edges, for the selection)."""
+    return engines.grid_counts(series, lower, upper, bins, groups=groups, centred=centred)
 
 
 def _intervals(

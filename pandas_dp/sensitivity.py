@@ -30,7 +30,9 @@ The sufficient statistics (what an engine computes and the plan noises):
 * ``category_counts`` / ``category_counts_l2`` -- counts over declared categories
   (L1 and L2 norm of the whole vector);
 * ``quantile_score`` -- the score of a candidate for quantile level ``α`` (given as
-  ``lower``): ``|(1 - α) #{x < c} - α #{x >= c}|``;
+  ``lower``): ``max(0, #{x < c} - α N, #{x > c} - (1 - α) N)``, the distance of the
+  rank ``α N`` from the ranks of the values at ``c`` (``|(1 - α) #{x < c} - α
+  #{x > c}|`` when none is at ``c``);
 * Liu's direct releases, valid only where ``n`` is public (``substitute``):
   ``mean_direct``, ``var_direct``, ``proportion_direct``, ``proportions_direct``
   (L1), ``proportions_direct_l2`` and, for two columns, ``cov_direct``.
@@ -163,7 +165,8 @@ _ROWS: list[Rule] = [
         norm="L2",
     ),
     # ---- the score of quantile level alpha (passed as ``a``) at a candidate c:
-    # |(1 - alpha) #{x < c} - alpha #{x >= c}| (REFERENCE.md §12)
+    # max(0, #{x < c} - alpha N, #{x > c} - (1 - alpha) N) (REFERENCE.md §12; each
+    # term moves by alpha or 1 - alpha when a row is added or removed)
     Rule("quantile_score", "add_remove", lambda a, b, n: max(a, 1.0 - a), "max(α, 1 - α)"),
     Rule("quantile_score", "substitute", lambda a, b, n: 1.0, "1"),
     # ---- Liu's direct releases: the frame's length n is public (substitute only)

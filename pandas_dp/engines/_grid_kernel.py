@@ -3,8 +3,9 @@ numba is installed, on the first grid count).
 
 It computes the very bins of the numpy path in :mod:`pandas_dp.engines.grid`: the
 same clamp to ``[lower, upper]``, the same subtraction and multiplication by the
-same double ``bins / (upper - lower)``, the same floor and clip to
-``0 .. bins - 1``, a ``NaN`` counted nowhere -- in one pass over the values
+same double ``bins / (upper - lower)``, the same half-cell shift
+(``half``: 0.5 for cells centred on the edges, else 0), the same floor and clip to
+``0 .. cells - 1``, a ``NaN`` counted nowhere -- in one pass over the values
 instead of six, with integer tallies (exact, any order).
 """
 
@@ -20,9 +21,16 @@ __all__ = ["grid_tally"]
 
 
 def _tally(
-    x: Any, codes: Any, lower: float, upper: float, scale: float, bins: int, size: int
+    x: Any,
+    codes: Any,
+    lower: float,
+    upper: float,
+    scale: float,
+    half: float,
+    cells: int,
+    size: int,
 ) -> Any:  # pragma: no cover (compiled)
-    out = np.zeros(size * bins, dtype=np.int64)
+    out = np.zeros(size * cells, dtype=np.int64)
     grouped = codes.shape[0] > 0
     for i in range(x.shape[0]):
         v = x[i]
@@ -37,9 +45,9 @@ def _tally(
             v = lower
         elif v > upper:
             v = upper
-        t = math.floor((v - lower) * scale)
-        j = bins - 1 if t > bins - 1 else (0 if t < 0 else int(t))
-        out[g * bins + j] += 1
+        t = math.floor((v - lower) * scale + half)
+        j = cells - 1 if t > cells - 1 else (0 if t < 0 else int(t))
+        out[g * cells + j] += 1
     return out
 
 
