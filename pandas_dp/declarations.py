@@ -53,6 +53,7 @@ from pandas_dp.declared_columns import (
     NumericDeclaration,
     _bool_dtype,
     _bounds_of,
+    _half_bounds,
     _pair,
     _pandera,
 )
@@ -101,16 +102,26 @@ def schema_columns(schema: Any) -> dict[Hashable, Any]:
     ----------
     schema : DataFrameSchema, DataFrameModel class, SeriesSchema, Column or dict
         A ``SeriesSchema`` or ``Column`` is keyed by its name; a dict maps
-        column labels to pandera columns.
+        column labels to pandera columns. An instance of a ``DataFrameModel``
+        declares what its class declares.
 
     Returns
     -------
     dict
         Column label -> pandera column.
+
+    Raises
+    ------
+    TypeError
+        For anything else, such as a dict of ``(lower, upper)`` pairs (that is
+        ``bounds=``); the message says to pass a model's class, not ``Model()``.
     """
-    if isinstance(schema, Mapping):  # column label -> pandera Column
-        return dict(schema)
     pa = _pandera()
+    if isinstance(schema, Mapping):  # column label -> pandera Column
+        _check_schema_dict(schema, pa)
+        return dict(schema)
+    if isinstance(schema, pa.DataFrameModel):  # an instance: its class declares the columns
+        schema = type(schema)
     if isinstance(schema, type) and issubclass(schema, pa.DataFrameModel):
         model: Any = schema
         schema = model.to_schema()
@@ -119,9 +130,25 @@ def schema_columns(schema: Any) -> dict[Hashable, Any]:
     if isinstance(schema, pa.Column | pa.SeriesSchema):
         return {schema.name: schema}
     raise TypeError(
-        f"schema must be a pandera DataFrameSchema, DataFrameModel class, SeriesSchema, "
-        f"Column or a dict of Columns; got {type(schema).__name__}"
+        f"schema must be a pandera DataFrameSchema or DataFrameModel class (pass the "
+        f"class itself, Model, not Model()), a SeriesSchema, a Column or a dict column -> "
+        f"pa.Column; got {type(schema).__name__}. For plain numbers use bounds=(lower, "
+        f"upper) or bounds={{column: (lower, upper)}}"
     )
+
+
+def _check_schema_dict(schema: Mapping[Hashable, Any], pa: Any) -> None:
+    """Refuse a ``schema=`` dict whose values are not pandera columns (e.g. bounds)."""
+    for label, value in schema.items():
+        if not isinstance(value, pa.Column | pa.SeriesSchema):
+            raise TypeError(
+                f"schema must be a pandera DataFrameSchema or DataFrameModel class (or a "
+                f"dict column -> pa.Column), but schema[{label!r}] is {value!r} (of type "
+                f"{type(value).__name__}). Declare plain bounds with bounds={{{label!r}: "
+                f"(lower, upper)}} and categories with categories={{{label!r}: [...]}}, or "
+                f"use pa.DataFrameSchema({{{label!r}: pa.Column(float, "
+                f"pa.Check.in_range(lower, upper))}})"
+            )
 
 
 def attached_schema(obj: Any) -> Any:
@@ -222,7 +249,10 @@ def resolve_bounds(
     Raises
     ------
     MissingBoundsError
-        Naming *every* column without bounds, with how to declare them.
+        Naming *every* column without bounds, with how to declare them (and which
+        bound is missing where a schema declares only one).
+    TypeError
+        For a ``schema`` that is no pandera schema (see :func:`schema_columns`).
     InvalidBoundsError
         For NaN, infinite, non-numeric or not increasing bounds, bounds whose width
         overflows, or (with ``known``) a ``bounds`` key that is not a column.
@@ -241,7 +271,8 @@ def resolve_bounds(
         else:
             out[column] = found
     if missing:
-        raise MissingBoundsError(missing)
+        notes = [n for c in wanted if str(c) in missing and (n := _half_bounds(c, sources))]
+        raise MissingBoundsError(missing, note="; ".join(notes))
     return out
 
 
@@ -252,6 +283,7 @@ def resolve_categories(
     schema: Any,
     attached: Any,
     known: Iterable[Hashable] | None = None,
+    what: str = "categories",
 ) -> dict[Hashable, CategoricalDeclaration]:
     """Resolve the public categories of every column in ``columns`` (label -> Series).
 
@@ -277,6 +309,9 @@ def resolve_categories(
     known : iterable of hashable, optional
         Every column label of the data; when given, a key of a ``categories`` dict
         that is none of them raises ``ValueError``. ``None`` skips that check.
+    what : {"categories", "keys"}, default "categories"
+        What the caller calls the categories: ``"keys"`` (a group-by) makes a
+        :class:`~pandas_dp.MissingBoundsError` explain ``groupby``'s ``keys=``.
 
     Returns
     -------
@@ -288,8 +323,11 @@ def resolve_categories(
     MissingBoundsError
         Naming every column without declared categories.
     ValueError
-        For an empty or repeating category list, ``"dtype"`` on a column without a
-        categorical dtype, or (with ``known``) a ``categories`` key that is not a column.
+        For an empty or repeating category list (``categories=`` or a schema's
+        ``isin``), ``"dtype"`` on a column without a categorical dtype, or (with
+        ``known``) a ``categories`` key that is not a column.
+    TypeError
+        For a category that is not hashable (``categories=[["a"]]``).
     """
     wanted = list(columns)
     _check_known(categories, wanted, known, "categories")
@@ -305,7 +343,7 @@ def resolve_categories(
         else:
             out[column] = found
     if missing:
-        raise MissingBoundsError(missing, what="categories")
+        raise MissingBoundsError(missing, what=what)
     return out
 
 

@@ -241,6 +241,35 @@ def _bounds_of(
     return None
 
 
+def _half_bounds(column: Hashable, sources: list[tuple[dict[Hashable, Any], str]]) -> str | None:
+    """What a schema declares of a column with only one bound, ``None`` if not that.
+
+    For the message of a missing declaration: a ``Check.ge(0)`` without an upper
+    bound is a declaration that is not enough, not a missing one.
+    """
+    for cols, source in sources:
+        if column not in cols:
+            continue
+        found = _from_schema_column(column, cols[column], source)
+        if isinstance(found, NumericDeclaration) or found == (None, None):
+            continue
+        lower, upper = found
+        if upper is None:
+            return (
+                f"the {source} declares a lower bound ({lower:g}) of column {column!r} but "
+                f"no upper bound; add one, e.g. pa.Check.le(upper) next to the lower one, "
+                f"or declare both with pa.Check.in_range(lower, upper) "
+                f"(pa.Field(ge=..., le=...) in a DataFrameModel)"
+            )
+        return (
+            f"the {source} declares an upper bound ({upper:g}) of column {column!r} but "
+            f"no lower bound; add one, e.g. pa.Check.ge(lower) next to the upper one, "
+            f"or declare both with pa.Check.in_range(lower, upper) "
+            f"(pa.Field(ge=..., le=...) in a DataFrameModel)"
+        )
+    return None
+
+
 def _is_boolean(columns: Any, column: Hashable) -> bool:
     series = columns.get(column) if isinstance(columns, Mapping) else None
     return _bool_dtype(getattr(series, "dtype", None))

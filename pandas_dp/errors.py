@@ -34,11 +34,15 @@ class MissingBoundsError(PandasDPError, KeyError):
     columns : list of str
         Every column that lacks a declaration.
     what : str, default "bounds"
-        ``"bounds"``, ``"categories"``, or ``"bounds or categories"`` when no
-        column at all has a declaration (``describe``).
+        ``"bounds"``, ``"categories"``, ``"keys"`` (the group-by columns of
+        ``groupby``), or ``"bounds or categories"`` when no column at all has a
+        declaration (``describe``).
+    note : str, default ""
+        What is declared but not enough (e.g. a lower bound without an upper one);
+        it comes first in the message.
     """
 
-    def __init__(self, columns: list[str], *, what: str = "bounds") -> None:
+    def __init__(self, columns: list[str], *, what: str = "bounds", note: str = "") -> None:
         self.columns = list(columns)
         names = ", ".join(repr(c) for c in self.columns)
         first = self.columns[0] if self.columns else "col"
@@ -53,11 +57,22 @@ class MissingBoundsError(PandasDPError, KeyError):
             "only valid if that dtype was set from public facts (astype('category') "
             "reads the data)"
         )
+        keys_how = (
+            f"pass keys=[...] (one column), keys={{{first!r}: [...]}} (a dict column -> "
+            f"list, for several columns), keys='private' with delta=1e-6 to select keys "
+            f"from the data by partition selection, or a pandera schema (the schema= of the "
+            f"aggregation) whose column declares pa.Check.isin([...]) or "
+            f"pd.CategoricalDtype([...]). A column's own "
+            f"CategoricalDtype is not a declaration (astype('category') reads the data); if "
+            f"it was set from public facts, pass keys=list(df[{first!r}].cat.categories)"
+        )
         if what == "bounds":
             how = (
                 f"{bounds_how} for each of them. Bounds must be public knowledge, not read "
                 f"off the data."
             )
+        elif what == "keys":
+            how = f"{keys_how}. Keys must be public knowledge, not read off the data."
         elif what == "categories":
             how = f"{categories_how}. Categories must be public knowledge, not read off the data."
         else:  # nothing at all is declared
@@ -66,7 +81,8 @@ class MissingBoundsError(PandasDPError, KeyError):
                 f"others ({categories_how}). Public facts must be declared, not read off "
                 f"the data."
             )
-        message = f"no public {what} declared for column(s) {names}; {how}"
+        lead = f"{note}; " if note else ""
+        message = f"no public {what} declared for column(s) {names}; {lead}{how}"
         super().__init__(message)
         self.message = message
 

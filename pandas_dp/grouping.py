@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from pandas_dp.category_declarations import check_declared_values
 from pandas_dp.declarations import attached_schema, resolve_categories
 
 __all__ = ["PRIVATE", "Grouping", "canonical_key", "resolve_grouping"]
@@ -158,13 +159,21 @@ def _check_by(frame: pd.DataFrame, by: Any) -> tuple[Hashable, ...]:
     return tuple(labels)
 
 
-def _level_values(column: Hashable, values: Any) -> tuple[Any, ...]:
+def _level_values(column: Hashable, values: Any, dtype: Any) -> tuple[Any, ...]:
+    """One column's declared keys, sorted; refused when empty, repeated, missing, or
+    of a type no value of the column's (public) ``dtype`` can equal."""
     listed = list(values)
     if not listed:
         raise ValueError(f"the declared keys of {column!r} are empty; declare at least one")
     if len(set(listed)) != len(listed):
         raise ValueError(f"the declared keys of {column!r} repeat a value: {listed}")
+    check_declared_values(column, listed, dtype, "keys=")
     return tuple(_sorted(listed))
+
+
+def _dtype(frame: pd.DataFrame, column: Hashable) -> Any:
+    """The dtype of a column (public), ``None`` if it has none to read."""
+    return getattr(frame[column], "dtype", None)
 
 
 def _explicit(by: tuple[Hashable, ...], keys: Any) -> tuple[tuple[Any, ...], ...] | None:
@@ -259,7 +268,8 @@ def resolve_grouping(
         if len(set(explicit)) != len(explicit):
             raise ValueError("keys repeat a key; declare each key once")
         levels = tuple(
-            _level_values(c, dict.fromkeys(t[i] for t in explicit)) for i, c in enumerate(labels)
+            _level_values(c, dict.fromkeys(t[i] for t in explicit), _dtype(frame, c))
+            for i, c in enumerate(labels)
         )
         ordered = _sorted(list(explicit))
     else:
@@ -279,9 +289,12 @@ def resolve_grouping(
                 categories=None,
                 schema=schema,
                 attached=attached,
+                what="keys",
             )
             found = {c: d.categories for c, d in decls.items()}
-        levels = tuple(_level_values(c, given[c] if c in given else found[c]) for c in labels)
+        levels = tuple(
+            _level_values(c, given[c] if c in given else found[c], _dtype(frame, c)) for c in labels
+        )
         ordered = None
     radix = [len(v) for v in levels]
     if ordered is None:

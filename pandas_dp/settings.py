@@ -29,7 +29,76 @@ from pandas_dp.mechanisms.source import secure_source
 from pandas_dp.noise_plans import NoisePlan, check_mode, plan_noise
 from pandas_dp.sensitivity import check_neighbouring
 
-__all__ = ["Contributions", "Settings", "typed_key"]
+__all__ = ["Contributions", "Settings", "check_budget", "check_seed", "typed_key"]
+
+
+def check_seed(value: Any) -> Any:
+    """Return ``value`` if it is a valid ``random_state``, else raise with what it may be.
+
+    Parameters
+    ----------
+    value : None, int or numpy.random.Generator
+        ``None`` (secure noise), a non-negative int or a generator. Other types are
+        explained by :class:`~pandas_dp.mechanisms.RandomSource`.
+
+    Returns
+    -------
+    object
+        ``value`` unchanged.
+
+    Raises
+    ------
+    ValueError
+        For a negative int (numpy seeds are non-negative).
+
+    Examples
+    --------
+    >>> check_seed(0)
+    0
+    """
+    if isinstance(value, int | np.integer) and not isinstance(value, bool) and value < 0:
+        raise ValueError(
+            f"random_state must be a non-negative int seed (e.g. random_state=0), None "
+            f"for secure noise, or a numpy.random.Generator; got {value}"
+        )
+    return value
+
+
+def check_budget(budget: Any) -> PrivacyBudget | None:
+    """Return ``budget`` if it is a :class:`~pandas_dp.PrivacyBudget` or ``None``, else raise.
+
+    Parameters
+    ----------
+    budget : PrivacyBudget or None
+
+    Returns
+    -------
+    PrivacyBudget or None
+        ``budget`` unchanged.
+
+    Raises
+    ------
+    TypeError
+        For anything else, such as a number.
+
+    Examples
+    --------
+    >>> check_budget(None) is None
+    True
+    """
+    if budget is not None and not isinstance(budget, PrivacyBudget):
+        hint = (
+            f" (to cap spending at epsilon={budget}, pass "
+            f"budget=pandas_dp.PrivacyBudget(epsilon={budget}))"
+            if isinstance(budget, int | float) and not isinstance(budget, bool)
+            else ""
+        )
+        raise TypeError(
+            f"budget must be a pandas_dp.PrivacyBudget or None; got {budget!r} (of type "
+            f"{type(budget).__name__}){hint}. The epsilon of this release is epsilon=; "
+            f"budget= is the PrivacyBudget it is charged to"
+        )
+    return budget
 
 
 def typed_key(value: Any) -> Hashable:
@@ -142,6 +211,8 @@ class Settings:
         check_mode(self.mechanism, self.bounding, self.delta)
         check_neighbouring(self.neighbouring)
         check_out_of_bounds(self.out_of_bounds)
+        check_budget(self.budget)
+        check_seed(self.random_state)
         source = secure_source() if self.random_state is None else RandomSource(self.random_state)
         object.__setattr__(self, "source", source)
 

@@ -627,3 +627,62 @@ def test_nullable_var_any_ddof_stays_in_its_range(ddof: int, bounding: str) -> N
                     values.append(float(r))
     if bounding != "none":  # the range is used: some releases reach its ends
         assert min(values) == 0.0 and max(values) == pytest.approx(expected[1], rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "fragments"),
+    [
+        ({"budget": 5}, TypeError, ["budget must be a pandas_dp.PrivacyBudget", "epsilon=5"]),
+        ({"budget": "b"}, TypeError, ["budget must be a pandas_dp.PrivacyBudget", "str"]),
+        ({"random_state": -1}, ValueError, ["non-negative int seed", "got -1"]),
+        ({"random_state": np.int64(-2)}, ValueError, ["non-negative int seed", "got -2"]),
+    ],
+)
+def test_budget_and_seed_errors_before_the_charge(
+    df: pd.DataFrame, kwargs: dict, error: type, fragments: list[str]
+) -> None:
+    outer = pandas_dp.PrivacyBudget(epsilon=10.0)
+    with outer:
+        with pytest.raises(error) as err:
+            df.dp.mean("age", epsilon=1.0, bounds=B, **kwargs)
+        with pytest.raises(error):
+            df.dp.groupby("smoker").mean("age", epsilon=1.0, bounds=B, **kwargs)
+    assert all(f in str(err.value) for f in fragments), str(err.value)
+    assert outer.spent == (0.0, 0.0) and outer.ledger.empty
+
+
+def test_binding_a_negative_seed_is_refused(df: pd.DataFrame) -> None:
+    with pytest.raises(ValueError, match="non-negative int seed"):
+        df.dp(random_state=-1)
+
+
+COMPLEX_RELEASES = {
+    "series mean": lambda s, f, b: s.dp.mean(epsilon=1.0, bounds=(0, 10), budget=b),
+    "series median": lambda s, f, b: s.dp.median(epsilon=1.0, bounds=(0, 10), budget=b),
+    "frame sum": lambda s, f, b: f.dp.sum("z", epsilon=1.0, bounds=(0, 10), budget=b),
+    "default columns": lambda s, f, b: f.dp.mean(epsilon=1.0, bounds=(0, 10), budget=b),
+    "cov": lambda s, f, b: f.dp.cov(["z", "x"], epsilon=1.0, bounds=(0, 10), budget=b),
+    "agg": lambda s, f, b: f.dp.agg({"z": "mean"}, epsilon=1.0, bounds=(0, 10), budget=b),
+    "describe": lambda s, f, b: f.dp.describe(epsilon=1.0, bounds=(0, 10), budget=b),
+    "groupby mean": lambda s, f, b: f.dp.groupby("k", keys=["a", "b"]).mean(
+        "z", epsilon=1.0, bounds=(0, 10), budget=b
+    ),
+    "groupby describe": lambda s, f, b: f.dp.groupby("k", keys=["a", "b"]).describe(
+        epsilon=1.0, bounds=(0, 10), budget=b
+    ),
+}
+
+
+@pytest.mark.parametrize("release", list(COMPLEX_RELEASES))
+def test_complex_columns_are_refused_before_the_charge(release: str) -> None:
+    """A complex dtype passes ``is_numeric_dtype`` but has no bounds: refused from its
+    dtype, never cast (with a ComplexWarning, dropping the imaginary parts) after the
+    charge."""
+    z = pd.Series(np.linspace(0, 10, 40) + 1j, name="z")
+    frame = pd.DataFrame({"z": z, "x": np.linspace(0, 10, 40), "k": ["a", "b"] * 20})
+    budget = pandas_dp.PrivacyBudget(epsilon=10.0)
+    with pytest.raises(TypeError) as err:
+        COMPLEX_RELEASES[release](z, frame, budget)
+    message = str(err.value)
+    assert "complex" in message and "'z'" in message and "np.real" in message, message
+    assert budget.spent == (0.0, 0.0) and budget.ledger.empty

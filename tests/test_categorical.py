@@ -476,3 +476,82 @@ def test_describe_default_columns_include_booleans() -> None:
 
     d = load_survey().dp.describe(epsilon=5.0, schema=survey_schema(), random_state=1)
     assert list(d.columns) == ["age", "income", "hours_per_week", "region", "smoker"]
+
+
+@pytest.mark.parametrize(
+    ("queries", "fix"),
+    [
+        (["age > 1"], "{q: q for q in queries}"),
+        ("age > 1", "{'age > 1': 'age > 1'}"),
+        (pd.Series([True, False, True]), "{'over 30': 'age > 30'"),
+    ],
+)
+def test_counts_needs_a_dict_of_labelled_queries(queries: object, fix: str) -> None:
+    df = pd.DataFrame({"age": [1, 2, 3]})
+    budget = pandas_dp.PrivacyBudget(epsilon=10.0)
+    with budget, pytest.raises(TypeError, match=r"counts takes a dict \{label: query\}") as err:
+        df.dp.counts(queries, epsilon=1.0)  # type: ignore[arg-type]
+    assert fix in str(err.value) and "boolean mask" in str(err.value)
+    assert budget.spent == (0.0, 0.0) and budget.ledger.empty
+
+
+MIXED = pd.DataFrame(
+    {
+        "k": pd.Series(["a", "b", None] * 20, dtype=object),
+        "f": [1.0, np.nan, 2.0] * 20,
+        "zip": [2139, 2140, 2141] * 20,
+    }
+)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda b: MIXED["k"].dp.value_counts(categories=["a", "b", None], **b),
+        lambda b: MIXED["k"].dp.value_counts(categories=["a", pd.NA], dropna=False, **b),
+        lambda b: MIXED["f"].dp.proportions(categories=[1.0, np.nan], **b),
+        lambda b: MIXED.dp.value_counts("k", categories=["a", None], **b),
+        lambda b: MIXED.dp.value_counts(
+            ["k", "zip"], categories={"k": ["a", None], "zip": [2139]}, **b
+        ),
+        lambda b: MIXED["k"].dp.value_counts(
+            schema=pa.DataFrameSchema(
+                {"k": pa.Column(str, pa.Check.isin(["a", "b", None]), nullable=True)}
+            ),
+            **b,
+        ),
+        lambda b: MIXED[["k", "f"]].dp.describe(
+            bounds={"f": (0, 3)}, categories={"k": ["a", None]}, **b
+        ),
+    ],
+)
+def test_a_missing_declared_category_is_refused_before_the_charge(call: object) -> None:
+    """A declared None/NaN category never matches the missing values (they are
+    counted only by dropna=False): it would be released as an empty bucket."""
+    budget = pandas_dp.PrivacyBudget(epsilon=10.0)
+    with pytest.raises(ValueError) as err:
+        call({"epsilon": 1.0, "budget": budget})  # type: ignore[operator]
+    message = str(err.value)
+    for fragment in ("missing value", "skipped", "dropna=False", "fillna"):
+        assert fragment in message, message
+    assert budget.spent == (0.0, 0.0) and budget.ledger.empty
+
+
+def test_missing_values_are_counted_by_dropna_false() -> None:
+    """The way the refusal points to: missing values in their own bucket."""
+    out = MIXED["k"].dp.value_counts(
+        epsilon=50.0, categories=["a", "b"], dropna=False, random_state=0
+    )
+    assert len(out) == 3 and out.iloc[2] == pytest.approx(20, abs=2)
+
+
+@pytest.mark.parametrize("method", ["value_counts", "proportions"])
+def test_categories_of_another_type_than_the_column_are_refused(method: str) -> None:
+    budget = pandas_dp.PrivacyBudget(epsilon=10.0)
+    with pytest.raises(ValueError, match="no row can ever match") as err:
+        getattr(MIXED["zip"].dp, method)(epsilon=1.0, categories=["02139", "02140"], budget=budget)
+    for fragment in ("'zip'", "int64", "['02139', '02140']", "[2139, 2140]", "astype(str)"):
+        assert fragment in str(err.value), str(err.value)
+    assert budget.spent == (0.0, 0.0) and budget.ledger.empty
+    same = getattr(MIXED["zip"].dp, method)(epsilon=50.0, categories=[2139.0, 2140], random_state=0)
+    assert len(same) == 2

@@ -333,6 +333,8 @@ def test_unknown_file_type(files: dict[str, Path], capsys: pytest.CaptureFixture
         (["--epsilon", "-1"], "--epsilon must be a positive number"),
         (["--delta", "1e-6", "--mechanism", "laplace"], "Gaussian mechanism only"),
         (["--mechanism", "gaussian"], "needs a positive --delta"),
+        (["--seed", "-3"], "--seed must be a non-negative integer"),
+        (["--sep", ";;"], "--sep must be one character"),
     ],
 )
 def test_usage_errors_before_reading(
@@ -527,3 +529,91 @@ def test_subprocess_bad_schema_exit_2(files: dict[str, Path]) -> None:
     assert done.stdout == ""
     assert done.stderr.startswith("pandas-dp describe: error: schema file")
     assert "Traceback" not in done.stderr
+
+
+UNUSABLE_DECLARATIONS = {
+    "infinite bound": (
+        "  age:\n    dtype: float64\n    in_range: {min_value: 0, max_value: .inf}\n",
+        "the upper bound of column 'age' is inf",
+    ),
+    "empty isin": (
+        "  region:\n    dtype: str\n    isin: []\n",
+        "declares no categories for column 'region'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(UNUSABLE_DECLARATIONS))
+def test_unusable_declarations_are_one_line_errors(
+    case: str,
+    files: dict[str, Path],
+    spies: dict[str, int],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A schema that parses but declares an unusable bound or an empty isin: a one-line
+    error naming the schema file, exit 2, nothing read but the header, nothing charged."""
+    text, message = UNUSABLE_DECLARATIONS[case]
+    files["schema"].write_text(f"schema_type: dataframe\ncolumns:\n{text}", encoding="utf-8")
+    outer = pandas_dp.PrivacyBudget(epsilon=10.0)
+    with outer:
+        code, out, err = _run(
+            capsys, "describe", files["csv"], "--schema", files["schema"], "--epsilon", 1
+        )
+    assert code == 2 and out == ""
+    assert message in err and str(files["schema"]) in err, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert outer.spent.epsilon == 0.0 and outer.ledger.empty
+    assert spies == {"header": 1, "table": 0}
+
+
+def test_by_without_keys_says_what_to_declare_in_the_yaml(
+    files: dict[str, Path], spies: dict[str, int], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _run(
+        capsys, "describe", files["csv"], "--schema", files["schema"], "--epsilon", 1,
+        "--by", "age",
+    )  # fmt: skip
+    assert code == 2
+    assert "--by age" in err and "YAML schema" in err and "isin" in err, err
+    assert "categories=" not in err and "pass " not in err
+    assert spies["table"] == 0
+
+
+def test_semicolon_file_hints_at_sep_and_reads_with_it(
+    files: dict[str, Path], spies: dict[str, int], capsys: pytest.CaptureFixture[str]
+) -> None:
+    load_survey().to_csv(files["csv"], index=False, sep=";")
+    code, _, err = _run(
+        capsys, "describe", files["csv"], "--schema", files["schema"], "--epsilon", 1
+    )
+    assert code == 2 and "declared but not in the data file" in err
+    assert "holds ';'" in err and "--sep ';'" in err, err
+    assert spies == {"header": 1, "table": 0}
+    outer = pandas_dp.PrivacyBudget(epsilon=10.0)
+    with outer:
+        code, out, err = _run(
+            capsys, "describe", files["csv"], "--schema", files["schema"], "--epsilon", 1,
+            "--sep", ";", "--columns", "age", "--seed", 0,
+        )  # fmt: skip
+    assert code == 0, err
+    assert "age" in out and outer.spent.epsilon == pytest.approx(1.0)
+
+
+def test_tab_separated_hint_and_sep_by_name(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    load_survey().to_csv(files["csv"], index=False, sep="\t")
+    code, _, err = _run(
+        capsys, "describe", files["csv"], "--schema", files["schema"], "--epsilon", 1
+    )
+    assert code == 2 and "--sep tab" in err
+    code, _, err = _run(
+        capsys, "describe", files["csv"], "--schema", files["schema"], "--epsilon", 1,
+        "--sep", "tab", "--columns", "age", "--seed", 0,
+    )  # fmt: skip
+    assert code == 0, err
+
+
+def test_sep_is_in_the_help(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "describe", "--help")
+    assert code == 0 and "--sep CHAR" in out and "delimiter" in out

@@ -533,3 +533,72 @@ def test_accessor_refuses_a_misspelled_bounds_key_before_the_charge(df: pd.DataF
         assert budget.spent == (0.0, 0.0)
         df.dp.mean("age", epsilon=1.0, bounds=good, random_state=0)  # other columns: fine
     assert budget.spent[0] == 1.0
+
+
+def test_empty_isin_is_refused_before_the_charge(df: pd.DataFrame) -> None:
+    """An empty ``Check.isin([])`` declares no category: refused like ``categories=[]``,
+    before the budget is charged (it used to fail after it, inside numpy)."""
+    schema = pa.DataFrameSchema({"region": pa.Column(str, pa.Check.isin([]))})
+    budget = pandas_dp.PrivacyBudget(epsilon=10.0)
+    with budget:
+        for call in (
+            lambda: df["region"].dp.value_counts(epsilon=1.0, schema=schema),
+            lambda: df.dp.proportions("region", epsilon=1.0, schema=schema),
+            lambda: df.dp.describe(["region"], epsilon=1.0, schema=schema),
+            lambda: df.dp.groupby("region").len(epsilon=1.0, schema=schema),
+        ):
+            with pytest.raises(ValueError, match=r"Check\.isin declares no categories") as err:
+                call()
+            assert "'region'" in str(err.value) and "at least one" in str(err.value)
+    assert budget.spent == (0.0, 0.0) and budget.ledger.empty
+
+
+def test_unhashable_categories_are_named_before_the_charge(df: pd.DataFrame) -> None:
+    budget = pandas_dp.PrivacyBudget(epsilon=10.0)
+    with budget:
+        with pytest.raises(TypeError, match="hashable scalars") as err:
+            df["region"].dp.value_counts(epsilon=1.0, categories=[["N", "S"]])
+        assert "['N', 'S']" in str(err.value) and "categories=" in str(err.value)
+        with pytest.raises(TypeError, match="hashable scalars"):
+            df.dp.describe(["region"], epsilon=1.0, categories={"region": ["N", {"S"}]})
+    assert budget.spent == (0.0, 0.0) and budget.ledger.empty
+
+
+def test_a_dict_of_bounds_as_schema_points_to_bounds(df: pd.DataFrame) -> None:
+    budget = pandas_dp.PrivacyBudget(epsilon=10.0)
+    with budget, pytest.raises(TypeError, match="DataFrameSchema or DataFrameModel") as err:
+        df.dp.mean("age", epsilon=1.0, schema={"age": (0, 100)})
+    assert "bounds={'age': (lower, upper)}" in str(err.value)
+    assert budget.spent == (0.0, 0.0)
+    with pytest.raises(TypeError, match=r"Model, not Model\(\)"):
+        df.dp.mean("age", epsilon=1.0, schema="age: 0..100")
+
+
+def test_dataframe_model_instance_declares_its_class(df: pd.DataFrame) -> None:
+    class Model(pa.DataFrameModel):
+        age: float = pa.Field(ge=0, le=100)
+
+    instance = object.__new__(Model)  # Model() itself is pandera's Model.validate()
+    by_class = resolve_bounds(["age"], bounds=None, schema=Model, attached=None)
+    by_instance = resolve_bounds(["age"], bounds=None, schema=instance, attached=None)
+    assert (by_instance["age"].lower, by_instance["age"].upper) == (0.0, 100.0)
+    assert by_instance["age"].upper == by_class["age"].upper
+
+
+@pytest.mark.parametrize(
+    ("check", "has", "lacks", "fix"),
+    [
+        (pa.Check.ge(0), "a lower bound (0)", "no upper bound", "pa.Check.le(upper)"),
+        (pa.Check.lt(100), "an upper bound (100)", "no lower bound", "pa.Check.ge(lower)"),
+    ],
+)
+def test_a_schema_with_one_bound_names_the_missing_one(
+    df: pd.DataFrame, check: pa.Check, has: str, lacks: str, fix: str
+) -> None:
+    schema = pa.DataFrameSchema({"age": pa.Column(float, check)})
+    budget = pandas_dp.PrivacyBudget(epsilon=10.0)
+    with budget, pytest.raises(pandas_dp.MissingBoundsError) as err:
+        df.dp.mean("age", epsilon=1.0, schema=schema)
+    message = str(err.value)
+    assert has in message and lacks in message and fix in message and "in_range" in message
+    assert budget.spent == (0.0, 0.0)

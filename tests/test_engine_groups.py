@@ -11,6 +11,7 @@ mappers never raise on a data value.
 from __future__ import annotations
 
 import decimal
+import warnings
 from fractions import Fraction
 from typing import Any
 
@@ -469,3 +470,59 @@ def test_numba_and_numpy_sums_are_identical(monkeypatch: pytest.MonkeyPatch) -> 
                     assert fast.squares == slow.squares
                     assert fast.count.dtype == np.int64
     assert _numba.kernels() is not None
+
+
+HUGE_BOUNDS = [(0.0, 1e308), (-1e308, 0.0), (-8e307, 8e307), (-1e308, -1e307), (1e307, 1e308)]
+EXTREMES = [1.7e308, -1.7e308, 1e308, -1e308, 5e307, 0.0, np.inf, -np.inf, np.nan]
+
+
+@pytest.mark.parametrize("bounds", HUGE_BOUNDS)
+@pytest.mark.parametrize("chunk", [3, 1 << 14])
+def test_huge_bounds_and_extreme_values_never_warn(
+    bounds: tuple[float, float], chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Values at, beyond and far beyond bounds near the float limit: no overflow warning
+    (a data value must not warn after the charge), with or without groups, through the
+    numpy kernels (one chunk or many); the clamped sums are exact."""
+    monkeypatch.setattr(engine_module, "CHUNK", chunk)
+    monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 1 << 62)
+    monkeypatch.setattr(engine_module, "WARM_READS", 1 << 62)
+    x = np.array(EXTREMES * 3)
+    codes = np.arange(x.shape[0], dtype=np.intp) % 2
+    lo, hi = bounds
+    half = 0.5 * (hi - lo)
+    mid = lo + half
+    with np.errstate(over="ignore"):
+        y = np.clip(x - mid, -half, half)
+    y = y[~np.isnan(y)]
+    q = engines.accumulation_step(half)
+    want_total = sum(int(v) for v in np.rint(y / q))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        one = engines.moments(pd.Series(x), lo, hi, squares=False)
+        grouped = engines.moments(
+            pd.Series(x), lo, hi, squares=False, groups=engines.Groups(codes, 2)
+        )
+    assert (one.count[0], one.total[0]) == (y.shape[0], want_total)
+    assert sum(grouped.total) == want_total
+    assert int(grouped.count.sum()) == y.shape[0]
+
+
+@pytest.mark.parametrize("bounds", HUGE_BOUNDS)
+def test_numba_and_numpy_agree_on_huge_bounds(
+    bounds: tuple[float, float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bit-identical integers at the float limit (overflowing centring, ±inf, NaN)."""
+    pytest.importorskip("numba")
+    x = pd.Series(EXTREMES * 40)
+    codes = np.arange(len(x), dtype=np.intp) % 3 - 1
+    for groups in [None, engines.Groups(codes, 2)]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 0)
+            fast = engines.moments(x, *bounds, squares=False, groups=groups)
+            monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 1 << 62)
+            monkeypatch.setattr(engine_module, "WARM_READS", 1 << 62)
+            slow = engines.moments(x, *bounds, squares=False, groups=groups)
+        assert np.array_equal(fast.count, slow.count)
+        assert fast.total == slow.total

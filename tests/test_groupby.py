@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -211,6 +212,96 @@ def test_junk_in_the_key_column_never_raises_after_the_charge() -> None:
     assert list(out.index) == ["a", "b"]
 
 
+@pytest.mark.parametrize("value", [0.0, 5e307, 1e308, -1.7e308, 1.7e308, np.inf, np.nan])
+def test_values_at_huge_bounds_never_warn_after_the_charge(value: float) -> None:
+    """A grouped sum over bounds at the float limit: no value warns (nor raises under
+    ``-W error``) once the budget is charged."""
+    frame = pd.DataFrame({"k": ["a"] * 5, "x": [value] * 5})
+    budget = PrivacyBudget(epsilon=10.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = frame.dp.groupby("k", keys=["a"]).sum(
+            "x", epsilon=1.0, bounds=(0, 1e308), budget=budget, random_state=1
+        )
+    assert list(out.index) == ["a"]
+    assert budget.spent[0] == pytest.approx(1.0)
+
+
+KEYED = pd.DataFrame(
+    {
+        "k": pd.Series(["a", "b", None] * 10, dtype=object),
+        "zip": [2139, 2140, 2141] * 10,
+        "s": pd.Series(["1", "2", "3"] * 10, dtype="string"),
+        "flag": [True, False, True] * 10,
+        "x": [1.0, 5.0, 9.0] * 10,
+    }
+)
+IS_NULLABLE_A_B = pa.DataFrameSchema(
+    {"k": pa.Column(str, pa.Check.isin(["a", "b", None]), nullable=True)}
+)
+
+
+@pytest.mark.parametrize(
+    ("call", "fragments"),
+    [
+        (lambda b: KEYED.dp.groupby("k", keys=["a", "b", None]).len(**b), ["None"]),
+        (
+            lambda b: KEYED.dp.groupby("k", keys=["a", np.nan]).mean("x", bounds=(0, 10), **b),
+            ["nan"],
+        ),
+        (lambda b: KEYED.dp.groupby("k", keys=pd.Index(["a", pd.NA])).len(**b), ["declare"]),
+        (lambda b: KEYED.dp.groupby(["k", "flag"], keys={"k": ["a", None]}).len(**b), ["None"]),
+        (
+            lambda b: KEYED.dp.groupby(["k", "flag"], keys=[("a", True), (None, False)]).len(**b),
+            ["None"],
+        ),
+        (lambda b: KEYED.dp.groupby("k").len(schema=IS_NULLABLE_A_B, **b), ["schema", "None"]),
+    ],
+)
+def test_a_missing_declared_key_is_refused_before_the_charge(
+    call: Any, fragments: list[str]
+) -> None:
+    """A declared None/NaN key would never match the missing keys (they are skipped,
+    like pandas' dropna=True): its group would be released empty, noise only."""
+    budget = PrivacyBudget(epsilon=10.0)
+    with pytest.raises(ValueError) as err:
+        call({"epsilon": 1.0, "budget": budget})
+    message = str(err.value)
+    for fragment in [*fragments, "'k'", "missing value", "dropna=False", "fillna"]:
+        assert fragment in message, message
+    assert budget.spent == (0.0, 0.0) and budget.ledger.empty
+
+
+@pytest.mark.parametrize(
+    ("column", "keys", "fragments"),
+    [
+        ("zip", ["02139", "02140"], ["'zip'", "int64", "['02139', '02140']", "[2139, 2140]"]),
+        ("zip", [2139, "02140"], ["'zip'", "int64", "['02140']", "astype(str)"]),
+        ("s", [1, 2], ["'s'", "string", "[1, 2]", "['1', '2']", "to_numeric"]),
+        ("flag", [0, 1], ["'flag'", "bool", "[False, True]"]),
+    ],
+)
+def test_keys_no_value_of_the_column_dtype_can_equal_are_refused(
+    column: str, keys: list[Any], fragments: list[str]
+) -> None:
+    """The column's dtype is public: a key of another type would silently count 0."""
+    budget = PrivacyBudget(epsilon=10.0)
+    with pytest.raises(ValueError, match="no row can ever match") as err:
+        KEYED.dp.groupby(column, keys=keys).len(epsilon=1.0, budget=budget)
+    for fragment in fragments:
+        assert fragment in str(err.value), str(err.value)
+    assert budget.spent == (0.0, 0.0) and budget.ledger.empty
+
+
+def test_keys_pandas_matches_across_number_types_are_kept() -> None:
+    """1 == 1.0 == True: a float or boolean key on an integer column matches (as in
+    pandas), and an object column may hold anything."""
+    out = KEYED.dp.groupby("zip", keys=[2139.0, np.int8(100), 2140]).len(**BIG)
+    assert out.loc[2139] == pytest.approx(10, abs=1) and out.loc[2140] == pytest.approx(10, abs=1)
+    mixed = KEYED.dp.groupby("k", keys=["a", 1]).len(**BIG)
+    assert list(mixed.index) == ["a", 1]
+
+
 def test_private_keys_release_frequent_keys_only() -> None:
     rng = np.random.default_rng(1)
     keys = np.concatenate([np.repeat(["big1", "big2"], 500), [f"solo{i}" for i in range(50)]])
@@ -359,3 +450,19 @@ def test_every_frame_method_scales_with_the_privacy_unit(release: str) -> None:
         .sensitivity
     )
     assert np.allclose(np.asarray(unit) / np.asarray(plain), 3.0)
+
+
+def test_undeclared_keys_message_names_groupby_options() -> None:
+    """groupby takes keys= (not categories=): the message says so, and its suggestion
+    for a categorical column works."""
+    df = pd.DataFrame({"c": pd.Categorical(["a", "b"] * 50, categories=["a", "b", "z"])})
+    budget = PrivacyBudget(epsilon=10.0)
+    with budget, pytest.raises(MissingBoundsError) as err:
+        df.dp.groupby("c").len(epsilon=1.0)
+    message = str(err.value)
+    assert "keys=[...]" in message and "keys='private'" in message
+    assert "keys=list(df['c'].cat.categories)" in message
+    assert "categories=" not in message
+    assert budget.spent == (0.0, 0.0)
+    out = df.dp.groupby("c", keys=list(df["c"].cat.categories)).len(epsilon=1e6, random_state=0)
+    assert list(out.index) == ["a", "b", "z"]

@@ -23,7 +23,7 @@ from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.errors import MissingBoundsError
 from pandas_dp.quantile_agg import AGG_QUANTILES
 from pandas_dp.result import DPFloat, DPInt
-from pandas_dp.settings import Contributions
+from pandas_dp.settings import Contributions, check_seed
 
 Columns = Hashable | Sequence[Hashable] | None
 
@@ -38,7 +38,20 @@ def _is_numeric(series: pd.Series) -> bool:
     return bool(pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype))
 
 
+def _check_real(statistic: str, columns: Mapping[Hashable, pd.Series]) -> None:
+    """Refuse a complex column (its dtype is public: checked before any charge)."""
+    for label, series in columns.items():
+        if pd.api.types.is_complex_dtype(series.dtype):
+            raise TypeError(
+                f"{statistic} needs real-valued columns, but column {label!r} has the "
+                f"complex dtype {series.dtype}: pandas-dp would discard its imaginary "
+                f"parts. Release the real and imaginary parts as two columns (e.g. "
+                f"df.assign(re=np.real(s), im=np.imag(s))), or leave the column out"
+            )
+
+
 def _check_numeric(statistic: str, columns: dict[Hashable, pd.Series]) -> None:
+    _check_real(statistic, columns)
     for label, series in columns.items():
         if not _is_numeric(series):
             raise TypeError(
@@ -95,6 +108,26 @@ def moment_declarations(
     for c in columns:  # count alone reads no bounds
         decls.setdefault(c, NumericDeclaration(c, 0.0, 1.0))
     return decls
+
+
+def counts_queries(queries: Any) -> dict[Hashable, Any]:
+    """The queries of a ``counts`` call as a new dict, or a ``TypeError`` (before any charge).
+
+    ``counts`` takes a dict ``label -> query``, a query being an expression string or
+    a boolean mask; a list, a single string or a single mask has no labels.
+    """
+    if isinstance(queries, Mapping):
+        return dict(queries)
+    fix = "{'over 30': 'age > 30', 'smokers': df.smoker}"
+    if isinstance(queries, str):
+        fix = f"{{{queries!r}: {queries!r}}}"
+    elif isinstance(queries, list | tuple) and all(isinstance(q, str) for q in queries):
+        fix = "{q: q for q in queries}"
+    raise TypeError(
+        f"counts takes a dict {{label: query}}, each query an expression string such as "
+        f"'age > 30' or a boolean mask such as df.age > 30; got a {type(queries).__name__}. "
+        f"Label each query, e.g. df.dp.counts({fix}, epsilon=...)"
+    )
 
 
 #: Keywords ``df.dp(...)`` may bind as defaults for every method that takes them.
@@ -217,7 +250,7 @@ class _Base:
                 f"df.dp(...) cannot bind {unknown}; it binds the shared keywords "
                 f"{list(BINDABLE)}. Pass other arguments to the method itself"
             )
-        rs = defaults.get("random_state")
+        rs = check_seed(defaults.get("random_state"))
         if isinstance(rs, int | np.integer) and not isinstance(rs, bool):
             defaults["random_state"] = np.random.default_rng(int(rs))
         return BoundAccessor(self, defaults)
@@ -402,5 +435,6 @@ def describe_columns(
     if strict and declared.undeclared:
         raise MissingBoundsError([str(c) for c in declared.undeclared], what="bounds or categories")
     numeric = {c: frame[c] for c in declared.numeric}
+    _check_real("describe", numeric)
     categorical = {c: frame[c] for c in declared.categorical}
     return numeric, declared.numeric, categorical, declared.categorical, declared.undeclared

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from pandas_dp import histograms as hist
-from pandas_dp.accessor._base import _Base, check_unique
+from pandas_dp.accessor._base import _Base, check_unique, counts_queries
 from pandas_dp.budget import PrivacyBudget
 from pandas_dp.grouped import release_contingency
 from pandas_dp.grouping import resolve_grouping
@@ -193,7 +193,7 @@ class _FrameCategorical(_Base):
         ['smokers', 'old smokers']
         """
         settings = self._settings(locals())
-        queries = dict(queries)
+        queries = counts_queries(queries)
         for name, q in queries.items():  # every check first, on no rows of the data
             if isinstance(q, str):
                 queries[name] = parsed = Query.parse(q, self._obj.columns)

@@ -72,7 +72,7 @@ from pandas_dp.cli.schemas import example_paths_context as example_paths_context
 from pandas_dp.cli.schemas import load_schema as load_schema
 from pandas_dp.cli.schemas import schema_to_yaml as schema_to_yaml
 from pandas_dp.declarations import split_declared
-from pandas_dp.errors import MissingBoundsError
+from pandas_dp.errors import MissingBoundsError, PandasDPError
 from pandas_dp.grouping import resolve_grouping
 from pandas_dp.report import Report, print_report, write_html
 
@@ -88,6 +88,11 @@ __all__ = [
 
 #: Exit status of a usage, schema or declaration error.
 EXIT_USAGE = 2
+
+#: Names ``--sep`` takes for delimiters that are awkward to type in a shell.
+SEPARATORS = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
+#: Delimiters that, inside one header name, suggest the file uses another one.
+_OTHER_DELIMITERS = {";": "';'", "\t": "tab", "|": "'|'"}
 
 # ----------------------------------------------------------------------------- the release
 
@@ -131,7 +136,8 @@ def _plan(
     absent = [c for c in needed if c not in header]
     if absent:
         raise CLIError(
-            f"column(s) {absent} are declared but not in the data file; it has {list(header)}"
+            f"column(s) {absent} are declared but not in the data file; it has "
+            f"{list(header)}{_delimiter_hint(header)}"
         )
     empty = _empty_frame(schema, needed)
     try:
@@ -160,7 +166,9 @@ def _plan(
     if by:
         try:
             grouping = resolve_grouping(empty, list(by), keys=None, schema=schema)
-        except (ValueError, TypeError, KeyError, MissingBoundsError) as err:
+        except MissingBoundsError as err:
+            raise CLIError(_undeclared_keys(by, err.columns)) from None
+        except (ValueError, TypeError, KeyError) as err:
             raise CLIError(f"--by {' '.join(by)}: {err}") from None
         rows.append(
             {
@@ -173,6 +181,43 @@ def _plan(
     if unit is not None:
         rows.append({"column": str(unit), "kind": "privacy unit", "public": "from the schema"})
     return _Plan(wanted, numeric, categorical, undeclared, pd.DataFrame(rows), needed)
+
+
+def _delimiter_hint(header: Sequence[str]) -> str:
+    """A hint when a header name holds another delimiter (a ``;``-separated file)."""
+    for name in header:
+        for char, shown in _OTHER_DELIMITERS.items():
+            if char in name:
+                return (
+                    f". The header name {name!r} holds {shown}: the file may use another "
+                    f"delimiter than the one read with; pass --sep {shown}"
+                )
+    return ""
+
+
+def _undeclared_keys(by: Sequence[str], columns: Sequence[str]) -> str:
+    """The message for a ``--by`` column whose keys the schema does not declare."""
+    first = columns[0] if columns else "col"
+    return (
+        f"--by {' '.join(by)}: the schema declares no group keys for column(s) "
+        f"{list(columns)}; declare them in the YAML schema with an isin check under the "
+        f"column listing every public key (columns: {first}: isin: [...]), or give the "
+        f"column dtype: bool. Keys must be public knowledge, not read off the data (the "
+        f"command has no option for them)"
+    )
+
+
+def _check_sep(sep: str | None) -> str | None:
+    """``--sep`` as one character (``tab``, ``semicolon``, ... by name)."""
+    if sep is None:
+        return None
+    char = SEPARATORS.get(sep, sep)
+    if len(char) != 1:
+        raise CLIError(
+            f"--sep must be one character (e.g. --sep ';') or one of "
+            f"{[name for name in SEPARATORS if name.isalpha()]}; got {sep!r}"
+        )
+    return char
 
 
 def _release(
@@ -267,7 +312,18 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--by", nargs="+", default=[], metavar="COL", help="group by these columns")
     d.add_argument("--columns", nargs="+", default=None, metavar="COL", help="columns to describe")
     d.add_argument("--html", metavar="PATH", help="also write a self-contained HTML report")
-    d.add_argument("--seed", type=int, default=None, help="reproducible, INSECURE noise")
+    d.add_argument(
+        "--seed", type=int, default=None, help="reproducible, INSECURE noise (an int >= 0)"
+    )
+    d.add_argument(
+        "--sep",
+        default=None,
+        metavar="CHAR",
+        help=(
+            "the delimiter of a CSV file (default: ',', a tab for .tsv); one character, "
+            "or tab, semicolon, comma, pipe, e.g. --sep ';'"
+        ),
+    )
     d.add_argument(
         "--progress",
         choices=("auto", "always", "never"),
@@ -289,6 +345,7 @@ def describe(
     seed: int | None = None,
     progress: str = "auto",
     reader: Callable[..., pd.DataFrame] | None = None,
+    sep: str | None = None,
 ) -> Report:
     """Run ``pandas-dp describe`` without printing: check, read, release.
 
@@ -309,12 +366,15 @@ def describe(
     columns : sequence of str, optional
         Columns to describe; every declared one by default.
     seed : int, optional
-        Reproducible, insecure noise.
+        Reproducible, insecure noise (a non-negative int).
     progress : {"auto", "always", "never"}, default "auto"
         Progress on stderr while reading.
     reader : callable, optional
-        Reads the data (``reader(path, columns, schema, progress=...)``);
-        :func:`read_table` by default.
+        Reads the data (``reader(path, columns, schema, progress=...)``, and
+        ``sep=`` when ``sep`` is given); :func:`read_table` by default.
+    sep : str, optional
+        The delimiter of a CSV file: one character, or ``"tab"``, ``"semicolon"``,
+        ``"comma"``, ``"pipe"``. By default a comma (a tab for ``.tsv`` files).
 
     Returns
     -------
@@ -323,7 +383,8 @@ def describe(
     Raises
     ------
     CLIError
-        For any problem found before the data is read (nothing read, nothing charged).
+        For any problem found before the data is read (nothing read, nothing charged):
+        the arguments, the schema file and its declarations, the data file's header.
 
     Examples
     --------
@@ -334,10 +395,21 @@ def describe(
     """
     chosen = mechanism or ("gaussian" if delta > 0 else "laplace")
     budget = _precheck_budget(epsilon, delta, chosen)
+    if seed is not None and seed < 0:
+        raise CLIError(
+            f"--seed must be a non-negative integer (e.g. --seed 0); got {seed}. Omit "
+            f"--seed for secure noise"
+        )
+    delimiter = _check_sep(sep)
     schema = load_schema(schema_path)
     by = list(by)
-    plan = _plan(schema, read_header(data), columns, by)
-    frame = (reader or read_table)(data, plan.read, schema, progress=progress)
+    try:
+        plan = _plan(schema, read_header(data, sep=delimiter), columns, by)
+    except (PandasDPError, ValueError, TypeError, KeyError) as err:
+        # a declaration of the schema that is unusable (an infinite bound, an empty isin)
+        raise CLIError(f"schema file {str(schema_path)!r}: {err}") from None
+    options: dict[str, Any] = {"sep": delimiter} if delimiter is not None else {}
+    frame = (reader or read_table)(data, plan.read, schema, progress=progress, **options)
     try:
         releases = _release(
             frame,
@@ -401,6 +473,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     columns=args.columns,
                     seed=args.seed,
                     progress=args.progress,
+                    sep=args.sep,
                 )
         else:
             if args.data is None or args.schema is None:
@@ -415,6 +488,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 columns=args.columns,
                 seed=args.seed,
                 progress=args.progress,
+                sep=args.sep,
             )
     except CLIError as err:
         sys.stderr.write(f"pandas-dp describe: error: {_one_line(str(err))}\n")

@@ -127,12 +127,22 @@ def _check_parquet_engine() -> None:
         raise CLIError(_PARQUET_HINT) from None
 
 
-def read_header(path: str | os.PathLike[str]) -> list[str]:
+def _separator(where: Path, sep: str | None) -> str:
+    """The CSV delimiter: ``sep``, else a tab for ``.tsv`` files and a comma otherwise."""
+    if sep is not None:
+        return sep
+    return "\t" if ".tsv" in [s.lower() for s in where.suffixes] else ","
+
+
+def read_header(path: str | os.PathLike[str], *, sep: str | None = None) -> list[str]:
     """The column names of a CSV or Parquet file (its first line or its footer only).
 
     Parameters
     ----------
     path : str or path-like
+    sep : str, optional
+        The delimiter of a CSV file; by default a tab for ``.tsv`` files, a comma
+        otherwise. Parquet files ignore it.
 
     Returns
     -------
@@ -154,8 +164,7 @@ def read_header(path: str | os.PathLike[str]) -> list[str]:
             import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
             return [str(c) for c in pq.read_schema(where).names]
-        sep = "\t" if ".tsv" in [s.lower() for s in where.suffixes] else ","
-        head = pd.read_csv(where, nrows=0, sep=sep, compression=compression)
+        head = pd.read_csv(where, nrows=0, sep=_separator(where, sep), compression=compression)
         return [str(c) for c in head.columns]
     except CLIError:
         raise
@@ -209,6 +218,7 @@ def read_table(
     *,
     progress: str = "auto",
     stream: IO[str] | None = None,
+    sep: str | None = None,
 ) -> pd.DataFrame:
     """Read ``columns`` of a CSV or Parquet file, in chunks, typed as the schema declares.
 
@@ -227,6 +237,8 @@ def read_table(
         A percentage on ``stream`` (see :class:`Progress`).
     stream : file, optional
         Where the progress goes; ``sys.stderr`` by default.
+    sep : str, optional
+        The delimiter of a CSV file (see :func:`read_header`).
 
     Returns
     -------
@@ -258,12 +270,11 @@ def read_table(
                 done += batch.num_rows
                 meter.update(done / total)
         else:
-            sep = "\t" if ".tsv" in [s.lower() for s in where.suffixes] else ","
             size = max(where.stat().st_size, 1)
             with where.open("rb") as raw:
                 reader = pd.read_csv(
                     raw,
-                    sep=sep,
+                    sep=_separator(where, sep),
                     usecols=list(columns),
                     dtype={c: str for c in text},
                     compression=compression,

@@ -480,7 +480,6 @@ def observed_codes(column: pd.Series, *, sort: bool = True) -> tuple[Groups, pd.
         return Groups(out, len(index)), pd.Index(list(index), dtype=object)
 
 
-
 def _integer_observed(column: pd.Series, sort: bool) -> tuple[Groups, pd.Index] | None:
     """:func:`observed_codes` of a long integer column over a short span, compiled.
 

@@ -160,6 +160,27 @@ def _fraction(step: float) -> Fraction:
     return Fraction(step)
 
 
+#: Below this midpoint size, ``x - mid`` of a finite float ``x`` cannot overflow:
+#: ``|x - mid| <= MAX + |mid|`` rounds to at most ``MAX`` while ``|mid|`` is below
+#: half the spacing of the floats near ``MAX`` (``2**971 / 2``).
+_CENTRE_SAFE: Final = 2.0**969
+
+
+def _centre(x: NDArray[Any], mid: float, out: NDArray[np.float64]) -> None:
+    """``out = x - mid`` in float64, without an overflow warning.
+
+    With a huge midpoint (public), a huge value on the other side of it overflows
+    to ``±inf``, which the clamp that follows maps to ``±half``: the clamp of the
+    exact difference, as the compiled kernels do. The overflow is only silenced
+    there (a data value must never warn after the budget is charged).
+    """
+    if abs(mid) < _CENTRE_SAFE:  # (cannot overflow: no error-state switch)
+        np.subtract(x, mid, out=out, casting="unsafe")
+        return
+    with np.errstate(over="ignore"):
+        np.subtract(x, mid, out=out, casting="unsafe")
+
+
 def _scaler(step: float) -> Callable[[NDArray[np.float64]], object]:
     """In place ``b / step``: a multiplication by ``1 / step`` when that is finite
     (both are the correctly rounded value of the same exact quotient), else a division."""
@@ -261,7 +282,7 @@ def _moments_one_chunk(
     n = x.shape[0]
     add = np.add.reduce  # (``b.sum()`` without its Python wrapper)
     b = np.empty(n, dtype=np.float64)
-    np.subtract(x, mid, out=b, casting="unsafe")
+    _centre(x, mid, b)
     np.maximum(b, -half, out=b)
     np.minimum(b, half, out=b)
     c = np.multiply(b, b) if squares else b[:0]
@@ -302,33 +323,42 @@ def _moments_numpy(
     b2 = np.empty_like(buf)
     total, sq = _Accumulator(size), _Accumulator(size)
     missing = np.zeros(size, dtype=np.int64)
+    add = np.add.reduce
     for start in range(0, n, core.CHUNK):
         chunk = x[start : start + core.CHUNK]
         m = chunk.shape[0]
         codes = None if groups is None else groups.codes[start : start + m]
         b = buf[:m]
-        np.subtract(chunk, mid, out=b, casting="unsafe")
+        _centre(chunk, mid, b)
         np.clip(b, -half, half, out=b)
-        if math.isnan(float(b.sum())):  # missing values in this chunk: count, then zero
+        c = b2[:m]
+        if squares:
+            np.multiply(b, b, out=c)
+            sq_scale(c)
+            np.rint(c, out=c)
+        scale(b)
+        np.rint(b, out=b)
+        # The NaN probe sums the rounded values (at most 2**52 in size: see the module),
+        # never the centred ones, whose float sum overflows with huge bounds.
+        chunk_total = float(add(b))
+        if math.isnan(chunk_total):  # missing values in this chunk: count, then zero
             holes = np.isnan(b)
             if codes is None:
                 missing[0] += int(np.count_nonzero(holes))
             else:
                 missing += _bincount(codes[holes], size)
             b[holes] = 0.0
-        if squares:
-            c = b2[:m]
-            np.multiply(b, b, out=c)
-            sq_scale(c)
-            np.rint(c, out=c)
+            if squares:
+                c[holes] = 0.0
             if codes is None:
-                sq.add_one(float(c.sum()))
+                chunk_total = float(add(b))
+        if squares:
+            if codes is None:
+                sq.add_one(float(add(c)))
             else:
                 sq.add(_bincount(codes, size, c))
-        scale(b)
-        np.rint(b, out=b)
         if codes is None:
-            total.add_one(float(b.sum()))
+            total.add_one(chunk_total)
         else:
             total.add(_bincount(codes, size, b))
     count = row_counts(groups, n) - missing
@@ -420,7 +450,7 @@ def products(
         m = min(core.CHUNK, n - start)
         b = block[:, :m]
         for i, x in enumerate(arrays):
-            np.subtract(x[start : start + m], mid[i], out=b[i], casting="unsafe")
+            _centre(x[start : start + m], mid[i], b[i])
             np.clip(b[i], -half[i], half[i], out=b[i])
         holes = np.isnan(b).any(axis=0)
         if holes.any():
