@@ -686,3 +686,26 @@ def test_complex_columns_are_refused_before_the_charge(release: str) -> None:
     message = str(err.value)
     assert "complex" in message and "'z'" in message and "np.real" in message, message
     assert budget.spent == (0.0, 0.0) and budget.ledger.empty
+
+
+def test_tuple_column_labels_are_one_column_like_pandas() -> None:
+    """``df.dp.mean(("a", "b"))`` names the tuple-labelled column, as ``df[("a", "b")]``
+    does (it once read the tuple as two labels); with MultiIndex columns a partial
+    label is refused before the charge, naming the full tuples."""
+    rng = np.random.default_rng(0)
+    d = pd.DataFrame({("a", "b"): rng.uniform(0, 10, 50), "k": ["u"] * 50})
+    one = d.dp.mean(("a", "b"), epsilon=1.0, bounds=(0, 10), random_state=0)
+    assert isinstance(one, float)
+    listed = d.dp.mean([("a", "b")], epsilon=1.0, bounds=(0, 10), random_state=0)
+    assert list(listed.index) == [("a", "b")] and listed.iloc[0] == one
+    grouped = d.dp.groupby("k", keys=["u"]).mean(("a", "b"), epsilon=1.0, bounds=(0, 10))
+    assert isinstance(grouped, pd.Series)
+    mc = pd.DataFrame(
+        rng.uniform(0, 10, (50, 2)), columns=pd.MultiIndex.from_tuples([("g", "x"), ("g", "y")])
+    )
+    budget = pandas_dp.PrivacyBudget(epsilon=5.0)
+    with budget, pytest.raises(KeyError, match=r"MultiIndex of 2 levels.*\('g', 'x'\)"):
+        mc.dp.mean("g", epsilon=1.0, bounds=(0, 10))
+    assert budget.spent == (0.0, 0.0)
+    full = mc.dp.mean(("g", "y"), epsilon=1.0, bounds=(0, 10), random_state=0)
+    assert 0 <= full <= 10

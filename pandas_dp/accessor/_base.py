@@ -150,6 +150,33 @@ BINDABLE: tuple[str, ...] = (
 )
 
 
+def column_labels(columns: Columns, known: pd.Index) -> tuple[list[Hashable], bool]:
+    """The column labels a ``columns`` argument names, and whether it named one.
+
+    Like pandas' ``df[...]``: a string, a scalar or a tuple that is a column label
+    names one column (the result is then a scalar or a Series); a list, tuple or
+    Index names several. With MultiIndex columns a label must be a full tuple
+    (``df[("g", "x")]``): a partial one would select a whole frame.
+    """
+    named_one = isinstance(columns, str) or not isinstance(columns, Sequence | pd.Index)
+    if not named_one and isinstance(columns, tuple):
+        try:
+            named_one = columns in known
+        except TypeError:  # an unhashable element: a list of labels after all
+            named_one = False
+    labels = [columns] if named_one else list(columns)  # type: ignore[arg-type]
+    if isinstance(known, pd.MultiIndex):
+        partial = [c for c in labels if not (isinstance(c, tuple) and len(c) == known.nlevels)]
+        if partial:
+            raise KeyError(
+                f"the frame's columns are a MultiIndex of {known.nlevels} levels, and "
+                f"{partial} is not a full column label; name each column by its tuple, e.g. "
+                f"{known[0]!r}, or flatten the columns first "
+                f"(df.columns = ['_'.join(map(str, c)) for c in df.columns])"
+            )
+    return labels, named_one
+
+
 def check_unique(frame: pd.DataFrame, labels: Sequence[Hashable]) -> None:
     """Refuse labels the frame holds more than once (public: the frame's columns).
 

@@ -11,13 +11,13 @@ to it (:mod:`~pandas_dp.accessor._groupby_quantiles`,
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from typing import Any
 
 import pandas as pd
 
 from pandas_dp import statistics as st
-from pandas_dp.accessor._base import Columns, check_unique
+from pandas_dp.accessor._base import Columns, check_unique, column_labels
 from pandas_dp.declarations import attached_schema
 from pandas_dp.grouping import Grouping, resolve_grouping
 from pandas_dp.settings import Contributions
@@ -130,10 +130,8 @@ class _GroupByBase:
                 if c not in grouping.by and pd.api.types.is_numeric_dtype(frame[c])
             ]
             scalar = False
-        elif isinstance(columns, str) or not isinstance(columns, Sequence | pd.Index):
-            labels, scalar = [columns], True
         else:
-            labels, scalar = list(columns), False
+            labels, scalar = column_labels(columns, frame.columns)
         if not labels:
             raise ValueError("no columns to release; name at least one column")
         absent = [c for c in labels if c not in frame.columns]

@@ -22,6 +22,7 @@ from pandas_dp.accessor._base import (
     _is_numeric,
     agg_requests,
     check_unique,
+    column_labels,
     describe_columns,
     moment_declarations,
 )
@@ -79,10 +80,8 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
             if not labels:
                 raise ValueError("the frame has no numeric columns; name the columns to release")
             scalar = False
-        elif isinstance(columns, str) or not isinstance(columns, Sequence | pd.Index):
-            labels, scalar = [columns], True
         else:
-            labels, scalar = list(columns), False
+            labels, scalar = column_labels(columns, frame.columns)
             if not labels:
                 raise ValueError("columns is empty; name at least one column")
         absent = [c for c in labels if c not in frame.columns]
