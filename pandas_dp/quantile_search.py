@@ -22,12 +22,16 @@ add or remove, over all cells) the selection's rate is
 Several quantiles share the budget by recursion (Kaplan, Schnapp & Stemmer
 2022): the middle quantile is selected first; the quantiles below it are then
 selected among the edges up to it, on the rows below it, and those above
-likewise. The values at the selected edge go to one side or the other by a fair
-coin each (data-independent randomness, drawn as one binomial split), so that
-a point mass can hold quantiles on both sides. The rows of the two sides are
-disjoint, so one level of the recursion costs one selection's epsilon (parallel
-composition), and ``Q`` quantiles cost ``ceil(log2(Q + 1))`` levels instead of
-``Q`` selections. The results are non-decreasing in ``q`` by construction.
+likewise. The values at the selected edge (a pile, on integer or zero-inflated
+data) go to one side or the other by a coin each, whose bias is where the rank
+``alpha N`` falls within the pile, read off three noisy counts (below, at and above
+the edge; :data:`SPLIT_SHARE` of the level's epsilon) -- so a pile holding the
+median near its top sends most of its values down, as the sides' quantiles need.
+Given the noisy counts the coins are data-independent, and the rows of the two
+sides are disjoint, so one level of the recursion costs one level's epsilon
+(parallel composition), and ``Q`` quantiles cost ``ceil(log2(Q + 1))`` levels
+instead of ``Q`` selections. The results are non-decreasing in ``q`` by
+construction.
 
 Intervals. A selected edge carries no information about the data's spread, so
 an interval needs a measurement of its own: a noisy histogram over a *ladder*
@@ -57,6 +61,7 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import NDArray
 
+from pandas_dp.mechanisms.samplers import discrete_laplace
 from pandas_dp.mechanisms.selection import permute_and_flip, selection_rate
 from pandas_dp.mechanisms.source import RandomSource
 from pandas_dp.noise_plans import NoisePlan
@@ -77,6 +82,13 @@ __all__ = [
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
 
+#: Share of each inner level's budget that measures where the chosen edge's pile
+#: holds the quantile's rank (three noisy counts per node: below, at, above), so
+#: that the pile is split between the two sides in the right proportion. At 10 % the
+#: counts' noise (scale ``l1 / (0.1 epsilon_level)``, about 21 rows for quartiles
+#: at epsilon = 1) is far below a pile worth splitting; the level's selection keeps
+#: 90 %.
+SPLIT_SHARE = 0.1
 #: Quantile levels are scored as rationals with denominators up to this (``0.1`` is
 #: ``1/10``; a level that is not such a rational moves by less than ``2**-32``).
 DENOMINATOR = 1 << 16
@@ -172,8 +184,8 @@ def _select_one(cells: IntArray, alpha: float, rate: float, src: RandomSource) -
 
 
 def _fair_split(count: int, src: RandomSource) -> int:
-    """How many of ``count`` values a fair coin each sends to the lower side: a
-    Binomial(``count``, 1/2) draw, exactly (the ones among ``count`` random bits)."""
+    """How many of ``count`` fair coins land heads: a Binomial(``count``, 1/2) draw,
+    exactly (the ones among ``count`` random bits)."""
     if count <= 0:
         return 0
     words = src.bits((count + 63) // 64)
@@ -182,6 +194,52 @@ def _fair_split(count: int, src: RandomSource) -> int:
         words = words.copy()
         words[-1] >>= np.uint64(spare)
     return int(np.bitwise_count(words).sum())
+
+
+#: The pile's split probability is a multiple of ``2**-SPLIT_BITS``.
+SPLIT_BITS = 16
+
+
+def _biased_split(count: int, share: int, src: RandomSource) -> int:
+    """How many of ``count`` values go to the lower side when each goes there with
+    probability ``share / 2**SPLIT_BITS``, independently: a Binomial draw, exactly.
+
+    A value's coin compares ``SPLIT_BITS`` random bits ``U`` with ``share``. Bit by
+    bit, the values whose bits so far equal ``share``'s split by a fair coin: where
+    ``share``'s bit is 1 the zeros are decided lower (``U < share``) and the ones go
+    on; where it is 0 the ones are decided upper and the zeros go on; those equal to
+    the end are upper. About two random bits per value.
+    """
+    if share >= 1 << SPLIT_BITS:
+        return count
+    lower, active = 0, count
+    for i in range(SPLIT_BITS - 1, -1, -1):
+        if active == 0:
+            break
+        zeros = active - _fair_split(active, src)
+        if (share >> i) & 1:
+            lower += zeros
+            active -= zeros
+        else:
+            active = zeros
+    return lower
+
+
+def _pile_share(cells: IntArray, j: int, alpha: float, scale: float, src: RandomSource) -> int:
+    """The lower side's share of the values at edge ``j``, from noisy counts.
+
+    The counts below, at and above ``j`` get discrete Laplace noise of ``scale``
+    (a histogram over three buckets: the selection's ``l1``); the rank ``alpha N``
+    falls at ``(alpha N - A) / C`` of the way through the pile, which is the share
+    (clamped to ``[0, 1]``; one half when the noisy pile is empty), as a multiple of
+    ``2**-SPLIT_BITS``. A function of the noisy counts only: the coins it sets are
+    data-independent given them.
+    """
+    below, at = int(cells[:j].sum()), int(cells[j])
+    exact = np.array([below, at, int(cells.sum()) - below - at], dtype=np.float64)
+    a, c, b = (exact + discrete_laplace(np.full(3, scale), src)).tolist()
+    share = 0.5 if c <= 0 else min(max((alpha * (a + c + b) - a) / c, 0.0), 1.0)
+    return round(share * (1 << SPLIT_BITS))
 
 
 def select_quantiles(
@@ -214,8 +272,13 @@ def select_quantiles(
         One candidate index (``0 .. len(counts) - 1``) per quantile, non-decreasing.
     """
     h = np.asarray(counts, dtype=np.int64).reshape(-1)
-    # per level: rate = epsilon_level / (2 l1), per unit of (score / sensitivity)
-    rate = epsilon / levels(len(qs)) / (2.0 * l1)
+    level = epsilon / levels(len(qs))
+    # per level: rate = epsilon_level / (2 l1), per unit of (score / sensitivity); a
+    # node with quantiles below it keeps SPLIT_SHARE of its level for its split counts
+    # (the nodes of a level hold disjoint rows: each spends at most epsilon_level)
+    rate = level / (2.0 * l1)
+    inner = level * (1.0 - SPLIT_SHARE) / (2.0 * l1)
+    split_scale = l1 / (level * SPLIT_SHARE)
     out = np.zeros(len(qs), dtype=np.int64)
     rels = iter(_relative_levels(qs))  # the same walk, in the same order
 
@@ -225,11 +288,14 @@ def select_quantiles(
         if first >= last:
             return
         mid = (first + last) // 2
-        j = _select_one(cells, next(rels), rate, src)
+        alpha = next(rels)
+        leaf = last - first == 1
+        j = _select_one(cells, alpha, rate if leaf else inner, src)
         out[mid] = lo + j
-        if last - first == 1:
+        if leaf:
             return
-        down = _fair_split(int(cells[j]), src)
+        share = _pile_share(cells, j, alpha, split_scale, src)
+        down = _biased_split(int(cells[j]), share, src)
         below, above = cells[: j + 1].copy(), cells[j:].copy()
         below[-1], above[0] = down, cells[j] - down
         recurse(first, mid, lo, below)

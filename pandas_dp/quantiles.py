@@ -41,6 +41,7 @@ from pandas_dp.grouping import Grouping
 from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.plan import Plan, engine_input
 from pandas_dp.quantile_search import (
+    SPLIT_SHARE,
     check_rates,
     ladder_counts,
     ladder_edges,
@@ -417,7 +418,9 @@ class Selection:
             "estimate": (
                 "permute-and-flip on integer rank scores, exact; several quantiles "
                 f"recursively ({levels(len(self.levels))} levels, each the selection's "
-                "epsilon divided by the levels)"
+                "epsilon divided by the levels; a level with levels below it spends "
+                f"{SPLIT_SHARE:.0%} of its epsilon on noisy counts around each chosen edge, "
+                "which split the values on that edge between the two sides)"
             ),
             "interval": (
                 f"rank band from a noisy histogram over a ladder of bins around the "
