@@ -24,13 +24,13 @@ on which 33.3 and most integers do not lie.
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -55,42 +55,25 @@ def draw(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def bench(reps: int) -> list[dict[str, Any]]:
-    peers, _ = base._import_diffprivlib()
-    tools = None if peers is None else peers[1]
-    dp, _ = base._import_opendp()
+    tools, dp = qb.peers()
     rng = np.random.default_rng(11)
+    data = [(kind, n, draw(kind, n, rng)) for kind in KINDS for n in SIZES]
     cells = []
-    for kind in KINDS:
-        for n in SIZES:
-            x = draw(kind, n, rng)
-            s = pd.Series(x, name="x")
-            truth_m = float(np.median(x))
-            truth_q = np.quantile(x, qb.QUARTILES)
-            for eps in EPSILONS:
-                start = time.perf_counter()
-                cell: dict[str, Any] = {"data": kind, "n": n, "epsilon": eps}
-                for name, fn in qb._release_all(x, s, eps, tools, dp).items():
-                    em, eq = np.empty(reps), np.empty(reps)
-                    try:
-                        for r in range(reps):
-                            m, qs = fn()
-                            em[r] = (m - truth_m) ** 2
-                            eq[r] = np.mean((qs - truth_q) ** 2)
-                    except Exception as exc:  # a peer that fails on these data
-                        cell[name] = {"error": f"{type(exc).__name__}: {exc}"[:80]}
-                        continue
-                    cell[name] = {"median": qb._rmse(em), "quartiles": qb._rmse(eq)}
-                print(
-                    f"  {kind:13s} n={n:<6d} eps={eps:<4} ({time.perf_counter() - start:.0f} s) "
-                    + "  ".join(
-                        f"{k}: {cell[k]['median'][0]:.3g}/{cell[k]['quartiles'][0]:.3g}"
-                        for k in qb.CONTENDERS
-                        if k in cell and "error" not in cell[k]
-                    ),
-                    file=sys.stderr,
-                    flush=True,
-                )
-                cells.append(cell)
+    for (kind, n, x), eps in itertools.product(data, EPSILONS):
+        start = time.perf_counter()
+        cell: dict[str, Any] = {"data": kind, "n": n, "epsilon": eps}
+        cell.update(qb.rmse_cell(x, eps, reps, tools, dp))
+        print(
+            f"  {kind:13s} n={n:<6d} eps={eps:<4} ({time.perf_counter() - start:.0f} s) "
+            + "  ".join(
+                f"{k}: {cell[k]['median'][0]:.3g}/{cell[k]['quartiles'][0]:.3g}"
+                for k in qb.CONTENDERS
+                if k in cell and "error" not in cell[k]
+            ),
+            file=sys.stderr,
+            flush=True,
+        )
+        cells.append(cell)
     return cells
 
 

@@ -207,29 +207,51 @@ def _rmse(sq: np.ndarray) -> tuple[float, float]:
     return r, se
 
 
-def bench_accuracy(reps: int) -> list[dict[str, Any]]:
-    peers, _ = base._import_diffprivlib()
-    tools = None if peers is None else peers[1]
+def rmse_cell(
+    x: np.ndarray, eps: float, reps: int, tools: Any, dp: Any
+) -> dict[str, dict[str, Any]]:
+    """Per contender, the RMSE of the median and of the quartiles over ``reps``
+    releases on ``x``; a contender that fails on these data is reported (``error``)."""
+    s = pd.Series(x, name="x")
+    truth_m = float(np.median(x))
+    truth_q = np.quantile(x, QUARTILES)
+    out: dict[str, dict[str, Any]] = {}
+    for name, fn in _release_all(x, s, eps, tools, dp).items():
+        em, eq = np.empty(reps), np.empty(reps)
+        try:
+            for r in range(reps):
+                m, qs = fn()
+                em[r] = (m - truth_m) ** 2
+                eq[r] = np.mean((qs - truth_q) ** 2)
+        except Exception as exc:  # a peer that fails on these data
+            out[name] = {"error": f"{type(exc).__name__}: {exc}"[:80]}
+            continue
+        out[name] = {"median": _rmse(em), "quartiles": _rmse(eq)}
+    return out
+
+
+def peers() -> tuple[Any, Any]:
+    """diffprivlib's ``tools`` and OpenDP, each ``None`` when not installed."""
+    found, _ = base._import_diffprivlib()
     dp, _ = base._import_opendp()
+    return (None if found is None else found[1]), dp
+
+
+def bench_accuracy(reps: int) -> list[dict[str, Any]]:
+    tools, dp = peers()
     rng = np.random.default_rng(7)
     cells = []
     for kind in DISTRIBUTIONS:
         for n in ACC_SIZES:
             x = draw(kind, n, rng)
-            s = pd.Series(x, name="x")
-            truth_q = np.quantile(x, QUARTILES)
-            truth_m = float(np.median(x))
             for eps in ACC_EPSILONS:
                 start = time.perf_counter()
                 cell: dict[str, Any] = {"data": kind, "n": n, "epsilon": eps, "reps": reps}
-                for name, fn in _release_all(x, s, eps, tools, dp).items():
-                    em = np.empty(reps)
-                    eq = np.empty(reps)
-                    for r in range(reps):
-                        m, qs = fn()
-                        em[r] = (m - truth_m) ** 2
-                        eq[r] = np.mean((qs - truth_q) ** 2)
-                    cell[name] = {"median": _rmse(em), "quartiles": _rmse(eq)}
+                measured = rmse_cell(x, eps, reps, tools, dp)
+                failed = {k: v["error"] for k, v in measured.items() if "error" in v}
+                if failed:  # (on these continuous data every contender should run)
+                    raise RuntimeError(f"{kind}, n={n}, eps={eps}: {failed}")
+                cell.update(measured)
                 cell["seconds"] = time.perf_counter() - start
                 print(
                     f"  {kind:9s} n={n:<6d} eps={eps:<4} "

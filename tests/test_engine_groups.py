@@ -441,6 +441,22 @@ def test_group_codes_wide_integer_keys() -> None:
 # ------------------------------------------------------------------ numba kernels
 
 
+def _fast_and_slow(
+    monkeypatch: pytest.MonkeyPatch,
+    column: pd.Series,
+    bounds: tuple[float, float],
+    squares: bool,
+    groups: engines.Groups | None,
+) -> tuple[Any, Any]:
+    """The moments of ``column`` from the compiled kernels, then from numpy."""
+    monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 0)
+    fast = engines.moments(column, *bounds, squares=squares, groups=groups)
+    monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 1 << 62)
+    monkeypatch.setattr(engine_module, "WARM_READS", 1 << 62)
+    slow = engines.moments(column, *bounds, squares=squares, groups=groups)
+    return fast, slow
+
+
 def test_numba_and_numpy_sums_are_identical(monkeypatch: pytest.MonkeyPatch) -> None:
     """The compiled kernels give the numpy kernels' integers exactly (skipped without numba)."""
     pytest.importorskip("numba")
@@ -460,11 +476,7 @@ def test_numba_and_numpy_sums_are_identical(monkeypatch: pytest.MonkeyPatch) -> 
         for bounds in [(-10.0, 10.0), (0.0, 1.0), (-1e150, 3e150), (1.0, 1.0 + 2**-30)]:
             for groups in [None, engines.Groups(codes, 7)]:
                 for squares in [False, True]:
-                    monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 0)
-                    fast = engines.moments(column, *bounds, squares=squares, groups=groups)
-                    monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 1 << 62)
-                    monkeypatch.setattr(engine_module, "WARM_READS", 1 << 62)
-                    slow = engines.moments(column, *bounds, squares=squares, groups=groups)
+                    fast, slow = _fast_and_slow(monkeypatch, column, bounds, squares, groups)
                     assert np.array_equal(fast.count, slow.count)
                     assert fast.total == slow.total
                     assert fast.squares == slow.squares
@@ -519,10 +531,6 @@ def test_numba_and_numpy_agree_on_huge_bounds(
     for groups in [None, engines.Groups(codes, 2)]:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 0)
-            fast = engines.moments(x, *bounds, squares=False, groups=groups)
-            monkeypatch.setattr(engine_module, "FAST_MIN_ROWS", 1 << 62)
-            monkeypatch.setattr(engine_module, "WARM_READS", 1 << 62)
-            slow = engines.moments(x, *bounds, squares=False, groups=groups)
+            fast, slow = _fast_and_slow(monkeypatch, x, bounds, False, groups)
         assert np.array_equal(fast.count, slow.count)
         assert fast.total == slow.total
