@@ -61,7 +61,7 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import NDArray
 
-from pandas_dp.mechanisms.samplers import discrete_laplace
+from pandas_dp.mechanisms.samplers import discrete_laplace, representable_scale
 from pandas_dp.mechanisms.selection import permute_and_flip, selection_rate
 from pandas_dp.mechanisms.source import RandomSource
 from pandas_dp.noise_plans import NoisePlan
@@ -139,16 +139,21 @@ def _relative_levels(qs: Sequence[float]) -> list[float]:
 
 
 def check_rates(qs: Sequence[float], epsilon: float, l1: float) -> None:
-    """Raise, before any charge, if a selection's rate is not representable.
+    """Raise, before any charge, if a selection's rate (or, for several quantiles,
+    the split counts' noise scale) is not representable.
 
     Examples
     --------
     >>> check_rates((0.25, 0.5, 0.75), 1.0, 1.0)
     """
-    rate = epsilon / levels(len(qs)) / (2.0 * l1)
+    level = epsilon / levels(len(qs))
+    # an inner node's selection runs at (1 - SPLIT_SHARE) of the level: the smaller rate
+    rate = level * (1.0 - SPLIT_SHARE if len(qs) > 1 else 1.0) / (2.0 * l1)
     for rel in _relative_levels(qs):
         p, q = score_rational(rel)
         selection_rate(rate / (sensitivity("quantile_score", "add_remove", p / q) * q))
+    if len(qs) > 1:
+        representable_scale(l1 / (level * SPLIT_SHARE))
 
 
 def quantile_scores(cells: IntArray, p: int, q: int) -> IntArray:
