@@ -165,9 +165,9 @@ def _level_values(column: Hashable, values: Any, dtype: Any) -> tuple[Any, ...]:
     listed = list(values)
     if not listed:
         raise ValueError(f"the declared keys of {column!r} are empty; declare at least one")
+    check_declared_values(column, listed, dtype, "keys=")  # (first: hashable, then the set)
     if len(set(listed)) != len(listed):
         raise ValueError(f"the declared keys of {column!r} repeat a value: {listed}")
-    check_declared_values(column, listed, dtype, "keys=")
     return tuple(_sorted(listed))
 
 
@@ -265,10 +265,12 @@ def resolve_grouping(
     if explicit is not None:
         if not explicit:
             raise ValueError("keys is empty; declare at least one key")
+        for i, c in enumerate(labels):  # (hashable, not missing, of the dtype: before the set)
+            check_declared_values(c, [t[i] for t in explicit], _dtype(frame, c), "keys=")
         if len(set(explicit)) != len(explicit):
             raise ValueError("keys repeat a key; declare each key once")
         levels = tuple(
-            _level_values(c, dict.fromkeys(t[i] for t in explicit), _dtype(frame, c))
+            _level_values(c, dict.fromkeys(t[i] for t in explicit), None)
             for i, c in enumerate(labels)
         )
         ordered = _sorted(list(explicit))

@@ -466,3 +466,14 @@ def test_undeclared_keys_message_names_groupby_options() -> None:
     assert budget.spent == (0.0, 0.0)
     out = df.dp.groupby("c", keys=list(df["c"].cat.categories)).len(epsilon=1e6, random_state=0)
     assert list(out.index) == ["a", "b", "z"]
+
+
+@pytest.mark.parametrize("keys", [[["a"], "b"], {"g": [["a"], "b"]}])
+def test_unhashable_keys_are_named_before_the_charge(keys: Any) -> None:
+    """An unhashable key (a list) is named, not a raw ``unhashable type`` error."""
+    df = pd.DataFrame({"g": ["a", "b"] * 5, "x": np.arange(10.0)})
+    budget = pandas_dp.PrivacyBudget(epsilon=5.0)
+    named = r"hashable scalars .*, but \[.a.\] \(of type list\)"
+    with budget, pytest.raises(TypeError, match=named):
+        df.dp.groupby("g", keys=keys).len(epsilon=1.0)
+    assert budget.spent == (0.0, 0.0)
