@@ -54,6 +54,16 @@ def test_several_columns_give_a_frame() -> None:
     assert np.all(np.abs(out.to_numpy() - exact.to_numpy()) < 1.0)
 
 
+def test_count_without_columns_counts_every_column_like_pandas() -> None:
+    """``groupby(...).count()`` counts every non-key column, of any dtype."""
+    frame = DF.assign(note=np.where(DF["age"] < 30, None, "x"))
+    out = frame.dp.groupby("sex", keys=["f", "m"]).count(**BIG)
+    exact = frame.groupby("sex").count()
+    assert list(out.columns) == list(exact.columns)  # region, smoker, note included
+    assert all(str(t) == "int64" for t in out.dtypes)
+    assert np.all(np.abs(out.to_numpy() - exact.to_numpy()) < 10)
+
+
 @pytest.mark.parametrize("statistic", ["sum", "var", "std", "count"])
 def test_other_statistics_track_pandas(statistic: str) -> None:
     g = DF.dp.groupby("region", keys=["E", "N", "S"])

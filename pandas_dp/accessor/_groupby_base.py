@@ -118,8 +118,10 @@ class _GroupByBase:
         )
 
     def _columns(
-        self, columns: Columns, grouping: Grouping
+        self, columns: Columns, grouping: Grouping, *, numeric: bool = True
     ) -> tuple[dict[Hashable, pd.Series], bool]:
+        """The columns named (``None``: every column but the keys, the numeric
+        ones only when ``numeric``) and whether one was named as a scalar."""
         frame = self._frame
         labels: list[Hashable]
         if columns is None:
@@ -127,7 +129,7 @@ class _GroupByBase:
             labels = [
                 c
                 for c in frame.columns
-                if c not in grouping.by and pd.api.types.is_numeric_dtype(frame[c])
+                if c not in grouping.by and (not numeric or pd.api.types.is_numeric_dtype(frame[c]))
             ]
             scalar = False
         else:

@@ -172,10 +172,26 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
         max_groups_per_unit: int | None = None,
         max_rows_per_group: int | None = None,
     ) -> pd.Series | pd.DataFrame:
-        """Noisy number of non-missing values per group, like ``groupby(by)[columns].count()``."""
+        """Noisy number of non-missing values per group, like ``groupby(by)[columns].count()``.
+
+        Parameters
+        ----------
+        columns : label or list of labels, optional
+            One column (a scalar result) or several (a frame with a column each);
+            ``None``: every column but the keys, of any dtype, like pandas.
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> df = pd.DataFrame({"sex": ["f", "m"] * 50, "age": [30.0, None] * 50,
+        ...                    "town": ["a", "b"] * 50})
+        >>> c = df.dp.groupby("sex", keys=["f", "m"]).count(epsilon=1.0, random_state=0)
+        >>> list(c.columns), [str(t) for t in c.dtypes]
+        (['age', 'town'], ['int64', 'int64'])
+        """
         kw = dict(locals())
         del kw["self"], kw["columns"]
-        cols, scalar = self._columns(columns, self._grouping(schema))
+        cols, scalar = self._columns(columns, self._grouping(schema), numeric=False)
         out: pd.Series | pd.DataFrame = self._moments({c: ("count",) for c in cols}, kw, scalar)
         return out
 
