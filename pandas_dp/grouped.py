@@ -31,6 +31,7 @@ from pandas_dp.histograms import (
     _exact_buckets,
     _reordered,
     _share_bounds,
+    typed_labels,
 )
 from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.plan import Plan, engine_input
@@ -167,7 +168,7 @@ def release_group_counts(
         values = counts
         interval = partial(_direct_bounds, counts.reshape(-1), plan.noise_for(key))
         out_bounds = (m.lower, m.upper)
-    index = _cells(keys, labels, grouping, decl.column)
+    index = _cells(keys, labels, grouping, decl.column, series.dtype)
     meta = build_metadata(
         statistic,
         [decl.column],
@@ -195,15 +196,23 @@ def release_group_counts(
     return out
 
 
-def _cells(keys: pd.Index, labels: list[Any], grouping: Grouping, column: Hashable) -> pd.Index:
-    """(key..., category) for every cell, key after key."""
+def _cells(
+    keys: pd.Index, labels: list[Any], grouping: Grouping, column: Hashable, dtype: Any
+) -> pd.Index:
+    """(key..., category) for every cell, key after key; the categories' level of
+    the column's categorical dtype where it holds them (:func:`typed_labels`)."""
     tuples = [
         (*(key if isinstance(key, tuple) else (key,)), label) for key in keys for label in labels
     ]
     names = [*grouping.by, column]
     if not tuples:
         return pd.MultiIndex.from_arrays([[] for _ in names], names=names)
-    return pd.MultiIndex.from_tuples(tuples, names=names)
+    index = pd.MultiIndex.from_tuples(tuples, names=names)
+    typed = typed_labels(labels * len(keys), dtype)
+    if isinstance(typed, pd.Categorical):
+        arrays = [index.get_level_values(i) for i in range(index.nlevels - 1)]
+        index = pd.MultiIndex.from_arrays([*arrays, typed], names=names)
+    return index
 
 
 def _group_shares(noise: Any, counts: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:

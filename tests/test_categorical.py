@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from decimal import Decimal
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -555,3 +556,25 @@ def test_categories_of_another_type_than_the_column_are_refused(method: str) -> 
     assert budget.spent == (0.0, 0.0) and budget.ledger.empty
     same = getattr(MIXED["zip"].dp, method)(epsilon=50.0, categories=[2139.0, 2140], random_state=0)
     assert len(same) == 2
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [{}, {"normalize": True}, {"dropna": False}, {"sort": False}],
+    ids=["counts", "normalize", "dropna", "unsorted"],
+)
+def test_a_categorical_column_is_indexed_by_its_dtype_like_pandas(kw: dict[str, Any]) -> None:
+    """pandas indexes a categorical's value_counts by a CategoricalIndex of its dtype."""
+    dtype = pd.CategoricalDtype(["lo", "mid", "hi"], ordered=True)
+    s = pd.Series(["lo", "hi", None, "lo"] * 50, dtype=dtype, name="level")
+    out = s.dp.value_counts(epsilon=50.0, categories="dtype", random_state=0, **kw)
+    exact = s.value_counts(**kw)
+    assert isinstance(out.index, pd.CategoricalIndex) and out.index.dtype == dtype
+    assert set(out.index.astype(object)) == set(exact.index.astype(object))
+    frame = pd.DataFrame({"g": ["x", "y"] * 100, "level": s})
+    cells = frame.dp.groupby("g", keys=["x", "y"]).value_counts(
+        "level", epsilon=50.0, categories="dtype", random_state=0
+    )
+    assert cells.index.levels[1].dtype == dtype
+    other = s.dp.value_counts(epsilon=50.0, categories=["lo"], other="rest", random_state=0)
+    assert not isinstance(other.index, pd.CategoricalIndex)  # 'rest' is not of the dtype
