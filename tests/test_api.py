@@ -709,3 +709,45 @@ def test_tuple_column_labels_are_one_column_like_pandas() -> None:
     assert budget.spent == (0.0, 0.0)
     full = mc.dp.mean(("g", "y"), epsilon=1.0, bounds=(0, 10), random_state=0)
     assert 0 <= full <= 10
+
+
+def test_series_describe_and_agg_are_the_frames_column_like_pandas() -> None:
+    """``s.dp.describe`` / ``s.dp.agg``: pandas' Series shapes, one charge each."""
+    rng = np.random.default_rng(5)
+    s = pd.Series(rng.uniform(20, 80, 5000), name="age")
+    budget = pandas_dp.PrivacyBudget(1e4)
+    d = s.dp.describe(epsilon=1e3, bounds=(0, 100), budget=budget, random_state=0)
+    exact = s.describe()
+    assert isinstance(d, pd.Series) and d.name == "age"
+    assert list(d.index) == [
+        "count", "mean", "std", "min (declared)", "25%", "50%", "75%", "max (declared)"
+    ]  # fmt: skip
+    assert abs(d["count"] - exact["count"]) <= 5 and abs(d["mean"] - exact["mean"]) < 0.1
+    assert abs(d["50%"] - exact["50%"]) < 1.0
+    assert d.attrs["dp"].interval(0.05).shape == (8, 2)
+    t = s.dp.agg(["mean", "std", "median"], epsilon=1e3, bounds=(0, 100), budget=budget)
+    assert isinstance(t, pd.Series) and list(t.index) == ["mean", "std", "median"]
+    assert t.name == "age" and np.allclose(t, s.agg(["mean", "std", "median"]), atol=1.0)
+    assert budget.spent == (2e3, 0.0) and len(budget.ledger) == 2
+    one = s.dp.agg("mean", epsilon=1.0, bounds=(0, 100), random_state=0)
+    assert isinstance(one, DPFloat)
+    assert one == s.dp.mean(epsilon=1.0, bounds=(0, 100), random_state=0)
+    assert isinstance(s.dp.agg("count", epsilon=1.0, random_state=0), DPInt)
+    unnamed = pd.Series([1.0, 2.0] * 50).dp.describe(epsilon=1.0, bounds=(0, 5), random_state=0)
+    assert unnamed.name is None
+    shares = pd.Series(["a", "b", "a"] * 50, name="c").dp.describe(
+        epsilon=50.0, categories=["a", "b"], random_state=0
+    )
+    assert list(shares.index) == ["share a", "share b"] and shares.name == "c"
+
+
+def test_series_describe_and_agg_refuse_before_the_charge() -> None:
+    s = pd.Series([1.0, 2.0] * 50, name="x")
+    budget = pandas_dp.PrivacyBudget(5.0)
+    with pytest.raises(ValueError, match="agg does not release 'max'"):
+        s.dp.agg("max", epsilon=1.0, bounds=(0, 5), budget=budget)
+    with pytest.raises(pandas_dp.errors.MissingBoundsError):
+        s.dp.describe(epsilon=1.0, budget=budget)
+    with pytest.raises(ValueError, match="percentiles"):
+        s.dp.describe([1.5], epsilon=1.0, bounds=(0, 5), budget=budget)
+    assert budget.spent == (0.0, 0.0) and len(budget.ledger) == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -15,7 +16,11 @@ from pandas_dp.accessor._base import Columns, _Base, _check_numeric
 from pandas_dp.accessor._docs import stamp_docs
 from pandas_dp.budget import PrivacyBudget
 from pandas_dp.declarations import attached_schema, resolve_bounds
+from pandas_dp.quantiles import DEFAULT_BINS
 from pandas_dp.result import DPFloat, DPInt
+
+#: What ``s.dp.agg`` releases: the methods of the same names.
+_AGG_METHODS = ("count", "sum", "mean", "var", "std", "median")
 
 
 @stamp_docs
@@ -368,6 +373,127 @@ class DPSeriesAccessor(_Base):
         out = self._quantile(0.5, bounds, schema, (bins, method), settings, "median")
         assert isinstance(out, DPFloat)
         return out
+
+    def describe(
+        self,
+        percentiles: Any = None,
+        *,
+        epsilon: float,
+        bins: int = DEFAULT_BINS,
+        delta: float = 0.0,
+        bounds: Any = None,
+        categories: Any = None,
+        schema: Any = None,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "add_remove",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> pd.Series:
+        """A private ``s.describe()``: count, mean, std and percentiles of a bounded
+        numeric Series, or the shares of a categorical one, in one release.
+
+        The Series' column of ``s.to_frame().dp.describe(...)`` (see
+        ``DataFrame.dp.describe``): where pandas prints ``min`` and ``max``, the
+        declared bounds are shown, labelled as declared.
+
+        Parameters
+        ----------
+        percentiles : list of float, optional
+            As in pandas: the percentiles to include, in ``[0, 1]`` (the median is
+            always included). Default ``[0.25, 0.5, 0.75]``.
+        bins : int, default 1024
+            Resolution of the public grid the percentiles are read from.
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> s = pd.Series([23.0, 35.0, 51.0, 64.0] * 250, name="age")
+        >>> d = s.dp.describe(epsilon=1.0, bounds=(0, 100), random_state=0)
+        >>> list(d.index)[:3], d.name
+        (['count', 'mean', 'std'], 'age')
+        """
+        kw = dict(locals())
+        del kw["self"], kw["percentiles"]
+        frame, label = self._as_frame()
+        kw["bounds"], kw["categories"] = self._own(bounds), self._own(categories)
+        kw["schema"] = self._schema_for(schema)
+        table: pd.DataFrame = self._frame_accessor(frame).describe([label], percentiles, **kw)
+        out: pd.Series = table[label].copy()
+        out.name, out.attrs = self._obj.name, table.attrs
+        return out
+
+    def agg(
+        self,
+        func: Any,
+        *,
+        epsilon: float,
+        ddof: int = 1,
+        delta: float = 0.0,
+        bounds: Any = None,
+        schema: Any = None,
+        mechanism: str = "laplace",
+        bounding: str = "bit",
+        neighbouring: str = "add_remove",
+        out_of_bounds: str = "clip",
+        random_state: int | np.random.Generator | None = None,
+        budget: PrivacyBudget | None = None,
+    ) -> DPFloat | DPInt | pd.Series:
+        """Several statistics in one release, like ``s.agg(func)``.
+
+        One statistic (a string) is that method's release, a float; a list is one
+        plan and one charge (see ``DataFrame.dp.agg``: the statistics share one
+        measured count, centred sum and centred squares), a Series indexed by the
+        statistics.
+
+        Parameters
+        ----------
+        func : str or list of str
+            Each one of ``"count"``, ``"sum"``, ``"mean"``, ``"var"``, ``"std"``,
+            ``"median"``.
+        ddof : int, default 1
+            Delta degrees of freedom of ``var`` and ``std``, as in pandas.
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> s = pd.Series([23.0, 35.0, 51.0, 64.0] * 250, name="age")
+        >>> t = s.dp.agg(["mean", "std"], epsilon=1.0, bounds=(0, 100), random_state=0)
+        >>> list(t.index), t.name
+        (['mean', 'std'], 'age')
+        """
+        kw = dict(locals())
+        del kw["self"], kw["func"]
+        kw["bounds"], kw["schema"] = self._own(bounds), self._schema_for(schema)
+        if isinstance(func, str):
+            method = getattr(self, func, None) if func in _AGG_METHODS else None
+            if method is None:
+                raise ValueError(f"agg does not release {func!r}; use one of {list(_AGG_METHODS)}")
+            takes = inspect.signature(method).parameters
+            out: DPFloat | DPInt = method(**{k: v for k, v in kw.items() if k in takes})
+            return out
+        frame, label = self._as_frame()
+        table: pd.DataFrame = self._frame_accessor(frame).agg({label: func}, **kw)
+        series: pd.Series = table[label].copy()
+        series.name, series.attrs = self._obj.name, table.attrs
+        return series
+
+    def _as_frame(self) -> tuple[pd.DataFrame, Hashable]:
+        """The Series as a one-column frame, and its column's label."""
+        label = 0 if self._obj.name is None else self._obj.name
+        return self._obj.to_frame(label), label
+
+    @staticmethod
+    def _frame_accessor(frame: pd.DataFrame) -> Any:
+        """``frame.dp`` (typed: pandas' stubs read ``.dp`` as a column)."""
+        return frame.dp
+
+    def _own(self, declared: Any) -> Any:
+        """A ``bounds``/``categories`` dict's entry for this Series, else as given."""
+        if isinstance(declared, dict) and self._obj.name in declared:
+            return declared[self._obj.name]
+        return declared
 
     def _quantile(
         self,
