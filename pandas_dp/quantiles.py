@@ -68,10 +68,14 @@ __all__ = [
     "INTERVAL_SHARE",
     "METHODS",
     "SELECT_BINS",
+    "Estimator",
     "Selection",
+    "TreeQuantiles",
     "check_bins",
+    "check_method",
     "check_q",
     "default_bins",
+    "estimator_for",
     "release_quantiles",
 ]
 
@@ -147,6 +151,12 @@ def check_q(q: Any) -> tuple[tuple[float, ...], bool]:
             raise ValueError(f"quantiles must lie in [0, 1] (e.g. q=0.5 for the median); got {v}")
         out.append(f)
     return tuple(out), scalar
+
+
+def check_method(method: Any) -> None:
+    """``method`` is one of :data:`METHODS` (raises before anything is planned)."""
+    if method not in METHODS:
+        raise ValueError(f"method={method!r} is not supported for quantiles; use one of {METHODS}")
 
 
 def check_bins(bins: Any, decls: Mapping[Hashable, NumericDeclaration]) -> int:
@@ -232,12 +242,11 @@ def release_quantiles(
         Shaped like pandas' ``quantile`` (see the accessors).
     """
     qs, scalar_q = check_q(q)
-    if method not in METHODS:
-        raise ValueError(f"method={method!r} is not supported for quantiles; use one of {METHODS}")
+    check_method(method)
     bins = check_bins(default_bins(method, grouping) if bins is None else bins, decls)
     labels = list(columns)
     plan = Plan(settings, grouping)
-    estimator = (_Tree if method == "tree" else Selection)(bins, qs, decls, plan)
+    estimator = estimator_for(method, bins, qs, decls, plan)
     readers = {}
     for c in labels:
         readers[("grid", c)] = estimator.add(c, columns[c])
@@ -268,8 +277,13 @@ def release_quantiles(
     )
 
 
-class _Tree:
-    """One noisy tree per column: every quantile read off it (post-processing)."""
+class TreeQuantiles:
+    """One noisy tree per column: every quantile read off it (post-processing).
+
+    Like :class:`Selection`: ``add`` plans a column (at a budget weight) and gives
+    its engine reader, ``check`` runs before the charge, ``values`` and
+    ``interval`` read the release per group.
+    """
 
     def __init__(
         self,
@@ -285,9 +299,10 @@ class _Tree:
         self.raws: dict[Hashable, FloatArray] = {}
         self.noises: dict[Hashable, NoisePlan] = {}
 
-    def add(self, c: Hashable, series: pd.Series) -> Any:
+    def add(self, c: Hashable, series: pd.Series, weight: float = 1.0) -> Any:
+        """Plan column ``c`` at budget weight ``weight``; its engine reader."""
         assert self.plan is not None
-        self.keys[c] = self.plan.grid(c, self.tree.nodes, self.tree.levels)
+        self.keys[c] = self.plan.grid(c, self.tree.nodes, self.tree.levels, weight=weight)
         return partial(_exact_tree, series, self.decls[c], self.tree)
 
     def check(self) -> None:
@@ -442,8 +457,23 @@ def _grid(
     return engines.grid_counts(series, lower, upper, bins, groups=groups, centred=centred)
 
 
+#: A column's quantile estimator: :class:`Selection` or :class:`TreeQuantiles`.
+Estimator = TreeQuantiles | Selection
+
+
+def estimator_for(
+    method: str,
+    bins: int,
+    qs: tuple[float, ...],
+    decls: Mapping[Hashable, NumericDeclaration],
+    plan: Plan,
+) -> Estimator:
+    """The estimator of ``method`` (one of :data:`METHODS`) for levels ``qs``."""
+    return (TreeQuantiles if method == "tree" else Selection)(bins, qs, decls, plan)
+
+
 def _intervals(
-    estimator: _Tree | Selection,
+    estimator: Estimator,
     labels: Sequence[Hashable],
     groups: int,
     count: int,

@@ -165,3 +165,39 @@ def test_grouped_describe_one_plan_per_key() -> None:
         assert abs(d.loc[key, ("x", "mean")] - exact.loc[key, "mean"]) < 0.5
     iv = d.attrs["dp"].interval(0.05)
     assert len(iv) == d.size
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_the_selection_gives_describe_its_percentiles_like_quantile(grouped: bool) -> None:
+    """``method="exponential"``: quantile's selections in describe's one plan."""
+    budget = PrivacyBudget(epsilon=100.0)
+    if grouped:
+        frame = DF.assign(g=np.where(DF["x"] < 50, "lo", "hi"))
+        d = frame.dp.groupby("g", keys=["hi", "lo"]).describe(
+            ["y"], epsilon=100.0, bounds=BOUNDS, budget=budget, random_state=0, method="exponential"
+        )
+        exact = frame.groupby("g")["y"].describe()
+        got = d[("y", "50%")]
+    else:
+        d = DF.dp.describe(
+            epsilon=100.0, bounds=BOUNDS, budget=budget, random_state=0, method="exponential"
+        )
+        exact = DF.describe().T
+        got = d.loc["50%"]
+    assert np.all(np.abs(got.to_numpy() - exact["50%"].to_numpy()) < 0.2)
+    details = d.attrs["dp"].details
+    assert details["percentile estimator"]["method"] == "exponential"
+    assert details["percentile estimator"]["bins"] == 131072  # two groups fit the cells
+    assert any(k.endswith("grid_selection") for k in details["budget_split"])
+    assert len(budget.ledger) == 1 and budget.spent[0] == pytest.approx(100.0)
+    iv = d.attrs["dp"].interval(0.05)
+    assert np.all(iv["lower"] <= iv["upper"])
+
+
+def test_describe_refuses_an_unknown_method_before_the_charge() -> None:
+    budget = PrivacyBudget(epsilon=1.0)
+    with pytest.raises(ValueError, match="method='bogus' is not supported"):
+        DF.dp.describe(epsilon=1.0, bounds=BOUNDS, budget=budget, method="bogus")
+    assert budget.spent[0] == 0.0
+    tree = DF.dp.describe(epsilon=1.0, bounds=BOUNDS, random_state=0)
+    assert tree.attrs["dp"].details["percentile estimator"]["bins"] == 1024

@@ -14,21 +14,28 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from pandas_dp.describe import DESCRIBE_METHOD, DESCRIBE_METHOD_NOTE
 from pandas_dp.quantiles import INTERVAL_SHARE, SELECT_BINS
 
 __all__ = ["SHARED", "stamp_docs"]
 
 T = TypeVar("T", bound=type)
 
-_QUANTILE_METHOD = (
-    'method : {"exponential", "tree"}, default "exponential"\n'
-    '    How quantiles are released. ``"exponential"``: exact permute-and-flip\n'
-    "    selections among the grid's edges (several quantiles recursively, the\n"
-    f"    median first), with {INTERVAL_SHARE:.0%} of the budget on the counts the\n"
-    "    intervals read.\n"
-    '    ``"tree"``: one noisy hierarchical histogram over the grid (16-ary),\n'
-    "    every quantile and interval read off it."
-)
+
+def _quantile_method(default: str, note: str = "") -> str:
+    return (
+        f'method : {{"exponential", "tree"}}, default "{default}"\n'
+        '    How quantiles are released. ``"exponential"``: exact permute-and-flip\n'
+        "    selections among the grid's edges (several quantiles recursively, the\n"
+        f"    median first), with {INTERVAL_SHARE:.0%} of the budget on the counts the\n"
+        "    intervals read.\n"
+        '    ``"tree"``: one noisy hierarchical histogram over the grid (16-ary),\n'
+        "    every quantile and interval read off it." + note
+    )
+
+
+_QUANTILE_METHOD = _quantile_method("exponential")
+_DESCRIBE_METHOD = _quantile_method(DESCRIBE_METHOD, DESCRIBE_METHOD_NOTE)
 
 #: ``keyword -> numpydoc entry``; ``"method.keyword"`` for one method's own text.
 SHARED: dict[str, str] = {
@@ -104,6 +111,7 @@ SHARED: dict[str, str] = {
     "    ``g``: groups one unit may contribute to (default ``max_rows_per_unit``).",
     "quantile.method": _QUANTILE_METHOD,
     "median.method": _QUANTILE_METHOD,
+    "describe.method": _DESCRIBE_METHOD,
     "max_rows_per_group": "max_rows_per_group : int, optional\n"
     "    ``c``: rows one unit may contribute to one group (default ``max_rows_per_unit``).",
 }

@@ -34,8 +34,7 @@ from pandas_dp.accessor._groupby_base import contributions
 from pandas_dp.accessor.groupby import DPGroupBy
 from pandas_dp.budget import PrivacyBudget
 from pandas_dp.declarations import attached_schema
-from pandas_dp.describe import check_percentiles, release_describe
-from pandas_dp.quantiles import DEFAULT_BINS
+from pandas_dp.describe import DESCRIBE_METHOD, check_percentiles, release_describe
 from pandas_dp.result import DPFloat, DPInt
 from pandas_dp.settings import Contributions
 
@@ -405,7 +404,8 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         percentiles: Any = None,
         *,
         epsilon: float,
-        bins: int = DEFAULT_BINS,
+        bins: int | None = None,
+        method: str = DESCRIBE_METHOD,
         delta: float = 0.0,
         bounds: Any = None,
         categories: Any = None,
@@ -433,8 +433,6 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         percentiles : list of float, optional
             As in pandas: the percentiles to include, in ``[0, 1]`` (the median is
             always included). Default ``[0.25, 0.5, 0.75]``.
-        bins : int, default 1024
-            Resolution of the public grid the percentiles are read from.
 
         Examples
         --------
@@ -479,6 +477,7 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
             frame=self._obj,
             percentiles=wanted_percentiles,
             bins=bins,
+            method=method,
         )
 
     # -------------------------------------------------------------- group-by

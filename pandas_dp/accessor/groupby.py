@@ -34,8 +34,7 @@ from pandas_dp.accessor._groupby_categorical import _GroupByCategorical
 from pandas_dp.accessor._groupby_quantiles import _GroupByQuantiles
 from pandas_dp.budget import PrivacyBudget
 from pandas_dp.declarations import attached_schema
-from pandas_dp.describe import check_percentiles, release_describe
-from pandas_dp.quantiles import DEFAULT_BINS
+from pandas_dp.describe import DESCRIBE_METHOD, check_percentiles, release_describe
 
 __all__ = ["DPGroupBy"]
 
@@ -370,7 +369,8 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
         percentiles: Any = None,
         *,
         epsilon: float,
-        bins: int = DEFAULT_BINS,
+        bins: int | None = None,
+        method: str = DESCRIBE_METHOD,
         delta: float = 0.0,
         bounds: Any = None,
         categories: Any = None,
@@ -396,8 +396,6 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
         ----------
         percentiles : list of float, optional
             As in pandas (the median is always included); default quartiles.
-        bins : int, default 1024
-            Resolution of the public grid the percentiles are read from.
 
         Examples
         --------
@@ -444,5 +442,6 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
             frame=frame,
             percentiles=wanted_percentiles,
             bins=bins,
+            method=method,
             grouping=grouping,
         )

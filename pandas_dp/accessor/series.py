@@ -16,7 +16,7 @@ from pandas_dp.accessor._base import Columns, _Base, _check_numeric
 from pandas_dp.accessor._docs import stamp_docs
 from pandas_dp.budget import PrivacyBudget
 from pandas_dp.declarations import attached_schema, resolve_bounds
-from pandas_dp.quantiles import DEFAULT_BINS
+from pandas_dp.describe import DESCRIBE_METHOD
 from pandas_dp.result import DPFloat, DPInt
 
 #: What ``s.dp.agg`` releases: the methods of the same names.
@@ -379,7 +379,8 @@ class DPSeriesAccessor(_Base):
         percentiles: Any = None,
         *,
         epsilon: float,
-        bins: int = DEFAULT_BINS,
+        bins: int | None = None,
+        method: str = DESCRIBE_METHOD,
         delta: float = 0.0,
         bounds: Any = None,
         categories: Any = None,
@@ -403,8 +404,6 @@ class DPSeriesAccessor(_Base):
         percentiles : list of float, optional
             As in pandas: the percentiles to include, in ``[0, 1]`` (the median is
             always included). Default ``[0.25, 0.5, 0.75]``.
-        bins : int, default 1024
-            Resolution of the public grid the percentiles are read from.
 
         Examples
         --------
