@@ -15,7 +15,7 @@ releases per cell (the cell's data drawn once):
   ladder_interval`: one statistic per ladder edge, ``(1 - q)`` times the count
   below it minus ``q`` times the count above, two one-sided events) and, on the same
   noisy ladder, for the former one (a noisy count below each edge and a noisy total,
-  bounded apart: :func:`~pandas_dp.quantile_tree.band_interval`, four events).
+  bounded apart, four events; ``_former`` below).
 
 Results: ``benchmarks/results/quantile_intervals.md`` (and ``.json``).
 """
@@ -36,7 +36,7 @@ import pandas as pd
 
 import pandas_dp  # noqa: F401  (registers the accessor)
 from pandas_dp import quantiles
-from pandas_dp.quantile_tree import band_interval
+from pandas_dp.quantile_tree import tail_width
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -49,18 +49,24 @@ ALPHA = 0.05
 
 
 def _former(values: Any, noisy: Any, noise: Any, qs: Any, alpha: float) -> Any:
-    """The former interval on the same ladder: count below each edge and the total."""
+    """The former interval on the same ladder: a count below each edge and the
+    total, each bounded at ``alpha / 4`` on its own, the widths added."""
     below = np.cumsum(noisy)
-    return band_interval(
-        values,
-        below[:-1],
-        np.arange(1, noisy.size),
-        float(below[-1]),
-        noisy.size,
-        noise,
-        qs,
-        alpha,
-    )
+    bins = noisy.size
+    w_edge = tail_width(noise, np.arange(1, bins), alpha / 4.0)
+    w_total = float(tail_width(noise, np.array([bins]), alpha / 4.0)[0])
+    n_lo, n_hi = below[-1] - w_total, below[-1] + w_total
+    los, his = [], []
+    for q in qs:
+        r_lo = math.floor(q * (n_lo - 1.0)) if n_lo >= 1 else -1
+        fail = np.flatnonzero(below[:-1] + w_edge > r_lo)
+        j_lo = int(fail[0]) if fail.size else bins - 1
+        short = np.flatnonzero(below[:-1] - w_edge < math.ceil(q * (n_hi - 1.0)) + 1)
+        j_hi = int(short[-1]) + 2 if short.size else 1
+        lo, hi = float(values[j_lo]), float(values[min(j_hi, bins)])
+        los.append(min(lo, hi))
+        his.append(max(lo, hi))
+    return np.array(los), np.array(his)
 
 
 def cell(kind: str, n: int, eps: float, reps: int) -> dict[str, Any]:

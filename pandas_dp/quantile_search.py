@@ -65,7 +65,7 @@ from pandas_dp.mechanisms.samplers import discrete_laplace, representable_scale
 from pandas_dp.mechanisms.selection import permute_and_flip, selection_rate
 from pandas_dp.mechanisms.source import RandomSource
 from pandas_dp.noise_plans import NoisePlan
-from pandas_dp.quantile_tree import weighted_tail_width
+from pandas_dp.quantile_tree import rank_band, weighted_tail_width
 from pandas_dp.sensitivity import sensitivity
 
 __all__ = [
@@ -339,15 +339,8 @@ def ladder_interval(
     below ``e``, ``N`` all of them -- is ``(1 - q) B(e) - q A(e)`` with ``A(e)`` the
     values above: its noise is ``1 - q`` times that of the bins left of ``e`` and
     ``-q`` times that of the bins right of it, bounded at ``alpha / 2`` by
-    :func:`~pandas_dp.quantile_tree.weighted_tail_width`. ``D`` is non-decreasing in
-    ``e``; the quantile of the clamped values (pandas' linear interpolation) is at
-    least ``e`` when ``D(e) <= -q`` and at most ``e`` when ``D(e) >= 1 - q``. The
-    lower end is the edge before the first one whose noisy ``D`` plus its bound
-    exceeds ``-q``: it can only be too high through the noise at one fixed edge
-    (the first whose exact ``D`` exceeds ``-q``), probability at most
-    ``alpha / 2``; the upper end likewise. One statistic per edge, instead of a
-    noisy count below the edge and a noisy total bounded apart, spends the
-    failure probability on two events instead of four.
+    :func:`~pandas_dp.quantile_tree.weighted_tail_width`; the ends are read by
+    :func:`~pandas_dp.quantile_tree.rank_band` (two one-sided events).
 
     Parameters
     ----------
@@ -374,15 +367,10 @@ def ladder_interval(
     counts = np.vstack([left, bins - left])
     los, his = [], []
     for q in qs:
-        d = below - q * total
         w = weighted_tail_width(noise, (1.0 - q, q), counts, alpha / 2.0)
-        fail = np.flatnonzero(d + w > -q)
-        j_lo = int(fail[0]) if fail.size else bins - 1
-        short = np.flatnonzero(d - w < 1.0 - q)
-        j_hi = int(short[-1]) + 2 if short.size else 1
-        lo, hi = float(values[j_lo]), float(values[min(j_hi, bins)])
-        los.append(min(lo, hi))
-        his.append(max(lo, hi))
+        lo, hi = rank_band(values, below - q * total, w, q)
+        los.append(lo)
+        his.append(hi)
     return np.array(los), np.array(his)
 
 

@@ -22,16 +22,16 @@ non-decreasing (isotonic regression, pool adjacent violators) and clipped to
 which this noisy CDF reaches ``q T``, interpolated linearly within its bin.
 Several quantiles are read from one tree, and are non-decreasing in ``q``.
 
-Intervals (honest, from the raw noisy counts). The exact count below bin edge
-``e_j`` is a sum of ``k_j`` tree nodes (at most ``branching - 1`` per level); the
-noise of that sum is bounded one-sidedly by a Chernoff bound (discrete Laplace)
-or the sub-Gaussian tail (discrete Gaussian). The lower end is the last edge
-before which every noisy count plus its bound stays at or below the (lower
-bounded) rank ``floor(q (N - 1))``; the upper end, symmetrically. Each end can
-only fail through the noise at one fixed edge (the first edge whose exact count
-passes the rank), so four one-sided events at ``alpha / 4`` each -- two for the
-edges, two for the total ``N`` -- cover the quantile of the clamped values
-(pandas' linear interpolation lies between the order statistics bounded).
+Intervals (honest, from the raw noisy counts). At bin edge ``e`` the statistic
+``D(e) = B(e) - q N`` -- ``B(e)`` the count below ``e``, a sum of at most
+``branching - 1`` nodes per level, ``N`` the sum of the top level -- is a weighted
+sum of node counts, and its noise is bounded one-sidedly by a Chernoff bound
+(discrete Laplace) or the sub-Gaussian tail (discrete Gaussian). The quantile of
+the clamped values (pandas' linear interpolation) is at least ``e`` when
+``D(e) <= -q`` and at most ``e`` when ``D(e) >= 1 - q``; each end of the interval
+can only fail through the noise at one fixed edge, so two one-sided events at
+``alpha / 2`` cover it (:func:`rank_band`). (Bounding ``B(e)`` and ``N`` apart took
+four events at ``alpha / 4`` and added their widths.)
 
 Examples
 --------
@@ -65,9 +65,9 @@ from pandas_dp.noise_plans import NoisePlan
 
 __all__ = [
     "Tree",
-    "band_interval",
     "consistent_leaves",
     "quantile_interval",
+    "rank_band",
     "read_quantiles",
     "tail_width",
     "tree_counts",
@@ -336,58 +336,51 @@ def quantile_interval(
 
     From the raw noisy tree ``noisy`` (one group's nodes); see the module text.
     Each interval holds with probability at least ``1 - alpha`` on its own.
+
+    Per inner edge ``e``, ``D(e) = B(e) - q N`` with ``B(e)`` the noisy count below
+    ``e`` (a sum of prefix nodes) and ``N`` the noisy total (the top level's nodes):
+    a top-level node wholly below ``e`` enters ``D`` with weight ``1 - q``, a deeper
+    prefix node with weight 1, any other top-level node with ``-q``, so its noise
+    is bounded by :func:`weighted_tail_width` at ``alpha / 2`` and
+    :func:`rank_band` reads the ends.
     """
     step = (upper - lower) / tree.bins
     edges = np.asarray(lower + np.arange(tree.bins + 1) * step, dtype=np.float64)
     edges[-1] = upper
+    below = _raw_prefix(noisy, tree)[1:-1]
     total = float(np.sum(tree.level(noisy.reshape(1, -1), 0)))
-    return band_interval(
-        edges,
-        _raw_prefix(noisy, tree)[1:-1],
-        tree.prefix_nodes[1:-1],
-        total,
-        tree.counts[0],
-        noise,
-        qs,
-        alpha,
-    )
-
-
-def band_interval(
-    edges: FloatArray,
-    below: FloatArray,
-    terms: NDArray[Any],
-    total: float,
-    total_terms: int,
-    noise: NoisePlan,
-    qs: Sequence[float],
-    alpha: float,
-) -> tuple[FloatArray, FloatArray]:
-    """Rank-band intervals from noisy counts below the inner edges of a partition.
-
-    ``edges`` are the ``T + 1`` edge values of a partition of the bounds into
-    ``T`` bins; ``below[i]`` is a noisy count of the values below inner edge
-    ``i + 1``, a sum of ``terms[i]`` independent noise draws of ``noise``;
-    ``total`` the noisy number of values, a sum of ``total_terms`` draws. Each
-    interval holds with probability at least ``1 - alpha`` on its own (four
-    one-sided events at ``alpha / 4``; see the module text).
-    """
-    a4 = alpha / 4.0
-    bins = len(edges) - 1
-    w_edge = tail_width(noise, np.asarray(terms), a4)
-    w_total = float(tail_width(noise, np.array([total_terms]), a4)[0])
-    n_lo, n_hi = total - w_total, total + w_total
-    below_hi = below + w_edge  # the exact count below inner edge i + 1 is at most this
-    below_lo = below - w_edge  # ... and at least this
+    inner = np.arange(1, tree.bins)
+    top = inner // tree.sizes[0]  # top-level nodes wholly below the edge
+    deep = tree.prefix_nodes[1:-1] - top
+    terms = np.vstack([top, deep, tree.counts[0] - top])
     los, his = [], []
     for q in qs:
-        r_lo = math.floor(q * (n_lo - 1.0)) if n_lo >= 1 else -1
-        fail = np.flatnonzero(below_hi > r_lo)
-        j_lo = int(fail[0]) if fail.size else bins - 1  # edges 1.. before it hold
-        r_hi = math.ceil(q * (n_hi - 1.0))
-        short = np.flatnonzero(below_lo < r_hi + 1)
-        j_hi = int(short[-1]) + 2 if short.size else 1
-        lo, hi = float(edges[j_lo]), float(edges[min(j_hi, bins)])
-        los.append(min(lo, hi))
-        his.append(max(lo, hi))
+        w = weighted_tail_width(noise, (1.0 - q, 1.0, q), terms, alpha / 2.0)
+        lo, hi = rank_band(edges, below - q * total, w, q)
+        los.append(lo)
+        his.append(hi)
     return np.array(los), np.array(his)
+
+
+def rank_band(values: FloatArray, d: FloatArray, w: FloatArray, q: float) -> tuple[float, float]:
+    """An interval for the ``q``-quantile from noisy ``D(e) = B(e) - q N`` at the
+    inner edges of a partition.
+
+    ``values`` are the partition's ``T + 1`` edge values (the bounds at both ends);
+    ``d[i]`` the noisy ``D`` at inner edge ``i + 1`` (``B(e)``: values below ``e``,
+    ``N``: all of them), ``w[i]`` a bound its noise exceeds, on each side, with
+    probability at most ``alpha / 2``. The exact ``D`` is non-decreasing in ``e``;
+    the quantile of the clamped values (pandas' linear interpolation) is at least
+    ``e`` when ``D(e) <= -q`` and at most ``e`` when ``D(e) >= 1 - q``. The lower
+    end is the edge before the first whose noisy ``D`` plus its bound exceeds
+    ``-q``: it can only be too high through the noise at one fixed edge (the first
+    whose exact ``D`` exceeds ``-q``), probability at most ``alpha / 2``; the upper
+    end likewise, so the interval holds with probability at least ``1 - alpha``.
+    """
+    bins = len(values) - 1
+    fail = np.flatnonzero(d + w > -q)
+    j_lo = int(fail[0]) if fail.size else bins - 1
+    short = np.flatnonzero(d - w < 1.0 - q)
+    j_hi = int(short[-1]) + 2 if short.size else 1
+    lo, hi = float(values[j_lo]), float(values[min(j_hi, bins)])
+    return min(lo, hi), max(lo, hi)

@@ -333,11 +333,12 @@ def coverage_floor(releases: int, nominal: float, alpha: float) -> int:
     return int(stats.binom.ppf(alpha, releases, nominal))
 
 
+@pytest.mark.parametrize("method", ["exponential", "tree"])
 @pytest.mark.parametrize(
     ("mechanism", "neighbouring"),
     [("laplace", "add_remove"), ("gaussian", "add_remove"), ("laplace", "substitute")],
 )
-def test_interval_coverage(mechanism: str, neighbouring: str) -> None:
+def test_interval_coverage(mechanism: str, neighbouring: str, method: str) -> None:
     """Each 90 % interval covers np.quantile's (linear) quantile in at least 90 % of
     releases: a one-sided exact binomial test, false-alarm rate 1e-4 per test."""
     x = pd.Series(np.clip(np.random.default_rng(3).lognormal(1.5, 0.6, 400), 0, 20))
@@ -355,6 +356,7 @@ def test_interval_coverage(mechanism: str, neighbouring: str) -> None:
             neighbouring=neighbouring,
             bounds=(0, 20),
             bins=256,
+            method=method,
             random_state=seed,
         )
         iv = out.attrs["dp"].interval(0.1)
@@ -376,16 +378,16 @@ def test_interval_detects_a_too_narrow_band() -> None:
     src = RandomSource(5)
     from pandas_dp import quantile_tree
 
-    real = quantile_tree.tail_width
+    real = quantile_tree.weighted_tail_width
     for _ in range(300):
         noisy = apply_noise(exact, noise, src)
         lo, hi = quantile_interval(noisy, tree, noise, [0.5], 0.0, 20.0, 0.1)
         hits += int(lo[0] <= truth <= hi[0])
-        quantile_tree.tail_width = lambda n, k, a: np.zeros(len(k))  # type: ignore[assignment]
+        quantile_tree.weighted_tail_width = lambda n, w, k, a: np.zeros(k.shape[1])  # type: ignore[assignment]
         try:
             lo, hi = quantile_interval(noisy, tree, noise, [0.5], 0.0, 20.0, 0.1)
         finally:
-            quantile_tree.tail_width = real
+            quantile_tree.weighted_tail_width = real
         narrow += int(lo[0] <= truth <= hi[0])
     assert hits >= coverage_floor(300, 0.9, 1e-4)
     assert narrow < coverage_floor(300, 0.9, 1e-4)
