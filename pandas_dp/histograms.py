@@ -552,6 +552,24 @@ def _single_bucket(
 # ----------------------------------------------------------------------------- workloads
 
 
+def _counts_input(
+    masks: Callable[[], list[pd.Series]], settings: Settings, frame: pd.DataFrame | None
+) -> dict[Any, Any]:
+    """The engine input of a workload (after the charge): the masks, and with a
+    privacy unit the rows each unit keeps, chosen by a keyed hash of the unit and
+    of the row's answers to the queries -- rows with the same answers are
+    interchangeable, so the counts do not depend on the order of the rows."""
+    answers = masks()
+    unit = settings.contributions.unit
+    if unit is None or frame is None:
+        return {**engine_input({}, {}, settings, None, frame)(), "masks": answers}
+    labels = [f"\x00answer {i}" for i in range(len(answers))]  # never a column's label
+    table = pd.DataFrame(dict(zip(labels, answers, strict=True)), index=frame.index)
+    table[unit] = frame[unit]
+    columns: dict[Hashable, pd.Series] = {label: table[label] for label in labels}
+    return {**engine_input(columns, {}, settings, None, table)(), "masks": answers}
+
+
 def release_counts(
     masks: Callable[[], list[pd.Series]],
     names: list[Hashable],
@@ -580,8 +598,7 @@ def release_counts(
     key = plan.masks(names)
     rows_key = plan.rows(weight=0.25) if normalize and n is None else None
     plan.calibrate()
-    read = engine_input({}, {}, settings, None, frame)
-    noisy = plan.run(lambda: {**read(), "masks": masks}, "counts", tuple(names))
+    noisy = plan.run(partial(_counts_input, masks, settings, frame), "counts", tuple(names))
     released = noisy[key]
     noise = plan.measurements[key].noise
     assert noise is not None
@@ -590,8 +607,10 @@ def release_counts(
     else:
         scale_to = float(n) if normalize and n is not None else 1.0
     interval = partial(_divided_bounds, direct_interval(released, noise), scale_to)
+    m = plan.measurements[key]
+    per_query = float(np.max(np.asarray(m.sensitivity, dtype=float)))  # k rows of one unit
     details = {
-        "l1 sensitivity": float(k),
+        "l1 sensitivity": float(k) * per_query,
         "noised": "rows satisfying each query (integer, discrete noise)",
         "budget_split": plan.split(),
         "normalize": normalize,
@@ -601,6 +620,10 @@ def release_counts(
     }
     if rows_key is not None:
         details["interval"] = "for the exact counts divided by the released number of rows"
+    c = settings.contributions
+    if c.unit is not None:
+        details["privacy unit"] = str(c.unit)
+        details["contribution bounds"] = {"max_rows_per_unit": c.rows}
     meta = DPMetadata(
         statistic="counts",
         columns=tuple(names),
@@ -609,7 +632,7 @@ def release_counts(
         delta=settings.delta,
         neighbouring=settings.neighbouring,
         n=n,
-        sensitivity=pd.Series(np.ones(k), index=[str(q) for q in names]),
+        sensitivity=pd.Series(np.full(k, per_query), index=[str(q) for q in names]),
         scale=pd.Series(np.asarray(noise.scale, dtype=float), index=[str(q) for q in names]),
         input_bounds={},
         output_bounds=(float(noise.lower[0]), float(noise.upper[0])),

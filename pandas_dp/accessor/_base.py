@@ -24,6 +24,7 @@ from pandas_dp.errors import MissingBoundsError
 from pandas_dp.quantile_agg import AGG_QUANTILES
 from pandas_dp.result import DPFloat, DPInt
 from pandas_dp.settings import Contributions, check_seed
+from pandas_dp.unit_declarations import resolve_unit
 
 Columns = Hashable | Sequence[Hashable] | None
 
@@ -194,6 +195,10 @@ def check_unique(frame: pd.DataFrame, labels: Sequence[Hashable]) -> None:
         )
 
 
+#: Bound keywords a release may not drop: they declare who is protected.
+_UNIT_KEYWORDS = ("privacy_unit", "max_rows_per_unit")
+
+
 class BoundAccessor:
     """The accessor with keyword defaults bound: what ``df.dp(schema=..., ...)`` returns.
 
@@ -231,9 +236,18 @@ class BoundAccessor:
         bound = {k: v for k, v in self._defaults.items() if k in params}
         if name == "groupby":  # its delta is partition selection's, not a default's
             bound.pop("delta", None)
+        # a release that cannot take a bound privacy unit must not drop it silently
+        dropped = [k for k in _UNIT_KEYWORDS if k in self._defaults and k not in params]
+        unit_lost = bool(dropped) and name != "groupby"  # (a group-by keeps the defaults)
 
         @functools.wraps(attr)
         def call(*args: Any, **kwargs: Any) -> Any:
+            if unit_lost:
+                raise TypeError(
+                    f"{name}() cannot honour the bound {dropped}: it has no privacy "
+                    f"unit (a Series holds no unit column). Bind the unit on the frame's "
+                    f"accessor, df.dp(privacy_unit=..., max_rows_per_unit=...)"
+                )
             out = attr(*args, **{**bound, **kwargs})
             if getattr(out, "_bindable", False):  # a group-by keeps the defaults
                 return BoundAccessor(out, self._defaults)
@@ -312,11 +326,21 @@ class _Base:
     def _contributions(
         self, privacy_unit: Hashable | None, max_rows_per_unit: int | None, schema: Any
     ) -> Contributions:
-        """The privacy unit and its bound (a Series has no unit: one row per unit)."""
-        if privacy_unit is not None or max_rows_per_unit is not None:
+        """The privacy unit and its bound (a Series has no unit: one row per unit).
+
+        A unit declared for it -- by argument, or by a frame's schema -- is refused:
+        the Series does not hold the unit's column, so it cannot bound a unit's rows.
+        """
+        frame_schema = isinstance(schema, type) or hasattr(schema, "columns")
+        declared = privacy_unit is not None or max_rows_per_unit is not None
+        if not declared and frame_schema:
+            declared = resolve_unit(schema=schema) is not None
+        if declared:
             raise TypeError(
-                "privacy_unit needs the frame that holds the unit column; call the "
-                "DataFrame's accessor (df.dp) instead of the Series'"
+                "a privacy unit (privacy_unit=, or one declared by the schema's "
+                "metadata) needs the frame that holds the unit column; call the "
+                "DataFrame's accessor, e.g. df.dp.mean('column', ...), instead of the "
+                "Series' (a Series release would count each row as a person)"
             )
         return ONE_ROW_PER_UNIT
 

@@ -66,6 +66,13 @@ SHARED: dict[str, str] = {
     "    Where bounds (``in_range``, ``between``, ``ge``/``gt`` + ``le``/``lt``, ``isin``)\n"
     "    and categories are declared. Without ``bounds``/``schema``, the schema pandera\n"
     "    attached with ``schema.validate(df)`` is used.",
+    **dict.fromkeys(
+        ("count.schema", "len.schema", "counts.schema"),
+        "schema : pandera DataFrameSchema or DataFrameModel, optional\n"
+        '    Read for its privacy unit only (``metadata={"pandas_dp": {"privacy_unit":\n'
+        '    ..., "max_rows_per_unit": ...}}``); a counting release needs no bounds. On a\n'
+        "    Series a declared unit is refused (the Series holds no unit column).",
+    ),
     "method": 'method : str, default "auto"\n'
     '    How the statistic is estimated: ``"auto"``/``"moments"`` from noisy\n'
     '    sufficient statistics (private ``n``); ``"direct"``: Liu\'s releases with\n'

@@ -151,6 +151,7 @@ class _FrameCategorical(_Base):
         epsilon: float,
         normalize: bool = False,
         delta: float = 0.0,
+        schema: Any = None,
         mechanism: str = "laplace",
         bounding: str = "bit",
         neighbouring: str = "add_remove",

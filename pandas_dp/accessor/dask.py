@@ -155,6 +155,7 @@ class DaskSeriesAccessor(DPSeriesAccessor):
         *,
         epsilon: float,
         delta: float = 0.0,
+        schema: Any = None,
         mechanism: str = "laplace",
         bounding: str = "bit",
         neighbouring: str = "add_remove",
