@@ -171,6 +171,30 @@ def _level_values(column: Hashable, values: Any, dtype: Any) -> tuple[Any, ...]:
     return tuple(_sorted(listed))
 
 
+def _dtype_keys(frame: pd.DataFrame, given: dict[Hashable, Any]) -> dict[Hashable, Any]:
+    """A dict of keys with ``"dtype"`` entries replaced by the column's declared
+    categorical dtype's categories; any other string refused (it is not a list of
+    keys: it would be read as its characters)."""
+    for c, v in given.items():
+        if isinstance(v, str | bytes) and v != "dtype":
+            raise TypeError(
+                f"the keys of {c!r} must be a list of values (or 'dtype' for the "
+                f"categories of its declared CategoricalDtype); got the string {v!r}. "
+                f"Write [{v!r}] for one key"
+            )
+    named = [c for c, v in given.items() if isinstance(v, str)]
+    if named:
+        decls = resolve_categories(
+            {c: frame[c] for c in named},
+            categories=dict.fromkeys(named, "dtype"),
+            schema=None,
+            attached=None,
+            what="keys",
+        )
+        given.update({c: d.categories for c, d in decls.items()})
+    return given
+
+
 def _dtype(frame: pd.DataFrame, column: Hashable) -> Any:
     """The dtype of a column (public), ``None`` if it has none to read."""
     return getattr(frame[column], "dtype", None)
@@ -281,7 +305,7 @@ def resolve_grouping(
             raise ValueError(
                 f"keys names column(s) {unknown} that are not group-by columns {list(labels)}"
             )
-        given = {c: v for c, v in (per_column or {}).items()}
+        given = _dtype_keys(frame, dict(per_column or {}))
         rest = [c for c in labels if c not in given]
         found = {}
         if rest:

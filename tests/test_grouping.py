@@ -104,3 +104,36 @@ def test_unsortable_keys_keep_declaration_order() -> None:
     frame = pd.DataFrame({"k": [1, "a"]})
     g = resolve_grouping(frame, "k", keys=["a", 1, np.int64(2)], schema=None)
     assert g.keys is not None and list(g.keys) == ["a", 1, 2]
+
+
+def test_a_dict_of_keys_takes_dtype_and_refuses_other_strings() -> None:
+    """A string in a dict of keys is not a list of keys (it was read as its
+    characters: keys 'd', 'e', 'p', 't', 'y'); 'dtype' is the declared dtype's."""
+    cat = pd.CategoricalDtype(["x", "y", "z"])
+    frame = pd.DataFrame({"k": pd.Series(["x", "y"] * 5, dtype=cat), "k2": ["a", "b"] * 5})
+    grouping = resolve_grouping(
+        frame, ["k", "k2"], keys={"k": "dtype", "k2": ["a", "b"]}, schema=None
+    )
+    assert grouping.levels[0] == ("x", "y", "z")
+    with pytest.raises(TypeError, match="got the string 'ab'"):
+        resolve_grouping(frame, "k2", keys={"k2": "ab"}, schema=None)
+    with pytest.raises(ValueError, match="needs a pd.CategoricalDtype"):
+        resolve_grouping(frame, "k2", keys={"k2": "dtype"}, schema=None)
+
+
+def test_a_contingency_table_takes_dtype_and_refuses_what_it_ignored() -> None:
+    import pandas_dp
+
+    cat = pd.CategoricalDtype(["x", "y", "z"])
+    frame = pd.DataFrame(
+        {"k": pd.Series(["x", "y"] * 50, dtype=cat), "j": pd.Series(["u"] * 100, dtype=cat)}
+    )
+    out = frame.dp.value_counts(["k", "j"], categories="dtype", epsilon=1.0, random_state=0)
+    assert len(out) == 9
+    budget = pandas_dp.PrivacyBudget(5.0)
+    for option in ({"dropna": False}, {"other": "rest"}, {"via": "proportions"}):
+        with pytest.raises(NotImplementedError, match="several columns does not support"):
+            frame.dp.value_counts(
+                ["k", "j"], categories="dtype", epsilon=1.0, budget=budget, **option
+            )
+    assert budget.spent == (0.0, 0.0)

@@ -71,8 +71,12 @@ class _FrameCategorical(_Base):
         """
         settings = self._settings(locals())
         if isinstance(column, list | pd.Index):
-            check_unique(self._obj, list(column))
-            grouping = resolve_grouping(self._obj, list(column), keys=categories, schema=schema)
+            columns = list(column)
+            check_unique(self._obj, columns)
+            _contingency_options(dropna, other, method, via)
+            if isinstance(categories, str):  # e.g. "dtype": for every column
+                categories = dict.fromkeys(columns, categories)
+            grouping = resolve_grouping(self._obj, columns, keys=categories, schema=schema)
             return release_contingency(
                 settings, grouping, self._obj, normalize=normalize, sort=sort, ascending=ascending
             )
@@ -235,3 +239,21 @@ class _FrameCategorical(_Base):
                 f"{mask.dtype}. Compare values, e.g. df.age > 30"
             )
         return mask
+
+
+def _contingency_options(dropna: bool, other: Any, method: str, via: str) -> None:
+    """What a contingency table (several columns) does not offer, refused before the
+    charge rather than ignored."""
+    unsupported = {
+        "dropna=False": dropna is False,
+        "other=": other is not None,
+        f"method={method!r}": method != hist.DEFAULT_METHOD,
+        f"via={via!r}": via != "counts",
+    }
+    asked = [name for name, given in unsupported.items() if given]
+    if asked:
+        raise NotImplementedError(
+            f"value_counts of several columns does not support {', '.join(asked)}: it "
+            f"counts the rows of every combination of declared values, missing values "
+            f"and undeclared values dropped. Count one column at a time for those options"
+        )
