@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pandas as pd
+import pandera.pandas as pa
 import pytest
 
 import pandas_dp
@@ -735,6 +736,13 @@ def test_series_describe_and_agg_are_the_frames_column_like_pandas() -> None:
     assert isinstance(s.dp.agg("count", epsilon=1.0, random_state=0), DPInt)
     unnamed = pd.Series([1.0, 2.0] * 50).dp.describe(epsilon=1.0, bounds=(0, 5), random_state=0)
     assert unnamed.name is None
+    column = pa.Column(float, pa.Check.in_range(0, 5))  # a lone Column names no column
+    for release in (
+        lambda x: x.dp.describe(epsilon=1.0, schema=column, random_state=0),
+        lambda x: x.dp.agg(["mean", "std"], epsilon=1.0, schema=column, random_state=0),
+    ):
+        assert release(pd.Series([1.0, 2.0] * 50)).name is None
+        assert release(pd.Series([1.0, 2.0] * 50, name="v")).name == "v"
     shares = pd.Series(["a", "b", "a"] * 50, name="c").dp.describe(
         epsilon=50.0, categories=["a", "b"], random_state=0
     )

@@ -117,7 +117,7 @@ def test_a_dict_of_keys_takes_dtype_and_refuses_other_strings() -> None:
     assert grouping.levels[0] == ("x", "y", "z")
     with pytest.raises(TypeError, match="got the string 'ab'"):
         resolve_grouping(frame, "k2", keys={"k2": "ab"}, schema=None)
-    with pytest.raises(ValueError, match="needs a pd.CategoricalDtype"):
+    with pytest.raises(ValueError, match=r"needs a pd\.CategoricalDtype"):
         resolve_grouping(frame, "k2", keys={"k2": "dtype"}, schema=None)
 
 

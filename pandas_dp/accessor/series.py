@@ -417,9 +417,8 @@ class DPSeriesAccessor(_Base):
         """
         kw = dict(locals())
         del kw["self"], kw["percentiles"]
-        frame, label = self._as_frame()
+        frame, label, kw["schema"] = self._as_frame(schema)
         kw["bounds"], kw["categories"] = self._own(bounds), self._own(categories)
-        kw["schema"] = self._schema_for(schema)
         table: pd.DataFrame = self._frame_accessor(frame).describe([label], percentiles, **kw)
         out: pd.Series = table[label].copy()
         out.name, out.attrs = self._obj.name, table.attrs
@@ -466,24 +465,31 @@ class DPSeriesAccessor(_Base):
         """
         kw = dict(locals())
         del kw["self"], kw["func"]
-        kw["bounds"], kw["schema"] = self._own(bounds), self._schema_for(schema)
+        frame, label, kw["schema"] = self._as_frame(schema)
+        kw["bounds"] = self._own(bounds)
         if isinstance(func, str):
+            kw["schema"] = schema
             method = getattr(self, func, None) if func in _AGG_METHODS else None
             if method is None:
                 raise ValueError(f"agg does not release {func!r}; use one of {list(_AGG_METHODS)}")
             takes = inspect.signature(method).parameters
             out: DPFloat | DPInt = method(**{k: v for k, v in kw.items() if k in takes})
             return out
-        frame, label = self._as_frame()
         table: pd.DataFrame = self._frame_accessor(frame).agg({label: func}, **kw)
         series: pd.Series = table[label].copy()
         series.name, series.attrs = self._obj.name, table.attrs
         return series
 
-    def _as_frame(self) -> tuple[pd.DataFrame, Hashable]:
-        """The Series as a one-column frame, and its column's label."""
+    def _as_frame(self, schema: Any) -> tuple[pd.DataFrame, Hashable, Any]:
+        """The Series as a one-column frame, its column's label, and ``schema`` for
+        that frame (a lone Column or SeriesSchema describes the column). A privacy
+        unit declared by the schema is refused first, as by every Series release."""
+        self._contributions(None, None, schema)
         label = 0 if self._obj.name is None else self._obj.name
-        return self._obj.to_frame(label), label
+        own = self._schema_for(schema)
+        if isinstance(own, dict):  # (keyed by the Series' name, which may be None)
+            own = {label: next(iter(own.values()))}
+        return self._obj.to_frame(label), label, own
 
     @staticmethod
     def _frame_accessor(frame: pd.DataFrame) -> Any:
