@@ -63,8 +63,13 @@ _Built = tuple[
 ]
 
 
+#: pandas before 3 adds the median to the percentiles given to ``describe``.
+ADDS_MEDIAN = int(pd.__version__.split(".")[0]) < 3
+
+
 def check_percentiles(percentiles: Any) -> tuple[float, ...]:
-    """pandas' rule: the given percentiles, sorted, with the median always in."""
+    """pandas' rule: the given percentiles, sorted (with the median added where
+    the installed pandas adds it: :data:`ADDS_MEDIAN`)."""
     if percentiles is None:
         return (0.25, 0.5, 0.75)
     listed = [percentiles] if isinstance(percentiles, int | float) else list(percentiles)
@@ -75,7 +80,7 @@ def check_percentiles(percentiles: Any) -> tuple[float, ...]:
             )
     if len(set(listed)) != len(listed):
         raise ValueError(f"percentiles must be unique; got {listed}")
-    return tuple(sorted({float(p) for p in listed} | {0.5}))
+    return tuple(sorted({float(p) for p in listed} | ({0.5} if ADDS_MEDIAN else set())))
 
 
 def _label(p: float) -> str:
@@ -109,7 +114,7 @@ def _planned(
         for c, d in categorical_decls.items()
     }
     estimator, readers = None, {}
-    if numeric_decls:
+    if numeric_decls and grid[2]:  # (no percentiles asked for: no grid)
         estimator = estimator_for(*grid, numeric_decls, plan)
         readers = {("grid", c): estimator.add(c, numeric[c], weights["grid"]) for c in numeric}
     plan.calibrate()
@@ -181,8 +186,7 @@ def release_describe(
     fns: list[dict[tuple[Hashable, str], IntervalFn]] = [{} for _ in range(groups)]
     for c in numeric:
         lo, hi = numeric_decls[c].lower, numeric_decls[c].upper
-        assert estimator is not None
-        found = estimator.values(c, noisy, groups)  # (groups, percentiles)
+        found = np.zeros((groups, 0)) if estimator is None else estimator.values(c, noisy, groups)
         for g in range(groups):
             for stat in _ROWS:
                 value, fn = moments.estimate(
@@ -192,6 +196,7 @@ def release_describe(
             cells[g][(c, "min (declared)")] = lo
             fns[g][(c, "min (declared)")] = partial(_public, lo)
             for j, p in enumerate(percentiles):
+                assert estimator is not None
                 cells[g][(c, _label(p))] = float(found[g, j])
                 fns[g][(c, _label(p))] = partial(_percentile_entry, estimator, c, g, j)
             cells[g][(c, "max (declared)")] = hi

@@ -430,12 +430,6 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         column whose categories are declared. The split is in
         ``attrs["dp"].details`` and in the budget's ledger.
 
-        Parameters
-        ----------
-        percentiles : list of float, optional
-            As in pandas: the percentiles to include, in ``[0, 1]`` (the median is
-            always included). Default ``[0.25, 0.5, 0.75]``.
-
         Examples
         --------
         >>> import pandas as pd, pandas_dp

@@ -71,6 +71,7 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
     """
 
     _bindable = True
+    _doc_scope = "groupby"
 
     def __repr__(self) -> str:
         kind = "private" if isinstance(self._keys, str) and self._keys == "private" else "declared"
@@ -391,11 +392,6 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
         Per key: count, mean, std, the declared bounds (``min (declared)``, ``max
         (declared)``) and percentiles of each declared numeric column, shares of
         each declared categorical one; columns ``(column, statistic)``.
-
-        Parameters
-        ----------
-        percentiles : list of float, optional
-            As in pandas (the median is always included); default quartiles.
 
         Examples
         --------

@@ -261,22 +261,6 @@ class DPSeriesAccessor(_Base):
     ) -> pd.Series:
         """Noisy proportions of the declared categories, in ``[0, 1]``, summing to one.
 
-        Parameters
-        ----------
-        method : {"project", "rescale", "all_but_one", "hierarchical"}
-            The sum-to-one procedure (REFERENCE.md §5). ``"project"``, the
-            Euclidean projection onto the simplex, is the default: in the
-            accuracy study it was best or tied (within 2 %) in all 48 settings
-            with the default ``bounding="bit"`` and in 88 of 96 overall;
-            ``"rescale"`` did up to 20 % better at small ``n * epsilon`` with
-            ``"truncated"`` or ``"none"``.
-        via : {"counts", "proportions"}
-            Noise integer counts (the default) and divide by ``n``, or noise the
-            proportions (sensitivity ``1/n`` each). Under substitution both add
-            the same noise; under add/remove the counts need half as much (their
-            histogram has L1 sensitivity 1, the proportion vector ``2/n``, as
-            ``n`` changes with the record), so they are the default.
-
         Examples
         --------
         >>> import pandas as pd, pandas_dp
@@ -400,12 +384,6 @@ class DPSeriesAccessor(_Base):
         The Series' column of ``s.to_frame().dp.describe(...)`` (see
         ``DataFrame.dp.describe``): where pandas prints ``min`` and ``max``, the
         declared bounds are shown, labelled as declared.
-
-        Parameters
-        ----------
-        percentiles : list of float, optional
-            As in pandas: the percentiles to include, in ``[0, 1]`` (the median is
-            always included). Default ``[0.25, 0.5, 0.75]``.
 
         Examples
         --------
