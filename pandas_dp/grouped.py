@@ -31,6 +31,7 @@ from pandas_dp.histograms import (
     _exact_buckets,
     _reordered,
     _share_bounds,
+    public_dtype,
     typed_labels,
 )
 from pandas_dp.noise_plans import NoisePlan
@@ -168,7 +169,7 @@ def release_group_counts(
         values = counts
         interval = partial(_direct_bounds, counts.reshape(-1), plan.noise_for(key))
         out_bounds = (m.lower, m.upper)
-    index = _cells(keys, labels, grouping, decl.column, series.dtype)
+    index = _cells(keys, labels, grouping, decl.column, public_dtype(series.dtype, decl, other))
     meta = build_metadata(
         statistic,
         [decl.column],
@@ -197,10 +198,10 @@ def release_group_counts(
 
 
 def _cells(
-    keys: pd.Index, labels: list[Any], grouping: Grouping, column: Hashable, dtype: Any
+    keys: pd.Index, labels: list[Any], grouping: Grouping, column: Hashable, public: Any
 ) -> pd.Index:
-    """(key..., category) for every cell, key after key; the categories' level of
-    the column's categorical dtype where it holds them (:func:`typed_labels`)."""
+    """(key..., category) for every cell, key after key; the categories' level
+    categorical for a categorical column (:func:`~pandas_dp.histograms.public_dtype`)."""
     tuples = [
         (*(key if isinstance(key, tuple) else (key,)), label) for key in keys for label in labels
     ]
@@ -208,7 +209,7 @@ def _cells(
     if not tuples:
         return pd.MultiIndex.from_arrays([[] for _ in names], names=names)
     index = pd.MultiIndex.from_tuples(tuples, names=names)
-    typed = typed_labels(labels * len(keys), dtype)
+    typed = typed_labels(labels * len(keys), public)
     if isinstance(typed, pd.Categorical):
         arrays = [index.get_level_values(i) for i in range(index.nlevels - 1)]
         index = pd.MultiIndex.from_arrays([*arrays, typed], names=names)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from fractions import Fraction
 from numbers import Number
 from typing import Any
@@ -106,7 +107,9 @@ def canonical_key(key: Any) -> Any:
     that label would tell which row came first: one added person could flip it.
     The label is therefore a function of the group alone: a number becomes the
     ``int`` it equals, else the ``float``, else the exact ``Fraction``; tuples and
-    frozensets are mapped element by element; anything else is kept.
+    frozensets are mapped element by element; ``numpy.str_`` is the ``str``, a
+    datetime-like the ``pd.Timestamp`` (a timedelta-like the ``pd.Timedelta``);
+    anything else is kept.
 
     Examples
     --------
@@ -117,6 +120,12 @@ def canonical_key(key: Any) -> Any:
         return tuple(canonical_key(k) for k in key)
     if isinstance(key, frozenset):
         return frozenset(canonical_key(k) for k in key)
+    if isinstance(key, np.str_ | np.bytes_):  # equal to the str / bytes, so labelled so
+        return key.item()
+    if isinstance(key, datetime | np.datetime64):  # one group with the Timestamp
+        return _timestamp(key)
+    if isinstance(key, timedelta | np.timedelta64):
+        return _timestamp(key, pd.Timedelta)
     if isinstance(key, str | bytes) or not isinstance(key, Number):
         return key
     try:
@@ -130,6 +139,15 @@ def canonical_key(key: Any) -> Any:
         as_float = float(value)
         return as_float if as_float == value else Fraction(value)
     except (TypeError, ValueError, OverflowError, ArithmeticError):  # NaN, inf, exotic
+        return key
+
+
+def _timestamp(key: Any, kind: Any = pd.Timestamp) -> Any:
+    """``pd.Timestamp(key)`` (or ``pd.Timedelta``); the key itself where pandas
+    cannot convert it (``NaT`` stays as it is, a missing key is never released)."""
+    try:
+        return kind(key)
+    except (TypeError, ValueError, OverflowError):
         return key
 
 

@@ -152,20 +152,28 @@ def _validation(
     return partial(validate, {decl.column: series}, {decl.column: decl})
 
 
-def typed_labels(labels: list[Any], dtype: Any) -> Any:
-    """The released labels, as a ``Categorical`` of the column's categorical dtype
-    when it holds them all (pandas' ``value_counts`` of a categorical is indexed by
-    a ``CategoricalIndex``); the list as it is otherwise (an ``other`` bucket, or a
-    column of another dtype). Depends on the dtype and the declared labels only."""
-    if isinstance(dtype, pd.CategoricalDtype):
-        held = set(dtype.categories)
-        if all(pd.isna(x) or x in held for x in labels):
-            return pd.Categorical(labels, dtype=dtype)
-    return labels
+def public_dtype(dtype: Any, decl: CategoricalDeclaration, other: Any) -> Any:
+    """The categorical dtype of a categorical column's released labels, or ``None``.
+
+    pandas indexes a categorical's ``value_counts`` by a ``CategoricalIndex``; here
+    its categories are the *declared* ones, in declaration order, with the dtype's
+    order flag -- never the column's own category list, which ``astype("category")``
+    reads off the data (it could name a value held by one person, or one the
+    declaration left out). ``None`` (a plain index) for another dtype or with an
+    ``other`` bucket.
+    """
+    if not isinstance(dtype, pd.CategoricalDtype) or other is not None:
+        return None
+    return pd.CategoricalDtype(list(decl.categories), ordered=bool(dtype.ordered))
 
 
-def _index(labels: list[Any], name: Hashable, dtype: Any = None) -> pd.Index:
-    index: pd.Index = pd.Index(typed_labels(labels, dtype), name=name)
+def typed_labels(labels: list[Any], public: Any) -> Any:
+    """``labels`` as a ``Categorical`` of :func:`public_dtype`'s dtype, if any."""
+    return labels if public is None else pd.Categorical(labels, dtype=public)
+
+
+def _index(labels: list[Any], name: Hashable, public: Any = None) -> pd.Index:
+    index: pd.Index = pd.Index(typed_labels(labels, public), name=name)
     return index
 
 
@@ -215,8 +223,9 @@ def release_value_counts(
         dropna,
         sens=plan.measurements[key].sensitivity,  # per bucket: k rows of one unit
     )
+    public = public_dtype(series.dtype, decl, other)
     return _ordered(
-        released.astype(np.int64), labels, decl.column, "count", meta, sort, ascending, series.dtype
+        released.astype(np.int64), labels, decl.column, "count", meta, sort, ascending, public
     )
 
 
@@ -228,17 +237,17 @@ def _ordered(
     meta: DPMetadata,
     sort: bool,
     ascending: bool,
-    dtype: Any,
+    public: Any,
 ) -> pd.Series:
     """The result Series, sorted by the released values like pandas if asked."""
     if not sort:
-        out = pd.Series(values, index=_index(labels, column, dtype), name=name)
+        out = pd.Series(values, index=_index(labels, column, public), name=name)
         out.attrs["dp"] = meta
         return out
     assert meta._interval is not None
     order = np.argsort(values if ascending else -values, kind="stable")
     ranked = [labels[i] for i in order]
-    out = pd.Series(values[order], index=_index(ranked, column, dtype), name=name)
+    out = pd.Series(values[order], index=_index(ranked, column, public), name=name)
     out.attrs["dp"] = dataclasses.replace(
         meta, _interval=partial(_reordered, meta._interval, order), _index=ranked
     )
@@ -341,7 +350,8 @@ def release_proportions(
     labels, covered = _buckets(series, decl, dropna=dropna, other=other)
     k = len(labels)
     if k == 1:  # one bucket: its proportion is 1, a public fact
-        return _single_bucket(decl, labels, settings, method, via, series.dtype)
+        public = public_dtype(series.dtype, decl, other)
+        return _single_bucket(decl, labels, settings, method, via, public)
     counts = via == "counts"
     if not counts and settings.contributions.rows > 1:
         raise ValueError(
@@ -432,7 +442,8 @@ def release_proportions(
         else "proportions count / n (Liu's direct entries)",
         split_key=key,
     )
-    return _ordered(values, labels, decl.column, "proportion", meta, sort, ascending, series.dtype)
+    public = public_dtype(series.dtype, decl, other)
+    return _ordered(values, labels, decl.column, "proportion", meta, sort, ascending, public)
 
 
 def _share_bounds(
@@ -522,7 +533,7 @@ def _single_bucket(
     settings: Settings,
     method: str,
     via: str,
-    dtype: Any,
+    public: Any,
 ) -> pd.Series:
     """One bucket: the proportion is 1 whatever the data; nothing is noised or spent."""
     meta = DPMetadata(
@@ -544,7 +555,7 @@ def _single_bucket(
         _interval=partial(_fixed_bounds, np.array([1.0])),
         _index=pd.Index(labels),
     )
-    out = pd.Series([1.0], index=_index(labels, decl.column, dtype), name="proportion")
+    out = pd.Series([1.0], index=_index(labels, decl.column, public), name="proportion")
     out.attrs["dp"] = meta
     return out
 

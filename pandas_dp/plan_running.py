@@ -189,9 +189,7 @@ class PlanRun(PlanCalibration):
         assert self.selection is not None
         keep, noisy = partition.select(counts, self.selection, self.settings.source)
         kept = np.flatnonzero(keep)
-        labels = uniques[kept]
-        if labels.dtype == object:  # one label per group, not its first row's spelling
-            labels = pd.Index([canonical_key(k) for k in labels], dtype=object)
+        labels = _released_labels(uniques[kept])
         order = _key_order(labels)
         kept = kept[order]
         assert self.grouping is not None
@@ -215,6 +213,25 @@ class PlanRun(PlanCalibration):
         if self.grouping is None or not self.grouping.private:
             return m.calibrated
         return m.calibrated.tiled(self.released_groups)
+
+
+def _released_labels(labels: pd.Index) -> pd.Index:
+    """The kept keys as released: one label per group, not its first row's spelling.
+
+    A categorical column's keys lose its dtype (its category list was read off the
+    data, and may name keys the selection withheld); float keys lose the sign of
+    zero (``-0.0`` and ``0.0`` are one group, labelled ``0.0``); object keys are
+    :func:`~pandas_dp.grouping.canonical_key`'s.
+    """
+    if isinstance(labels.dtype, pd.CategoricalDtype):
+        labels = pd.Index(np.asarray(labels, dtype=object), dtype=object)
+    if labels.dtype == object:
+        canonical: pd.Index = pd.Index([canonical_key(k) for k in labels], dtype=object)
+        return canonical
+    if pd.api.types.is_float_dtype(labels.dtype):
+        positive: pd.Index = labels + 0.0  # -0.0 + 0.0 is 0.0 (IEEE 754), still a float
+        return positive
+    return labels
 
 
 def _key_order(keys: pd.Index) -> NDArray[np.intp]:

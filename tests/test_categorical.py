@@ -578,3 +578,23 @@ def test_a_categorical_column_is_indexed_by_its_dtype_like_pandas(kw: dict[str, 
     assert cells.index.levels[1].dtype == dtype
     other = s.dp.value_counts(epsilon=50.0, categories=["lo"], other="rest", random_state=0)
     assert not isinstance(other.index, pd.CategoricalIndex)  # 'rest' is not of the dtype
+
+
+@pytest.mark.parametrize("release", ["value_counts", "proportions", "grouped"])
+def test_the_index_never_carries_the_columns_own_category_list(release: str) -> None:
+    """``astype("category")`` reads the categories off the data: a value held by one
+    person must not reach the result through the index's dtype (only the declared
+    categories do), so the two neighbours' indexes are equal."""
+
+    def released(with_person: bool) -> pd.Index:
+        values = ["N"] * 300 + ["S"] * 200 + (["secret"] if with_person else [])
+        frame = pd.DataFrame({"k": pd.Series(values).astype("category"), "g": "a"})
+        kw: dict[str, Any] = {"epsilon": 1.0, "categories": ["N", "S"], "random_state": 0}
+        if release == "grouped":
+            out = frame.dp.groupby("g", keys=["a"]).value_counts("k", **kw)
+            return out.index.levels[1]
+        return getattr(frame["k"].dp, release)(**kw).index
+
+    without, with_person = released(False), released(True)
+    assert list(with_person.categories) == ["N", "S"]
+    assert without.dtype == with_person.dtype

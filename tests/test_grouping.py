@@ -137,3 +137,25 @@ def test_a_contingency_table_takes_dtype_and_refuses_what_it_ignored() -> None:
                 ["k", "j"], categories="dtype", epsilon=1.0, budget=budget, **option
             )
     assert budget.spent == (0.0, 0.0)
+
+
+def test_private_keys_are_labelled_by_the_group_not_its_first_row() -> None:
+    """A released private key is the same label whichever spelling came first: -0.0
+    and 0.0, numpy.str_ and str, datetime and Timestamp; a categorical column's
+    category list (read off the data) is not carried into the index."""
+    import datetime
+
+    import pandas_dp  # noqa: F401
+
+    def keys(values: list[object], dtype: object = None) -> pd.Index:
+        frame = pd.DataFrame({"k": pd.Series(values * 200, dtype=dtype)})
+        return frame.dp.groupby("k", keys="private", delta=1e-6).len(epsilon=50.0).index
+
+    plain, first = keys([0.0, 1.0]), keys([-0.0, 0.0, 1.0])
+    assert list(plain) == list(first) and not np.signbit(first[0])
+    assert not np.signbit(keys([-0.0, 0.0, 1.0], "Float64")[0])
+    assert type(keys([np.str_("a"), "a"], object)[0]) is str
+    stamp = keys([datetime.datetime(2020, 1, 1), pd.Timestamp("2020-01-01")], object)[0]
+    assert type(stamp) is pd.Timestamp
+    categorical = keys(["a", "b", "secret"], "category")
+    assert not isinstance(categorical.dtype, pd.CategoricalDtype)
