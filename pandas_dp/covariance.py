@@ -140,6 +140,12 @@ def release_cov(
                 "declare neighbouring='substitute' for a frame whose length is public, or "
                 "use method='moments'"
             )
+        if settings.contributions.unit is not None:  # its sums read every row
+            raise ValueError(
+                f"method='direct' (Liu's covariance, sensitivity per row) cannot bound a "
+                f"unit's rows; with privacy_unit={settings.contributions.unit!r} use "
+                f"method='moments', which keeps at most max_rows_per_unit rows of a unit"
+            )
         sensitivity("var_direct", settings.neighbouring, 0.0, 1.0, n)  # n >= 2, clear error
         if not ddof < n:
             raise ValueError(f"ddof must be below n={n} (the public row count); got {ddof}")

@@ -598,3 +598,10 @@ def test_the_index_never_carries_the_columns_own_category_list(release: str) -> 
     without, with_person = released(False), released(True)
     assert list(with_person.categories) == ["N", "S"]
     assert without.dtype == with_person.dtype
+
+
+def test_a_mask_of_the_wrong_length_does_not_print_the_private_row_count() -> None:
+    frame = pd.DataFrame({"x": np.arange(1234.0)})
+    with pytest.raises(ValueError, match="one value per row") as caught:
+        frame.dp.counts({"q": np.ones(10, dtype=bool)}, epsilon=1.0)
+    assert "1234" not in str(caught.value)

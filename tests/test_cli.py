@@ -393,6 +393,32 @@ def test_data_values_never_raise(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert code == 0, err
 
 
+def test_a_malformed_file_is_a_clean_error_and_bad_bytes_are_values(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A byte that is not UTF-8 is a junk value (read, not fatal); a quote never
+    closed is not CSV: status 2, one line, nothing charged (it was a traceback)."""
+    schema = tmp_path / "s.yaml"
+    cli.schema_to_yaml(survey_schema(), schema)
+    rows = [f"{20 + i % 50},{'NSEW'[i % 4]}".encode() for i in range(200)]
+    bad_byte, bad_quote = tmp_path / "byte.csv", tmp_path / "quote.csv"
+    bad_byte.write_bytes(b"age,region\n" + b"\n".join([*rows, b"44,S\xe9"]) + b"\n")
+    bad_quote.write_bytes(b"age,region\n" + b"\n".join([*rows[:150], b'33,"N', *rows[150:]]))
+    budget = pandas_dp.PrivacyBudget(epsilon=10.0)
+    with budget:
+        code, _, err = _run(
+            capsys, "describe", bad_byte, "--schema", schema, "--epsilon", 1,
+            "--columns", "age", "region",
+        )  # fmt: skip
+        assert code == 0, err
+        code, _, err = _run(
+            capsys, "describe", bad_quote, "--schema", schema, "--epsilon", 1,
+            "--columns", "age", "region",
+        )  # fmt: skip
+    assert code == 2 and "is not valid CSV" in err and len(err.strip().splitlines()) == 1
+    assert budget.spent.epsilon == pytest.approx(1.0)  # the first run only
+
+
 def test_chunks_and_progress(files: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     # 80 copies of the survey, ~4 MB: pandas reads a CSV in blocks of 256 KiB, so the
     # percentage (bytes consumed) moves in steps of about 6 %

@@ -394,3 +394,25 @@ def test_budget_split_follows_the_measured_cov_weights() -> None:
         stat = name.split(": ")[1].split(" ")[0]
         assert share == pytest.approx(2.0 * w[stat] / total), name
     assert sum(split.values()) == pytest.approx(2.0)
+
+
+@pytest.mark.parametrize("k", [1, 2])
+@pytest.mark.parametrize("release", ["cov", "corr"])
+def test_direct_refuses_a_privacy_unit_before_the_charge(release: str, k: int) -> None:
+    """Liu's direct covariance sums every row: it cannot keep k rows of a unit (one
+    person with 40 rows moved var(x) from 20 to 24 at a per-row sensitivity)."""
+    frame = pd.DataFrame({"pid": np.repeat(np.arange(50), 4), "x": np.arange(200.0) % 10})
+    frame["y"] = frame["x"] / 2
+    budget = pandas_dp.PrivacyBudget(5.0)
+    with pytest.raises(ValueError, match="method='moments'"):
+        getattr(frame.dp, release)(
+            ["x", "y"],
+            epsilon=1.0,
+            bounds=(0, 10),
+            method="direct",
+            neighbouring="substitute",
+            privacy_unit="pid",
+            max_rows_per_unit=k,
+            budget=budget,
+        )
+    assert budget.spent == (0.0, 0.0)

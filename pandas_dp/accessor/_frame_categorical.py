@@ -228,9 +228,11 @@ class _FrameCategorical(_Base):
         else:
             values = np.asarray(query)
             if values.ndim != 1 or len(values) != len(frame):
+                # (neither length is printed: under add/remove the frame's is private)
                 raise ValueError(
-                    f"query {name!r} must be a boolean mask of the frame's length "
-                    f"{len(frame)}; got shape {values.shape}"
+                    f"query {name!r} must be a one-dimensional boolean mask with one "
+                    f"value per row of the frame; its length differs. Build it from the "
+                    f"frame's own columns (e.g. df.age > 30)"
                 )
             mask = pd.Series(values, index=frame.index)
         if not pd.api.types.is_bool_dtype(mask.dtype):

@@ -25,7 +25,9 @@ a missing declaration, the budget -- is checked before the data file is read and
 before anything is charged; such errors exit with status 2 and a one-line message
 on stderr. Reading the data cannot fail on a data value: a numeric column's
 unparsable entries are missing values, a boolean column's entries other than
-true/false (or 1/0) too.
+true/false (or 1/0) too, and a byte that is not UTF-8 reads as a replacement
+character. A file that is not CSV at all (a quote that is never closed) stops the
+command the same way, with status 2, before anything is charged.
 
 The command is this module; it uses :mod:`pandas_dp.cli.schemas` (reading and
 writing the YAML schema, locating the bundled example) and

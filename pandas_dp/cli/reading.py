@@ -279,11 +279,17 @@ def read_table(
                     dtype={c: str for c in text},
                     compression=compression,
                     chunksize=CHUNK_ROWS,
+                    encoding_errors="replace",  # a byte that is not UTF-8: a junk value
                 )
                 with reader:
                     for chunk in reader:
                         chunks.append(chunk)
                         meter.update(raw.tell() / size)
+    except pd.errors.ParserError as err:  # the file is not CSV, e.g. a quote never closed
+        raise CLIError(
+            f"data file {str(where)!r} is not valid CSV ({_one_line(err)}); nothing was "
+            f"charged. Check the file's quoting, or pass the delimiter with --sep"
+        ) from None
     finally:
         meter.close()
     if not chunks:
@@ -291,3 +297,8 @@ def read_table(
     else:
         frame = pd.concat(chunks, ignore_index=True) if len(chunks) > 1 else chunks[0]
     return _normalise(frame[list(columns)], schema)
+
+
+def _one_line(err: Exception) -> str:
+    """An error's message on one line."""
+    return " ".join(str(err).split())

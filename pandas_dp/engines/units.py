@@ -85,6 +85,8 @@ _S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 _PANDAS_KEY: Final = "0123456789123456"
 #: the content hash of a missing value, of any dtype (before the keyed mixes)
 _MISSING_CONTENT: Final = np.uint64(0x6D697373696E6700)
+#: the canonical bits of every float NaN (numpy's ``nan``, as pandas canonicalises)
+_NAN_BITS: Final = np.float64(np.nan).view(np.uint64)
 
 
 def hash_key(source: RandomSource) -> str:
@@ -152,13 +154,16 @@ def _check_key(key: str) -> str:
 def _pandas_hash(values: pd.Series, key: str, typed: bool = False) -> U64:
     """pandas' hash of a column, each value's hash a function of that value alone.
 
-    pandas hashes an object column of strings (and bytes) value by value, but one
-    holding anything else wholly by ``str`` -- so a value's hash would depend on the
-    other rows (of the frame, or of a Dask partition). Such a column is hashed here
-    value by value, by its text: so a value hashes as its ``str`` does, as after
-    Dask's conversion of object columns to strings. ``typed=True`` prefixes every
-    non-string value's text with its type, so that different keys with one text
-    (``1`` and ``"1"``) hash apart. Never raises on a value.
+    Used for the dtypes without a canonical form here (strings, objects,
+    categoricals, dates and times...), on their present values only
+    (:func:`_content_hash`). pandas hashes an object column of strings (and bytes)
+    value by value, but one holding anything else wholly by ``str`` -- so a value's
+    hash would depend on the other rows (of the frame, or of a Dask partition). Such
+    a column is hashed here value by value, by its text: so a value hashes as its
+    ``str`` does, as after Dask's conversion of object columns to strings.
+    ``typed=True`` prefixes every non-string value's text with its type, so that
+    different keys with one text (``1`` and ``"1"``) hash apart. Never raises on a
+    value.
     """
     try:
         mixed = values.dtype == object and pd.api.types.infer_dtype(values, skipna=True) not in (
@@ -193,22 +198,107 @@ def _text(value: object) -> str:
         return "\x00pandas-dp: a value without text"
 
 
-def _content_hash(values: pd.Series, key: str, typed: bool = False) -> U64:
-    """pandas' hash of a column's contents, every missing value hashed alike.
+def _canonical_bits(values: pd.Series) -> U64 | None:
+    """The canonical 64 bits of a boolean, integer or float column's values.
 
-    ``NaN``, ``None``, ``pd.NA`` and ``NaT`` are one content: a column's missing
-    values hash the same whatever its dtype represents them with (a Dask frame
-    holds pandas' ``str`` columns as ``string[pyarrow]``, ``NA`` for ``NaN``).
+    The form is fixed by the dtype's kind alone, never by the other rows: a
+    boolean as ``0`` or ``1``; an integer (numpy, ``Int*``/``UInt*``, Arrow...) as
+    its exact value, the 64 bits of an ``int64`` (signed dtypes) or ``uint64``
+    (unsigned dtypes); a float as the bits of its exact ``float64`` value, ``-0.0``
+    as ``0.0`` and every ``NaN`` as one. (pandas hashes an Arrow integer or boolean
+    column holding a null as float64 or object -- ``2**53 + 1`` as ``2**53`` -- so
+    there a value's hash would depend on whether any other row is null.)
+
+    Parameters
+    ----------
+    values : Series
+        A column of any dtype.
+
+    Returns
+    -------
+    numpy.ndarray of uint64, or None
+        One entry per row; the entries of missing values are arbitrary (the caller
+        replaces them). ``None`` for another kind of dtype, or when the column cannot
+        be read so (an exotic extension type). The array may share memory with
+        ``values``: never modify it in place.
     """
-    out = _pandas_hash(values, key, typed)
+    dtype = values.dtype
+    kind = getattr(dtype, "kind", "O")
+    if kind not in ("b", "i", "u", "f") or isinstance(dtype, pd.CategoricalDtype):
+        return None
+    native = isinstance(dtype, np.dtype)  # numpy: no missing value but a float NaN
+    try:
+        if kind == "f":
+            floats = values.to_numpy() if native else values.to_numpy(np.float64, na_value=np.nan)
+            canonical = np.asarray(floats, dtype=np.float64) + 0.0  # a new array; -0.0 + 0.0 is 0.0
+            bits: U64 = canonical.view(np.uint64)
+            nan = np.isnan(canonical)
+            if nan.any():
+                bits[nan] = _NAN_BITS
+            return bits
+        if kind == "b":
+            flags = values.to_numpy() if native else values.to_numpy(np.bool_, na_value=False)
+            return np.asarray(flags, dtype=np.bool_).astype(np.uint64)
+        target = np.int64 if kind == "i" else np.uint64
+        ints = values.to_numpy() if native else values.to_numpy(target, na_value=0)
+        return np.asarray(ints).astype(target, copy=False).view(np.uint64)
+    except Exception:  # an extension type that cannot be read so: hash it as pandas does
+        return None
+
+
+def _finalise(bits: U64) -> U64:
+    """pandas' unkeyed 64-bit finaliser of numbers (splitmix64's), into a new array."""
+    v = bits ^ (bits >> _S30)
+    v *= _M1
+    v ^= v >> _S27
+    v *= _M2
+    v ^= v >> _S31
+    return v
+
+
+def _content_hash(values: pd.Series, key: str, typed: bool = False) -> U64:
+    """Each value's hash, a function of the value and the column's dtype alone.
+
+    A present value of a boolean, integer or float dtype hashes as its canonical
+    bits (:func:`_canonical_bits`), finalised as pandas does; any other present
+    value as pandas hashes it in a column of the present values only
+    (:func:`_pandas_hash`), so never in a representation chosen because some other
+    row is missing. Every missing value (``NaN``, ``None``, ``pd.NA``, ``NaT``)
+    hashes as :data:`_MISSING_CONTENT`, whatever its dtype (a Dask frame holds
+    pandas' ``str`` columns as ``string[pyarrow]``, ``NA`` for ``NaN``).
+
+    Parameters
+    ----------
+    values : Series
+        A column of any dtype.
+    key : str
+        The 16-character key of pandas' SipHash (strings and objects).
+    typed : bool, default False
+        Hash the non-string values of an object column with their type (group keys).
+
+    Returns
+    -------
+    numpy.ndarray of uint64
+        One hash per row, a new array.
+    """
     missing = _missing(values)
-    if missing.any():
+    any_missing = bool(missing.any())
+    bits = _canonical_bits(values)
+    if bits is not None:
+        out = _finalise(bits)
+    elif not any_missing:
+        out = _pandas_hash(values, key, typed)
+    else:
+        out = np.empty(len(values), dtype=np.uint64)
+        present = np.flatnonzero(~missing)
+        out[present] = _pandas_hash(values.iloc[present], key, typed)
+    if any_missing:
         out[missing] = _MISSING_CONTENT
     return out
 
 
 def _column_hash(values: pd.Series, key: str, word: int) -> U64:
-    return _mix(_pandas_hash(values, key), word)
+    return _mix(_content_hash(values, key), word)
 
 
 def unit_codes(unit: pd.Series, key: str = _PANDAS_KEY) -> tuple[NDArray[np.intp], int]:
@@ -237,7 +327,7 @@ def unit_codes(unit: pd.Series, key: str = _PANDAS_KEY) -> tuple[NDArray[np.intp
     >>> codes.tolist(), count
     ([0, 1, -1, 0], 2)
     """
-    codes, count = _unit_codes(unit, _pandas_hash(unit, key))
+    codes, count = _unit_codes(unit, _content_hash(unit, key))
     return codes, count
 
 
