@@ -18,10 +18,30 @@ answer depends on that row alone, so a string query is not handed to
 Anything else -- an attribute, a call, a subscript, an ``@`` name -- is refused when
 the query is parsed, before the budget is charged.
 
-A parsed query is evaluated column-wise. An operation that fails on a whole column
-(``"n/a" > 1`` in an object column) is redone value by value, and a value whose
-operation fails, like a missing one, makes the row's answer false: so no value can
-raise, warn, or change another row's answer.
+A parsed query is evaluated column-wise, and *how* an operation is evaluated depends
+on the dtypes of its operands only (public), never on their values:
+
+* comparisons and ``in`` on typed (non-object) columns, and arithmetic whose column
+  operands all have a numpy float dtype, run on whole columns with pandas' semantics
+  (IEEE arithmetic for floats: division by zero gives ``inf`` or ``nan``, overflow
+  ``inf``). These operations are element-wise and do not fail on a value; should one
+  fail anyway, each row is redone alone, on a one-row slice of the same dtypes, so a
+  row's answer is still the one it has in any frame (a row that fails is missing).
+* Everything else -- arithmetic on integer, boolean, nullable, datetime or timedelta
+  columns, and every operation on an object column or on a value computed value by
+  value -- runs value by value (``Series.tolist()``) with Python's semantics.
+  Integers are exact: ``2 ** 64`` is not numpy's wrapped ``0`` and ``2 ** -1`` is
+  ``0.5``. (Pandas' own integer arithmetic is not per row: int64 wraps silently, a
+  negative power fails for the whole column, and ``//`` by zero in one row turns the
+  whole result to float.) A date or a duration compared with a string reads the
+  string as one, as pandas does (``d + t > '2020-01-01'``).
+
+A value on which an operation fails -- division by zero, a date out of range,
+``"n/a" > 1``, string formatting with ``%``, a power whose exact result would have
+more than 65,536 bits, a repetition of more than 65,536 items -- makes that row's
+answer missing, like a missing value: the row is not counted, nor by the negation of
+the query. So a row's answer is a function of its own values, the query and the
+dtypes: no value can raise, warn, or change another row's answer.
 
 Examples
 --------

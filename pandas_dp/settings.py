@@ -29,7 +29,26 @@ from pandas_dp.mechanisms.source import secure_source
 from pandas_dp.noise_plans import NoisePlan, check_mode, plan_noise
 from pandas_dp.sensitivity import check_neighbouring
 
-__all__ = ["Contributions", "Settings", "check_budget", "check_seed", "typed_key"]
+__all__ = ["Contributions", "Settings", "check_budget", "check_seed", "check_skipna", "typed_key"]
+
+
+def check_skipna(value: Any) -> None:
+    """``skipna`` must be ``True``: missing values are always skipped.
+
+    pandas' ``skipna=False`` returns NaN as soon as one value is missing, so one
+    person's missing value would change the release from a number to NaN, without
+    noise: that cannot be differentially private.
+
+    Examples
+    --------
+    >>> check_skipna(True)
+    """
+    if value is not True:
+        raise ValueError(
+            f"skipna={value!r} is not supported: missing values are always skipped, as "
+            f"pandas' default skipna=True does. skipna=False would return NaN whenever "
+            f"one value is missing -- one person's missing value, revealed without noise"
+        )
 
 
 def check_seed(value: Any) -> Any:

@@ -759,3 +759,30 @@ def test_series_describe_and_agg_refuse_before_the_charge() -> None:
     with pytest.raises(ValueError, match="percentiles"):
         s.dp.describe([1.5], epsilon=1.0, bounds=(0, 5), budget=budget)
     assert budget.spent == (0.0, 0.0) and len(budget.ledger) == 0
+
+
+SKIPNA_RELEASES = {
+    "frame mean": lambda df, **kw: df.dp.mean("x", bounds=(0, 5), **kw),
+    "frame sum": lambda df, **kw: df.dp.sum("x", bounds=(0, 5), **kw),
+    "series std": lambda df, **kw: df["x"].dp.std(bounds=(0, 5), **kw),
+    "series median": lambda df, **kw: df["x"].dp.median(bounds=(0, 5), **kw),
+    "frame median": lambda df, **kw: df.dp.median("x", bounds=(0, 5), **kw),
+    "grouped var": lambda df, **kw: df.dp.groupby("g", keys=["a", "b"]).var(
+        "x", bounds=(0, 5), **kw
+    ),
+}
+
+
+@pytest.mark.parametrize("release", list(SKIPNA_RELEASES))
+def test_skipna_true_is_the_default_and_false_is_refused(release: str) -> None:
+    """pandas' keyword: True skips missing values (the default); False would answer
+    NaN whenever one value is missing, so it is refused before the charge."""
+    df = pd.DataFrame({"x": [1.0, None, 3.0, 4.0] * 50, "g": ["a", "b"] * 100})
+    run = SKIPNA_RELEASES[release]
+    same = run(df, epsilon=1.0, skipna=True, random_state=0)
+    default = run(df, epsilon=1.0, random_state=0)
+    assert np.array_equal(np.asarray(same), np.asarray(default))
+    budget = pandas_dp.PrivacyBudget(5.0)
+    with pytest.raises(ValueError, match="skipna=False is not supported"):
+        run(df, epsilon=1.0, skipna=False, budget=budget)
+    assert budget.spent == (0.0, 0.0)

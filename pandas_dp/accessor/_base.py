@@ -23,7 +23,7 @@ from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.errors import MissingBoundsError
 from pandas_dp.quantile_agg import AGG_QUANTILES
 from pandas_dp.result import DPFloat, DPInt
-from pandas_dp.settings import Contributions, check_seed
+from pandas_dp.settings import Contributions, check_seed, check_skipna
 from pandas_dp.unit_declarations import resolve_unit
 
 Columns = Hashable | Sequence[Hashable] | None
@@ -307,6 +307,7 @@ class _Base:
         ``random_state``, ``budget`` and the privacy unit (from the arguments or the
         schema) -- public facts only.
         """
+        check_skipna(kw.get("skipna", True))
         neighbouring = kw["neighbouring"]
         return st.Settings(
             kw["epsilon"],

@@ -76,6 +76,10 @@ SHARED: dict[str, str] = {
     '    ``method="exponential"`` (fewer per group of a group-by, 1024 for private\n'
     '    keys), 1024 for ``method="tree"``.',
     "ddof": "ddof : int, default 1\n    Delta degrees of freedom, as in pandas.",
+    "skipna": "skipna : bool, default True\n"
+    "    Missing values are skipped, as in pandas; their number is a noisy\n"
+    "    sufficient statistic of the release. ``False`` is refused: it would answer\n"
+    "    NaN as soon as one value is missing, revealing it without noise.",
     "epsilon": "epsilon : float\n"
     "    Privacy budget of this release (required, > 0). Smaller is more private\n"
     "    and noisier.",

@@ -93,6 +93,7 @@ class _FrameQuantiles(_Base):
         columns: Columns = None,
         *,
         epsilon: float,
+        skipna: bool = True,
         delta: float = 0.0,
         bounds: Any = None,
         schema: Any = None,

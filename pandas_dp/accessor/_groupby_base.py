@@ -20,7 +20,7 @@ from pandas_dp import statistics as st
 from pandas_dp.accessor._base import Columns, check_unique, column_labels
 from pandas_dp.declarations import attached_schema
 from pandas_dp.grouping import Grouping, resolve_grouping
-from pandas_dp.settings import Contributions
+from pandas_dp.settings import Contributions, check_skipna
 from pandas_dp.unit_declarations import resolve_unit
 
 __all__ = ["contributions"]
@@ -96,6 +96,7 @@ class _GroupByBase:
         )
 
     def _settings(self, kw: dict[str, Any], schema: Any) -> st.Settings:
+        check_skipna(kw.get("skipna", True))
         frame = self._frame
         return st.Settings(
             kw["epsilon"],

@@ -89,6 +89,7 @@ class _GroupByQuantiles(_GroupByBase):
         columns: Columns = None,
         *,
         epsilon: float,
+        skipna: bool = True,
         delta: float = 0.0,
         bounds: Any = None,
         schema: Any = None,
