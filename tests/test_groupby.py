@@ -487,3 +487,35 @@ def test_unhashable_keys_are_named_before_the_charge(keys: Any) -> None:
     with budget, pytest.raises(TypeError, match=named):
         df.dp.groupby("g", keys=keys).len(epsilon=1.0)
     assert budget.spent == (0.0, 0.0)
+
+
+def test_column_selection_like_pandas() -> None:
+    """``g[column]`` / ``g[[columns]]`` choose the released columns, as in pandas:
+    a Series by key for one label, a frame for a list; ``agg`` takes a statistic or
+    a list of them; a bound accessor keeps its defaults through the selection."""
+    g = DF.dp.groupby("sex", keys=["f", "m"])
+    kw: dict[str, Any] = {"bounds": (0, 100), **BIG}
+    one = g["age"].mean(**kw)
+    assert isinstance(one, pd.Series) and one.name == "age"
+    assert one.equals(g.mean("age", **kw))
+    both = g[["age", "income"]].mean(**kw)
+    assert list(both.columns) == ["age", "income"]
+    exact = DF.groupby("sex")["age"].agg(["mean", "std"])
+    stats = g["age"].agg(["mean", "std"], **kw)
+    assert list(stats.columns) == ["mean", "std"] and list(stats.index) == ["f", "m"]
+    assert np.all(np.abs(stats.to_numpy() - exact.to_numpy()) < 1.0)
+    assert g["age"].agg("mean", **kw).name == "age"
+    assert list(g.agg("mean", **kw).columns) == ["smoker", "age", "income"]  # numeric, as pandas
+    counts = g["region"].value_counts(categories=["N", "S", "E"], **BIG)
+    assert list(counts.index.names) == ["sex", "region"]
+    bound = DF.dp(bounds=(0, 100), random_state=0).groupby("sex", keys=["f", "m"])["age"]
+    assert bound.mean(epsilon=50.0).name == "age"
+    with pytest.raises(TypeError, match="select columns by label"):
+        g[0:2]
+
+
+def test_a_tuple_by_is_one_label_like_pandas() -> None:
+    frame = pd.DataFrame({("k", "1"): ["u", "v"] * 50, "x": np.arange(100.0)})
+    out = frame.dp.groupby(("k", "1"), keys=["u", "v"]).mean("x", bounds=(0, 100), **BIG)
+    assert out.index.name == ("k", "1") and list(out.index) == ["u", "v"]
+    assert np.allclose(out, frame.groupby([("k", "1")])["x"].mean(), atol=1.0)

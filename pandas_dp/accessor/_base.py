@@ -255,6 +255,10 @@ class BoundAccessor:
 
         return call
 
+    def __getitem__(self, columns: Any) -> BoundAccessor:
+        """``dp.groupby(k)[column]`` keeps the bound defaults."""
+        return BoundAccessor(self._accessor[columns], self._defaults)
+
     def __dir__(self) -> list[str]:
         return [n for n in dir(self._accessor) if not n.startswith("_")]
 

@@ -11,6 +11,7 @@ to it (:mod:`~pandas_dp.accessor._groupby_quantiles`,
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Hashable
 from typing import Any
 
@@ -73,10 +74,27 @@ class _GroupByBase:
         delta: float = 0.0,
     ) -> None:
         self._frame = frame
-        self._by = by
+        self._by = [by] if isinstance(by, tuple) else by  # a tuple is one label, as in pandas
         self._keys = keys
         self._other = other
         self._delta = delta
+        #: The columns chosen by ``g[column]`` (``None``: not chosen)
+        self._selection: Any = None
+
+    def __getitem__(self, columns: Any) -> Any:
+        """``g[column]`` or ``g[[columns]]``: the same group-by, releasing those columns
+        by default, like pandas' ``df.groupby(by)[column]``."""
+        if isinstance(columns, slice) or columns is None:
+            raise TypeError(
+                f"select columns by label, g['age'] or g[['age', 'income']]; got {columns!r}"
+            )
+        chosen = copy.copy(self)
+        chosen._selection = list(columns) if isinstance(columns, pd.Index) else columns
+        return chosen
+
+    def _selected(self, columns: Any) -> Any:
+        """``columns`` if given, else those chosen by ``g[...]`` (else ``None``)."""
+        return self._selection if columns is None else columns
 
     # -------------------------------------------------------------- helpers
     def _rows(self, neighbouring: str) -> int | None:
@@ -125,6 +143,7 @@ class _GroupByBase:
         ones only when ``numeric``) and whether one was named as a scalar."""
         frame = self._frame
         labels: list[Hashable]
+        columns = self._selected(columns)
         if columns is None:
             check_unique(frame, list(frame.columns))
             labels = [

@@ -27,7 +27,7 @@ class _GroupByCategorical(_GroupByBase):
 
     def value_counts(
         self,
-        column: Hashable,
+        column: Hashable = None,
         normalize: bool = False,
         dropna: bool = True,
         *,
@@ -59,7 +59,7 @@ class _GroupByCategorical(_GroupByBase):
 
     def proportions(
         self,
-        column: Hashable,
+        column: Hashable = None,
         *,
         epsilon: float,
         delta: float = 0.0,
@@ -96,7 +96,12 @@ class _GroupByCategorical(_GroupByBase):
     def _histogram(self, kw: dict[str, Any], *, normalize: bool) -> pd.Series:
         schema = kw.get("schema")
         grouping = self._grouping(schema)
-        column = kw["column"]
+        column = self._selected(kw["column"])
+        if column is None or isinstance(column, list):
+            raise TypeError(
+                f"name one column to count: g.value_counts('region') or "
+                f"g['region'].value_counts(); got {column!r}"
+            )
         if column not in self._frame.columns:
             raise KeyError(
                 f"column {column!r} not in the frame; it has {list(self._frame.columns)}"

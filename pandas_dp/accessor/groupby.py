@@ -329,7 +329,7 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
         max_rows_per_unit: int | None = None,
         max_groups_per_unit: int | None = None,
         max_rows_per_group: int | None = None,
-    ) -> pd.DataFrame:
+    ) -> pd.DataFrame | pd.Series:
         """Several statistics per group in one release, like ``df.groupby(by).agg(func)``.
 
         Statistics of one column share their measurements: ``{"age": ["mean",
@@ -340,9 +340,11 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
 
         Parameters
         ----------
-        func : dict
-            ``column -> statistic`` or ``column -> [statistics]``, each one of
-            ``"count"``, ``"sum"``, ``"mean"``, ``"var"``, ``"std"``, ``"median"``.
+        func : str, list of str or dict
+            A statistic or a list of them for every numeric column (the columns
+            chosen by ``g[...]``, if any), or a dict ``column -> statistic`` or
+            ``column -> [statistics]``; each one of ``"count"``, ``"sum"``,
+            ``"mean"``, ``"var"``, ``"std"``, ``"median"``.
 
         Returns
         -------
@@ -361,11 +363,18 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
         """
         kw = dict(locals())
         del kw["self"], kw["func"]
+        one = self._selection is not None and not isinstance(self._selection, list)
+        if isinstance(func, str) or (isinstance(func, Sequence) and not isinstance(func, Mapping)):
+            func = dict.fromkeys(self._columns(None, self._grouping(schema))[0], func)
         requests = agg_requests(func)
         self._columns(list(requests), self._grouping(schema))
         table: pd.DataFrame = self._moments(requests, kw, scalar=False)
         if all(isinstance(v, str) for v in func.values()):
             table.columns = table.columns.get_level_values(0)
+            if one:  # g["age"].agg("mean"): a Series by key, like pandas
+                return table.iloc[:, 0]
+        elif one:  # g["age"].agg(["mean", "std"]): one column per statistic
+            table.columns = table.columns.get_level_values(1)
         return table
 
     def describe(
@@ -413,6 +422,7 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
         settings = self._settings(kw, schema)
         frame = self._frame
         wanted: list[Hashable]
+        columns = self._selected(columns)
         if columns is None:
             wanted = [c for c in frame.columns if c not in grouping.by]
         else:
