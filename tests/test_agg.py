@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -171,3 +173,19 @@ def test_grouped_agg_with_a_median_like_pandas(df: pd.DataFrame) -> None:
     assert np.allclose(g.to_numpy(), want.to_numpy(), atol=0.05)
     alone = df.dp.groupby("c", keys=["x", "y"]).agg({"b": "median"}, epsilon=1.0, bounds=BOUNDS)
     assert list(alone.columns) == ["b"] and alone.shape == (2, 1)
+
+
+def test_messages_for_pandas_habits() -> None:
+    """What a pandas user types first gets a message with the fix, before the charge."""
+    df = pd.DataFrame({"age": np.arange(100.0), "region": ["a", "b"] * 50})
+    budget = pandas_dp.PrivacyBudget(5.0)
+    kw: dict[str, Any] = {"epsilon": 1.0, "bounds": (0, 100), "budget": budget}
+    with pytest.raises(TypeError, match=r"df.dp.quantile\('age', 0.5\)"):
+        df.dp.quantile(0.5, **kw)
+    with pytest.raises(TypeError, match="statistics by name"):
+        df.dp.agg({"age": np.mean}, **kw)
+    with pytest.raises(TypeError, match="a Series' agg takes a statistic"):
+        df["age"].dp.agg({"age": "mean"}, **kw)
+    assert budget.spent == (0.0, 0.0)
+    counted = df.dp.agg("count", epsilon=50.0, random_state=0)
+    assert list(counted.index) == list(df.agg("count").index)  # every column, as pandas

@@ -76,6 +76,14 @@ def agg_requests(func: Any) -> dict[Hashable, tuple[str, ...]]:
         )
     requests: dict[Hashable, tuple[str, ...]] = {}
     for column, stats in func.items():
+        if callable(stats) or (
+            not isinstance(stats, str) and not isinstance(stats, Sequence | pd.Index)
+        ):
+            raise TypeError(
+                f"agg takes statistics by name for {column!r}, e.g. 'mean' or "
+                f"['mean', 'std'], not {stats!r}: a function of the data cannot be made "
+                f"private; use any of {list(AGGREGATIONS)}"
+            )
         listed = (stats,) if isinstance(stats, str) else tuple(stats)
         unknown = [s for s in listed if s not in AGGREGATIONS]
         if unknown or not listed:

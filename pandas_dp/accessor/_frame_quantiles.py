@@ -139,6 +139,7 @@ class _FrameQuantiles(_Base):
         statistic: str,
     ) -> DPFloat | pd.Series | pd.DataFrame:
         qmod.check_q(q)
+        _q_for_columns(columns, self._obj.columns)
         selected, scalar = self._select(columns)
         _check_numeric(statistic, selected)
         attached = attached_schema(self._obj) if bounds is None and schema is None else None
@@ -159,4 +160,16 @@ class _FrameQuantiles(_Base):
             method=grid[1],
             frame=self._obj,
             statistic=statistic,
+        )
+
+
+def _q_for_columns(columns: Any, labels: pd.Index) -> None:
+    """``df.dp.quantile(0.5)``: levels given where the columns go (pandas' ``q``
+    comes first; here the columns do). Raises with the fix."""
+    listed = columns if isinstance(columns, list | tuple) else [columns]
+    numbers = [c for c in listed if isinstance(c, float) and 0.0 <= c <= 1.0]
+    if listed and len(numbers) == len(listed) and not any(c in labels for c in listed):
+        raise TypeError(
+            f"{columns!r} looks like quantile levels, given where the columns go: name "
+            f"the columns first, df.dp.quantile('age', {columns!r}), or pass q={columns!r}"
         )

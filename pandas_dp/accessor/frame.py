@@ -376,7 +376,10 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         """
         settings = self._settings(locals())
         if isinstance(func, str) or (isinstance(func, Sequence) and not isinstance(func, Mapping)):
-            func = dict.fromkeys(self._select(None)[0], func)
+            # every numeric column, like pandas; a count alone counts every column
+            counts_only = set([func] if isinstance(func, str) else func) == {"count"}
+            labels = list(self._obj.columns) if counts_only else list(self._select(None)[0])
+            func = dict.fromkeys(labels, func)
         requests = agg_requests(func)
         selected, _ = self._select(list(requests))
         decls = moment_declarations(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -450,6 +450,11 @@ class DPSeriesAccessor(_Base):
         del kw["self"], kw["func"]
         frame, label, kw["schema"] = self._as_frame(schema)
         kw["bounds"] = self._own(bounds)
+        if isinstance(func, Mapping) or callable(func):
+            raise TypeError(
+                f"a Series' agg takes a statistic or a list of them, e.g. 'mean' or "
+                f"['mean', 'std']; got {func!r}. For several columns use df.dp.agg"
+            )
         if isinstance(func, str):
             kw["schema"] = schema
             method = getattr(self, func, None) if func in _AGG_METHODS else None
