@@ -210,7 +210,7 @@ def _cells(
         return pd.MultiIndex.from_arrays([[] for _ in names], names=names)
     index = pd.MultiIndex.from_tuples(tuples, names=names)
     typed = typed_labels(labels * len(keys), public)
-    if isinstance(typed, pd.Categorical):
+    if not isinstance(typed, list):
         arrays = [index.get_level_values(i) for i in range(index.nlevels - 1)]
         index = pd.MultiIndex.from_arrays([*arrays, typed], names=names)
     return index

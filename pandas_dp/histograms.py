@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from collections.abc import Callable, Hashable
 from functools import partial
 from typing import Any
@@ -153,23 +154,55 @@ def _validation(
 
 
 def public_dtype(dtype: Any, decl: CategoricalDeclaration, other: Any) -> Any:
-    """The categorical dtype of a categorical column's released labels, or ``None``.
+    """The dtype of a column's released labels, as pandas' ``value_counts`` gives
+    them (``Int64`` labels for an ``Int64`` column ...), or ``None`` for a plain
+    index (with an ``other`` bucket, whose label the dtype need not hold).
 
-    pandas indexes a categorical's ``value_counts`` by a ``CategoricalIndex``; here
-    its categories are the *declared* ones, in declaration order, with the dtype's
-    order flag -- never the column's own category list, which ``astype("category")``
-    reads off the data (it could name a value held by one person, or one the
-    declaration left out). ``None`` (a plain index) for another dtype or with an
-    ``other`` bucket.
+    A categorical column's labels get a categorical dtype whose categories are the
+    *declared* ones, in declaration order, with the dtype's order flag -- never the
+    column's own category list, which ``astype("category")`` reads off the data (it
+    could name a value held by one person, or one the declaration left out).
     """
-    if not isinstance(dtype, pd.CategoricalDtype) or other is not None:
+    if other is not None:
         return None
-    return pd.CategoricalDtype(list(decl.categories), ordered=bool(dtype.ordered))
+    if isinstance(dtype, pd.CategoricalDtype):
+        return pd.CategoricalDtype(list(decl.categories), ordered=bool(dtype.ordered))
+    return dtype
 
 
 def typed_labels(labels: list[Any], public: Any) -> Any:
-    """``labels`` as a ``Categorical`` of :func:`public_dtype`'s dtype, if any."""
-    return labels if public is None else pd.Categorical(labels, dtype=public)
+    """``labels`` as an array of :func:`public_dtype`'s dtype where it holds them
+    exactly (missing as missing), else the list as it is (object columns too). A
+    function of the declared labels and the dtype only."""
+    if public is None:
+        return labels
+    if isinstance(public, pd.CategoricalDtype):
+        return pd.Categorical(labels, dtype=public)
+    if pd.api.types.is_object_dtype(public) or not (
+        pd.api.types.is_numeric_dtype(public) or pd.api.types.is_string_dtype(public)
+    ):
+        return labels
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            typed = pd.array(labels, dtype=public)
+    except (TypeError, ValueError, OverflowError):
+        return labels
+    held = all(_same(a, b) for a, b in zip(labels, typed, strict=True))
+    return typed if held else labels
+
+
+def _same(label: Any, held: Any) -> bool:
+    """``held`` is ``label`` as the dtype holds it: missing for missing, else equal
+    and of the same kind (a bool is not the number 1)."""
+    if _missing(label) or _missing(held):
+        return _missing(label) and _missing(held)
+    boolean = (bool, np.bool_)
+    return isinstance(label, boolean) == isinstance(held, boolean) and bool(label == held)
+
+
+def _missing(x: Any) -> bool:
+    return x is None or x is pd.NA or x is pd.NaT or (isinstance(x, float) and math.isnan(x))
 
 
 def _index(labels: list[Any], name: Hashable, public: Any = None) -> pd.Index:

@@ -605,3 +605,22 @@ def test_a_mask_of_the_wrong_length_does_not_print_the_private_row_count() -> No
     with pytest.raises(ValueError, match="one value per row") as caught:
         frame.dp.counts({"q": np.ones(10, dtype=bool)}, epsilon=1.0)
     assert "1234" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("values", "dtype", "cats"),
+    [
+        ([1, 2, 3, None], "Int64", [1, 2, 3]),
+        ([1.0, 2.0, 3.0, None], "float64", [1, 2, 3]),
+        ([True, False, None, True], "boolean", [True, False]),
+    ],
+)
+@pytest.mark.parametrize("dropna", [True, False])
+def test_value_counts_index_has_the_columns_dtype_like_pandas(
+    values: list[Any], dtype: str, cats: list[Any], dropna: bool
+) -> None:
+    s = pd.Series(values * 25, dtype=dtype, name="v")
+    out = s.dp.value_counts(epsilon=50.0, categories=cats, dropna=dropna, random_state=0)
+    exact = s.value_counts(dropna=dropna)
+    assert out.index.dtype == exact.index.dtype
+    assert set(out.index.dropna()) == set(exact.index.dropna())
