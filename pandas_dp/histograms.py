@@ -172,15 +172,15 @@ def public_dtype(dtype: Any, decl: CategoricalDeclaration, other: Any) -> Any:
 
 def typed_labels(labels: list[Any], public: Any) -> Any:
     """``labels`` as an array of :func:`public_dtype`'s dtype where it holds them
-    exactly (missing as missing), else the list as it is (object columns too). A
-    function of the declared labels and the dtype only."""
+    exactly (missing as missing), for numbers and booleans; else the list as it is,
+    which pandas types itself (text and objects, the same whether the column is
+    held as ``str`` or, on Dask, ``string[pyarrow]``). A function of the declared
+    labels and the dtype only."""
     if public is None:
         return labels
     if isinstance(public, pd.CategoricalDtype):
         return pd.Categorical(labels, dtype=public)
-    if pd.api.types.is_object_dtype(public) or not (
-        pd.api.types.is_numeric_dtype(public) or pd.api.types.is_string_dtype(public)
-    ):
+    if not pd.api.types.is_numeric_dtype(public):  # (text: as pandas infers it, Dask alike)
         return labels
     try:
         with warnings.catch_warnings():
