@@ -14,30 +14,56 @@ values in the columns the release reads (``rows``) and of its group; a unit keep
 its rows of smallest rank hash. Groups of a unit are ranked the same way, by a
 keyed hash of (unit value, group code). So
 
-* the choice is a function of each unit's own rows only: adding or removing a
-  unit never changes which rows another unit keeps (what the sensitivity
-  analysis needs);
+* the choice is a function of each unit's own rows only (and of the key and of
+  the columns' dtypes, which are public): adding or removing a unit, or a row with
+  a missing value anywhere, never changes which rows another unit keeps (what the
+  sensitivity analysis needs);
 * the kept *multiset of row contents* does not depend on row order, on the index,
   or on chunking or partitioning (rows of one unit with equal contents are
   interchangeable, and only which of them is kept can depend on their order);
 * the choice is unpredictable without the key (drawn from the CSPRNG by
   :func:`hash_key`), and reproducible with a seeded source.
 
-Hashing uses :func:`pandas.util.hash_pandas_object` (SipHash-2-4 keyed with the
-16-character key for strings and objects; pandas hashes numbers by their bits,
-unkeyed, with ``0.0 == -0.0`` and one ``NaN``), followed here by a keyed 64-bit
-mix (the splitmix64 finaliser, a bijection), so every column is keyed. In the rank
-hash, a missing value (``NaN``, ``None``, ``pd.NA``, ``NaT``) hashes alike in every
-dtype, so a Dask partition holding a ``str`` column as ``string[pyarrow]`` keeps the
-same rows as pandas.
+How values are hashed
+---------------------
+Each value hashes in a canonical form fixed by its column's dtype alone, never by
+the other rows:
+
+* a boolean (``bool``, ``boolean``, ``bool[pyarrow]``) as the integer ``0`` or ``1``;
+* an integer of any integer dtype (numpy, ``Int64``, ``UInt8``, ``int64[pyarrow]``...)
+  as its exact value: the 64 bits of an ``int64`` (signed dtypes) or of a
+  ``uint64`` (unsigned dtypes);
+* a float of any float dtype as the bits of its exact ``float64`` value, with
+  ``0.0 == -0.0`` and one ``NaN`` (a ``NaN`` that is not missing: an Arrow float
+  column can hold ``NaN`` beside its nulls);
+* any other value (strings, objects, categoricals, dates and times...) as
+  :func:`pandas.util.hash_pandas_object` hashes it (SipHash-2-4 keyed with the
+  16-character key for strings and objects) in a column of the present values
+  only, and in an object column of non-strings value by value, by ``str``;
+* a missing value (``NaN``, ``None``, ``pd.NA``, ``NaT``) as one fixed value, in
+  every dtype, so a Dask partition holding a ``str`` column as ``string[pyarrow]``
+  keeps the same rows as pandas.
+
+The 64 bits of a boolean, an integer or a float go through pandas' unkeyed
+finaliser of numbers (so numpy's ``int64``, ``uint64``, ``float64`` and ``bool``
+hash as pandas hashes them). Equal numbers of one kind hash alike across dtypes
+(``-1`` in ``int8`` and in ``int64[pyarrow]``, ``1.5`` in ``float32`` and in
+``Float64``); an integer and a float of equal value need not (``1`` and ``1.0``
+hash apart; a column has one dtype). pandas' own hash cannot be used for numbers
+as is: it converts an Arrow integer or boolean column holding a null anywhere
+through ``float64`` or ``object``, so there ``2**53`` and ``2**53 + 1`` would hash
+alike, and every value differently, as soon as one other row is missing. Every
+column's hashes are then keyed here by a 64-bit mix (the splitmix64 finaliser, a
+bijection).
 
 Which rows are one unit
 -----------------------
 Two rows belong to one unit when their unit values hash equal: numbers compare
-by value, strings by content; an object column mixing types is compared as pandas
-hashes it, by ``str()`` (``1`` and ``"1"`` are then one unit, so declare a unit
-column of one type). For numeric units this is exact; for strings two different
-values share a 64-bit hash with probability ``2**-64`` per pair.
+by value (exactly, whatever else the column holds), strings by content; an object
+column mixing types is compared as pandas hashes it, by ``str()`` (``1`` and
+``"1"`` are then one unit, so declare a unit column of one type). For numeric
+units this is exact; for strings two different values share a 64-bit hash with
+probability ``2**-64`` per pair.
 
 **Rows with a missing unit** (``NaN``, ``None``, ``pd.NA``, ``NaT``) **are
 dropped**: a person without an identifier cannot be protected as a person, and
@@ -83,7 +109,9 @@ _GOLDEN: Final = 0x9E3779B97F4A7C15
 _S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 #: pandas' own default key, for unit identities that need no secret
 _PANDAS_KEY: Final = "0123456789123456"
-#: the content hash of a missing value, of any dtype (before the keyed mixes)
+#: the content hash of a missing value, of any dtype (before the keyed mixes); a
+#: present value hashing so (one integer, or odds 2**-64) only ties with a missing
+#: value of its own unit and row contents otherwise equal
 _MISSING_CONTENT: Final = np.uint64(0x6D697373696E6700)
 #: the canonical bits of every float NaN (numpy's ``nan``, as pandas canonicalises)
 _NAN_BITS: Final = np.float64(np.nan).view(np.uint64)
