@@ -36,11 +36,12 @@ on the dtypes of its operands only (public), never on their values:
   whole result to float.) A date or a duration compared with a string reads the
   string as one, as pandas does (``d + t > '2020-01-01'``).
 
-A value on which an operation fails -- division by zero, a date out of range,
-``"n/a" > 1``, string formatting with ``%``, a power whose exact result would have
-more than 65,536 bits, a repetition of more than 65,536 items -- makes that row's
-answer missing, like a missing value: the row is not counted, nor by the negation of
-the query. So a row's answer is a function of its own values, the query and the
+A value on which a value-by-value operation fails -- division by zero, a date out of
+range, ``"n/a" > 1``, string formatting with ``%``, a power whose exact result would
+have more than 65,536 bits, a repetition of more than 65,536 items -- is missing, and
+so is anything computed from it: the row is counted neither by the query nor by its
+negation. (A whole-column comparison follows pandas: ``nan`` compares false, ``NA``
+is missing.) So a row's answer is a function of its own values, the query and the
 dtypes: no value can raise, warn, or change another row's answer.
 
 Examples
@@ -58,11 +59,15 @@ ValueError: query 'age > age.mean()' uses a method call (.mean()): a query may u
 from __future__ import annotations
 
 import ast
+import datetime
+import functools
 import operator
 import re
 import warnings
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from fractions import Fraction
+from numbers import Rational
 from typing import Any, Final
 
 import numpy as np
@@ -227,6 +232,11 @@ class Query:
         TypeError
             When an operation fails on the dtypes, or the answer is not boolean.
         """
+        if _arithmetic(self.tree):  # a number, whatever the dtypes (computed value by
+            raise TypeError(  # value, it would be an object Series on the trial rows)
+                f"query {self.text!r} must be a predicate per record (true or false); "
+                f"it gives a number. Compare it, e.g. ({self.text}) > 0"
+            )
         used = list(dict.fromkeys(self.names.values()))
         trials = [frame.iloc[:0]]
         stand_ins = {c: _stand_in(frame[c].dtype) for c in used}
@@ -264,6 +274,13 @@ def _stand_in(dtype: Any) -> pd.Series | None:
         except Exception:
             continue
     return None
+
+
+def _arithmetic(node: ast.expr) -> bool:
+    """Whether ``node`` is arithmetic (a number, not a truth value)."""
+    if isinstance(node, ast.BinOp):
+        return type(node.op) in _ARITHMETIC
+    return isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd)
 
 
 def _constant_list(node: ast.AST) -> bool:
@@ -312,7 +329,14 @@ def _logical(kind: str, a: bool | None, b: bool | None) -> bool | None:
 
 
 class _Evaluator:
-    """Evaluates a checked tree on a frame; ``strict`` lets a failure raise."""
+    """Evaluates a checked tree on a frame; ``strict`` lets a failure raise.
+
+    ``strict`` is for :meth:`Query.check`, on public trial rows only: there an
+    operation that fails on the whole column raises, and so does a value-by-value
+    operation that fails with a :class:`TypeError` on values none of which is
+    missing (the types cannot do it; other failures, like a division by the
+    stand-in zero, still make a value missing).
+    """
 
     def __init__(self, query: Query, frame: pd.DataFrame, strict: bool) -> None:
         self.query, self.frame, self.strict = query, frame, strict
@@ -336,103 +360,229 @@ class _Evaluator:
             if isinstance(node.op, ast.Not | ast.Invert):
                 return self.negation(operand)
             sign = operator.neg if isinstance(node.op, ast.USub) else operator.pos
-            return self.unary(sign, operand)
+            return self.arithmetic(sign, operand)
         if isinstance(node, ast.BinOp):
             left, right = self.node(node.left), self.node(node.right)
             if type(node.op) in _LOGICAL:
                 return self.logical(_LOGICAL[type(node.op)], left, right)
-            return self.binary(_ARITHMETIC[type(node.op)], left, right)
+            return self.arithmetic(_ARITHMETIC[type(node.op)], left, right)
         assert isinstance(node, ast.Compare)
-        answer: Value = True
+        steps: list[Value] = []  # a < b < c is a < b and b < c
         left = self.node(node.left)
         for op, right_node in zip(node.ops, node.comparators, strict=True):
             if isinstance(op, ast.In | ast.NotIn):
                 listed = [_constant(e) for e in right_node.elts]  # type: ignore[attr-defined]
                 found = self.membership(left, listed)
-                step = self.negation(found) if isinstance(op, ast.NotIn) else found
-                answer = self.logical("and", answer, step)
+                steps.append(self.negation(found) if isinstance(op, ast.NotIn) else found)
                 continue
             right = self.node(right_node)
-            answer = self.logical("and", answer, self.binary(_COMPARISONS[type(op)], left, right))
+            steps.append(self.comparison(type(op), left, right))
             left = right
+        answer = steps[0]
+        for step in steps[1:]:
+            answer = self.logical("and", answer, step)
         return answer
 
-    # -- element-wise operations: typed columns whole, object columns value by value
+    # -- element-wise operations
     #
-    # Which way an operation goes depends on its operands' dtypes only (public), so a
-    # row's answer never depends on another row's values: an object column (which
-    # can hold anything) is always read value by value with Python's semantics, and
-    # so is anything computed from one; typed columns go through pandas, whose
-    # operations cannot fail on one value once the query passed ``check``.
+    # Whether an operation runs on whole columns or value by value is decided from
+    # its operands' dtypes alone (public; see the module): never from whether it
+    # fails on some value, so a row's answer never depends on another row's values.
 
-    def _columns(self, *values: Value) -> list[list[Any]]:
-        n = len(self.index)
-        return [v.tolist() if isinstance(v, pd.Series) else [v] * n for v in values]
+    def comparison(self, op: type[ast.cmpop], a: Value, b: Value) -> Value:
+        """``a op b``: whole columns when no operand is an object column."""
+        if _typed(a, b):
+            return self._whole(_COMPARISONS[op], a, b)
+        return self._each(_PYTHON_COMPARISONS[op], a, b)
 
-    def _series(self, values: list[Any]) -> pd.Series:
-        return pd.Series(values, index=self.index, dtype=object)
+    def arithmetic(self, op: Callable[..., Any], *operands: Value) -> Value:
+        """``op(*operands)``: whole columns when every column operand is a numpy
+        float (IEEE arithmetic cannot fail or wrap), else value by value."""
+        columns = [v for v in operands if isinstance(v, pd.Series)]
+        if columns and all(_floating(v.dtype) for v in columns):
+            return self._whole(op, *operands)
+        return self._each(_PYTHON_ARITHMETIC.get(op, op), *operands)
 
-    def _whole(self, fn: Callable[[], Value], *operands: Value) -> Value:
-        """``fn()`` when no operand is an object column, else ``_NOT_CONSTANT``
-        (the caller goes value by value); a failure goes value by value too unless
-        strict."""
-        if any(isinstance(v, pd.Series) and v.dtype == object for v in operands):
-            return _NOT_CONSTANT
-        try:
-            return fn()
-        except Exception:
-            if self.strict:
-                raise
-            return _NOT_CONSTANT
-
-    def binary(self, op: Callable[[Any, Any], Any], a: Value, b: Value) -> Value:
-        out = self._whole(lambda: op(a, b), a, b)
-        if out is not _NOT_CONSTANT:
-            return out
-        left, right = self._columns(a, b)
-        return self._series([_safely(op, x, y) for x, y in zip(left, right, strict=True)])
-
-    def unary(self, op: Callable[[Any], Any], a: Value) -> Value:
-        out = self._whole(lambda: op(a), a)
-        if out is not _NOT_CONSTANT:
-            return out
-        (values,) = self._columns(a)
-        return self._series([_safely(lambda x, _: op(x), x, None) for x in values])
+    def membership(self, a: Value, listed: list[Any]) -> Value:
+        if _typed(a):
+            return self._whole(lambda x: x.isin(listed) & x.notna(), a)
+        return self._each(lambda x: _listed(x, listed), a)
 
     def logical(self, kind: str, a: Value, b: Value) -> Value:
         if _plain_bool(a) and _plain_bool(b):
             return (a & b) if kind == "and" else (a | b) if kind == "or" else (a ^ b)
-        if not isinstance(a, pd.Series) and not isinstance(b, pd.Series):
-            return _logical(kind, _truth(a), _truth(b))
-        left, right = self._columns(a, b)
-        return self._series(
-            [_logical(kind, _truth(x), _truth(y)) for x, y in zip(left, right, strict=True)]
-        )
+        return self._each(lambda x, y: _logical(kind, _truth(x), _truth(y)), a, b)
 
     def negation(self, a: Value) -> Value:
         if _plain_bool(a):
             return ~a if isinstance(a, pd.Series) else not a
-        if not isinstance(a, pd.Series):
-            t = _truth(a)
-            return None if t is None else not t
-        (values,) = self._columns(a)
-        return self._series([None if (t := _truth(x)) is None else not t for x in values])
+        return self._each(lambda x: None if (t := _truth(x)) is None else not t, a)
 
-    def membership(self, a: Value, listed: list[Any]) -> Value:
-        if not isinstance(a, pd.Series):
-            return _listed(a, listed)
-        out = self._whole(lambda: a.isin(listed) & a.notna(), a)
-        if out is not _NOT_CONSTANT:
-            return out
-        (values,) = self._columns(a)
-        return self._series([_listed(x, listed) for x in values])
+    def _whole(self, op: Callable[..., Any], *operands: Value) -> Value:
+        """``op`` on whole columns. Should it fail (it is chosen not to), each row is
+        redone alone, so that no row's answer depends on whether another one fails."""
+        try:
+            return op(*operands)
+        except Exception:
+            if self.strict:
+                raise
+        return self._row_by_row(op, operands)
+
+    def _row_by_row(self, op: Callable[..., Any], operands: tuple[Value, ...]) -> pd.Series:
+        """``op`` on each row alone (one-row slices: the same dtypes and semantics as
+        the whole columns); a row it fails on is missing. A float result stays float
+        (its dtype is the one ``op`` gives on no row), so what comes next is
+        evaluated the same way as after a whole-column ``op``."""
+
+        def rows(at: slice) -> list[Value]:
+            return [v.iloc[at] if isinstance(v, pd.Series) else v for v in operands]
+
+        values: list[Any] = []
+        for i in range(len(self.index)):
+            try:
+                out = op(*rows(slice(i, i + 1)))
+                values.append(out.iloc[0] if isinstance(out, pd.Series) else out)
+            except Exception:
+                values.append(None)
+        result = self._series(values)
+        try:
+            dtype = op(*rows(slice(0, 0))).dtype
+        except Exception:
+            return result
+        return result.astype(dtype) if _floating(dtype) else result
+
+    def _each(self, op: Callable[..., Any], *operands: Value) -> Value:
+        """``op`` value by value (Python's semantics; see :func:`_apply`), as an
+        object Series -- or once, when every operand is a constant."""
+        if not any(isinstance(v, pd.Series) for v in operands):
+            return _apply(op, operands, self.strict)
+        n = len(self.index)
+        columns = [v.tolist() if isinstance(v, pd.Series) else [v] * n for v in operands]
+        return self._series([_apply(op, row, self.strict) for row in zip(*columns, strict=True)])
+
+    def _series(self, values: list[Any]) -> pd.Series:
+        return pd.Series(values, index=self.index, dtype=object)
+
+
+def _typed(*operands: Value) -> bool:
+    """Some operand is a column, and none is an object column (which holds anything)."""
+    columns = [v for v in operands if isinstance(v, pd.Series)]
+    return bool(columns) and all(v.dtype != object for v in columns)
+
+
+def _floating(dtype: Any) -> bool:
+    return isinstance(dtype, np.dtype) and dtype.kind == "f"
+
+
+def _apply(op: Callable[..., Any], values: tuple[Any, ...], strict: bool) -> Any:
+    """``op(*values)`` on one row's values: ``None`` (missing) when it fails."""
+    try:
+        out = op(*values)
+    except TypeError:
+        if strict and all(v is not None for v in values):
+            raise  # the trial rows of ``check``: the types cannot do it
+        return None
+    except Exception:  # a value the operation fails on: the row is not counted
+        return None
+    return bool(out) if isinstance(out, np.bool_) else out
+
+
+# -- Python's semantics, with the few guards that keep one value from taking
+#    unbounded time or memory
+
+#: The most bits of an exact power, and the most items of a repeated sequence.
+_MAX_SIZE: Final = 1 << 16
+
+
+def _power(x: Any, y: Any) -> Any:
+    """``x ** y``; an exact power (integer or fraction) of more than
+    :data:`_MAX_SIZE` bits fails instead of taking unbounded time and memory, and so
+    does a fractional power of a negative real (Python makes it complex)."""
+    if isinstance(x, int | Fraction) and isinstance(y, Rational) and y.denominator == 1:
+        times = int(y.numerator)  # a whole exponent: Python computes the power exactly
+        size = max(abs(x.numerator).bit_length(), x.denominator.bit_length())
+        exact = times > 0 or isinstance(x, Fraction)  # an int to a negative power: a float
+        if exact and size > 1 and size * abs(times) > _MAX_SIZE:
+            raise OverflowError(f"a power of more than {_MAX_SIZE} bits")
+    out = x**y
+    if isinstance(out, complex) and not isinstance(x, complex) and not isinstance(y, complex):
+        raise ValueError("a fractional power of a negative number")  # numpy: nan
+    return out
+
+
+def _multiply(x: Any, y: Any) -> Any:
+    """``x * y``; repeating a sequence more than :data:`_MAX_SIZE` items long fails."""
+    for items, times in ((x, y), (y, x)):
+        sequence = isinstance(items, str | bytes | list | tuple)
+        if sequence and isinstance(times, int | np.integer) and len(items) * int(times) > _MAX_SIZE:
+            raise OverflowError(f"a repetition of more than {_MAX_SIZE} items")
+    return x * y
+
+
+def _modulo(x: Any, y: Any) -> Any:
+    """``x % y``, arithmetic only: ``%`` on a string (formatting) fails."""
+    if isinstance(x, str | bytes):
+        raise TypeError("% of a string is formatting, not arithmetic")
+    return x % y
+
+
+_PYTHON_ARITHMETIC: Final[dict[Callable[..., Any], Callable[..., Any]]] = {
+    operator.pow: _power,
+    operator.mul: _multiply,
+    operator.mod: _modulo,
+}
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_time(text: str, duration: bool) -> Any:
+    """``text`` read as a duration or a date, else ``None`` (cached: a query's
+    constant is compared with every row)."""
+    try:
+        return pd.Timedelta(text) if duration else pd.Timestamp(text)
+    except Exception:
+        return None
+
+
+def _as_time(text: str, like: datetime.datetime | datetime.timedelta) -> Any:
+    """``text`` read as a date (in ``like``'s time zone) or a duration, as pandas
+    reads a string compared with a datetime or timedelta column; unchanged if it is
+    not one."""
+    duration = isinstance(like, datetime.timedelta)
+    when = _parse_time(text, duration)
+    if when is None or when is pd.NaT:
+        return text if when is None else when
+    zone = None if duration else like.tzinfo  # type: ignore[union-attr]
+    return when.tz_localize(zone) if zone is not None and when.tzinfo is None else when
+
+
+def _times(x: Any, y: Any) -> tuple[Any, Any]:
+    """``x, y``, with a string compared with a date or duration read as one."""
+    if isinstance(y, str) and isinstance(x, _TIMES):
+        return x, _as_time(y, x)
+    if isinstance(x, str) and isinstance(y, _TIMES):
+        return _as_time(x, y), y
+    return x, y
+
+
+_TIMES: Final = (datetime.datetime, datetime.timedelta)
+
+
+def _comparing(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    def compare(x: Any, y: Any) -> Any:
+        return op(*_times(x, y))
+
+    return compare
+
+
+_PYTHON_COMPARISONS: Final = {kind: _comparing(op) for kind, op in _COMPARISONS.items()}
 
 
 def _listed(x: Any, listed: list[Any]) -> bool | None:
     """``x in listed`` for one value: ``None`` (not counted) for a missing one."""
     if x is None or x is pd.NA or x is pd.NaT or (isinstance(x, float) and x != x):
         return None
-    return any(_truth(_safely(operator.eq, x, v)) is True for v in listed)  # (never raises)
+    # (plain ==, a date is not read from a string: the same as ``isin`` on a column)
+    return any(_truth(_apply(operator.eq, (x, v), False)) is True for v in listed)
 
 
 def _plain_bool(value: Value) -> bool:
@@ -440,14 +590,6 @@ def _plain_bool(value: Value) -> bool:
     if isinstance(value, pd.Series):
         return value.dtype == np.bool_
     return isinstance(value, bool | np.bool_)
-
-
-def _safely(op: Callable[[Any, Any], Any], x: Any, y: Any) -> Any:
-    try:
-        out = op(x, y)
-    except Exception:  # a value the operation fails on: the row is not counted
-        return None
-    return bool(out) if isinstance(out, np.bool_) else out
 
 
 def _as_mask(value: Value, index: pd.Index) -> pd.Series:
