@@ -409,7 +409,10 @@ def release_proportions(
         per_level_l1 = sensitivity("proportions_direct", rel, n=n) / unit
         per_level_l2 = sensitivity("proportions_direct_l2", rel, n=n) / unit
         lo, hi = 0.0, 1.0
-    moved = 2.0 * levels if rel == "substitute" else float(levels)
+    # a unit's rows sit in at most `rows` buckets of each level (its old and its new
+    # rows under substitute): the entries it moves, each partially
+    per_level = (2 if rel == "substitute" else 1) * settings.contributions.rows
+    moved = float(sum(min(per_level, size) for size in sizes))
     plan = settings.noise(
         np.full(m, unit),
         np.full(m, lo),

@@ -13,7 +13,11 @@ move every entry by its full sensitivity; smaller for histograms). A real value
 is released on a power-of-two grid (REFERENCE.md §4) whose step is paid for in
 the sensitivity. With ``bounding="truncated"`` the Laplace scale is
 re-calibrated (:func:`~pandas_dp.mechanisms.truncated_laplace_scale`) so that
-the truncated release keeps its epsilon.
+the truncated release keeps its epsilon, and the discrete Gaussian is calibrated
+on its exact privacy curve, both for the worst vector of shifts one record can
+make: each entry by at most ``Delta_i``, ``joint_l1`` in all, ``max_changed``
+entries at most (a privacy unit with ``k`` rows may move ``k`` counts by one
+each, or three by ``(2, 2, 1)``).
 
 The noise itself is drawn and bounded by :mod:`pandas_dp.bounding`. This module
 knows nothing of pandas.
@@ -40,6 +44,7 @@ from numpy.typing import NDArray
 
 from pandas_dp import mechanisms as mech
 from pandas_dp.mechanisms import small
+from pandas_dp.mechanisms.calibration import _convolve, _discrete_gaussian_pmf
 
 __all__ = [
     "BOUNDING_MODES",
@@ -240,10 +245,15 @@ def plan_noise(
         Sensitivity of the vector after dividing entry ``i`` by ``Delta_i``.
         Default ``k`` and ``sqrt(k)`` (one record may move every entry fully).
     max_changed : float, optional
-        For ``truncated``: the largest number of entries one record can move
-        (each by at most ``Delta_i``); each entry is calibrated to
-        ``epsilon / max_changed``. Default ``joint_l1``, right when entries move
-        by all or nothing (counts); give ``k`` when they move partially.
+        The largest number of entries one record (one privacy unit) can move,
+        each by at most ``Delta_i`` and, jointly, by at most ``joint_l1`` in units
+        of the ``Delta_i``. Default ``k``, every entry: always sound, and what a
+        caller must narrow from its contribution bounds (a unit with ``m`` rows
+        moves at most ``m`` counts). It bounds the worst shift vector of
+        ``truncated`` (whose renormalisation is paid once per moved entry), of the
+        discrete Gaussian (``floor(joint_l1)`` entries moved fully and one by the
+        remainder, at most ``max_changed`` in all) and the grid rounding of a real
+        release (up to one grid step per moved entry).
     """
     check_mode(mechanism, bounding, delta)
     sens = np.ascontiguousarray(sensitivity, dtype=np.float64)
@@ -282,6 +292,7 @@ def plan_uniform_noise(
     integer: bool = False,
     joint_l1: float | None = None,
     joint_l2: float | None = None,
+    max_changed: float | None = None,
 ) -> tuple[NoisePlan, bool]:
     """:func:`plan_noise` for ``size`` entries sharing one sensitivity and one range.
 
@@ -308,7 +319,9 @@ def plan_uniform_noise(
     numbers = struct.pack(
         "<5d", float(sensitivity), float(lower), float(upper), float(epsilon), float(delta)
     )
-    return _uniform(numbers, int(size), mechanism, bounding, bool(integer), joint_l1, joint_l2)
+    return _uniform(
+        numbers, int(size), mechanism, bounding, bool(integer), joint_l1, joint_l2, max_changed
+    )
 
 
 @functools.lru_cache(maxsize=1024)
@@ -320,6 +333,7 @@ def _uniform(
     integer: bool,
     joint_l1: float | None,
     joint_l2: float | None,
+    max_changed: float | None,
 ) -> tuple[NoisePlan, bool]:
     """The body of :func:`plan_uniform_noise` (which caches it)."""
     sensitivity, lower, upper, epsilon, delta = struct.unpack("<5d", numbers)
@@ -334,6 +348,7 @@ def _uniform(
         integer=integer,
         joint_l1=joint_l1,
         joint_l2=joint_l2,
+        max_changed=max_changed,
     )
     return plan, bool(np.all(np.isfinite(plan.scale)))
 
@@ -392,7 +407,8 @@ def _calibrate(
     k = sens.size
     l1 = float(k) if joint_l1 is None else float(joint_l1)
     l2 = math.sqrt(k) if joint_l2 is None else float(joint_l2)
-    for name, value in (("joint_l1", l1), ("joint_l2", l2)):
+    moved = float(k) if max_changed is None else float(max_changed)
+    for name, value in (("joint_l1", l1), ("joint_l2", l2), ("max_changed", moved)):
         if not (value > 0 and math.isfinite(value)):
             raise ValueError(f"{name} must be a positive finite number; got {value}")
     if np.isnan(lo).any() or np.isnan(hi).any() or not (lo <= hi).all():
@@ -411,29 +427,33 @@ def _calibrate(
     _require(paid, "the sensitivity paid for (with the grid rounding)", epsilon)
 
     if mechanism == "gaussian" and integer:
-        # exact privacy curve of the discrete Gaussian: round(joint_l1) coordinates,
-        # each moved by its full (integer) sensitivity; sigma proportional to it
+        # exact privacy curve of the discrete Gaussian for the worst shift vector:
+        # floor(joint_l1) coordinates moved by their full (integer) sensitivity and
+        # one by the remainder, at most max_changed in all; sigma proportional to it
         shifts = np.ceil(paid)
-        coords = max(1, round(l1))
         ratio = max(
-            mech.discrete_gaussian_sigma(int(dv), epsilon, delta, coords) / float(dv)
+            _discrete_gaussian_sigma_for(int(dv), l1, moved, epsilon, delta) / float(dv)
             for dv in np.unique(shifts)
         )
         scale = ratio * shifts
     elif mechanism == "gaussian":
         scale = mech.gaussian_sigma(l2, epsilon, delta) * paid
     elif bounding == "truncated":
-        eps_i = epsilon / (l1 if max_changed is None else float(max_changed))
         # a one-point range needs no noise (its value is public); calibrate it as
         # one-sided only to keep the arithmetic finite -- apply_noise returns the point
         one_point = ~(hi > lo)
         if integer:
-            points = np.where(one_point, np.inf, np.floor(hi) - np.ceil(lo))
-            scale = mech.truncated_discrete_laplace_scale(paid, points, eps_i)
+            width = np.where(one_point, np.inf, np.floor(hi) - np.ceil(lo))
         else:
-            scale = mech.truncated_laplace_scale(paid, np.where(one_point, np.inf, hi - lo), eps_i)
+            width = np.where(one_point, np.inf, hi - lo)
+        scale = _truncated_scale(sens, paid, width, integer, l1, moved, epsilon)
     else:
-        scale = paid * l1 / epsilon
+        # one record moves the entries' exact values by at most joint_l1 (in units of
+        # Delta_i) and, rounded to the grid, each moved entry by one step more: with
+        # rho = max gamma_i / (Delta_i + gamma_i), the rounded moves add up to at most
+        # joint_l1 + max(0, max_changed - joint_l1) rho in units of Delta_i + gamma_i
+        rho = 0.0 if integer else float(np.max(gamma / paid))
+        scale = paid * (l1 + max(0.0, moved - l1) * rho) / epsilon
     scale = np.asarray(scale, dtype=np.float64)
     _require(scale, "the noise scale", epsilon)
     units = scale / gamma
@@ -457,6 +477,298 @@ def _calibrate(
         epsilon=epsilon,
         delta=delta,
     )
+
+
+def _whole(value: float) -> int:
+    """``floor(value)``, forgiving the last bits of a product meant to be a whole number."""
+    return math.floor(value + 1e-9 * max(1.0, abs(value)))
+
+
+def _entries(value: float) -> int:
+    """A number of entries given as a float: ``ceil(value)`` (at least 1), forgiving
+    the last bits of a float meant to be a whole number."""
+    return max(1, math.ceil(value - 1e-9 * max(1.0, abs(value))))
+
+
+# --------------------------------------------------------------------------- worst shift vectors
+
+
+def _worst_shifts(
+    sensitivity: int, joint_l1: float, max_changed: float
+) -> tuple[tuple[int, int], ...]:
+    """The integer shift vector of largest privacy loss for a concave per-entry loss.
+
+    One record moves each entry by at most ``sensitivity``, all of them by at most
+    ``T = floor(joint_l1 * sensitivity)`` in all, and at most ``max_changed`` of
+    them. When the loss of an entry is a concave, non-decreasing function ``f`` of
+    its shift with ``f(0) = 0`` (truncated Laplace: REFERENCE.md §3),
+    ``sum_i f(d_i)`` is largest when ``T`` is spread as evenly as it can be over as
+    many entries as it can be: ``f`` is subadditive (splitting a shift never lowers
+    the sum) and moving one unit of shift from a larger to a smaller one never
+    lowers it either. So ``n = min(max_changed, T)`` entries move, ``T mod n`` of
+    them by ``T // n + 1`` and the others by ``T // n``.
+
+    Parameters
+    ----------
+    sensitivity : int
+        Largest shift of one entry.
+    joint_l1 : float
+        Largest sum of the shifts, in units of ``sensitivity``.
+    max_changed : float
+        Largest number of entries moved.
+
+    Returns
+    -------
+    tuple of (shift, count)
+        The non-zero shifts of the worst vector and how many entries have each.
+
+    Examples
+    --------
+    One unit with four rows in four groups, at most four rows in one group:
+
+    >>> _worst_shifts(4, 1.0, 4)
+    ((1, 4),)
+    >>> _worst_shifts(2, 2.5, 3)
+    ((2, 2), (1, 1))
+    """
+    most = _entries(max_changed)
+    total = min(max(1, _whole(joint_l1 * sensitivity)), most * sensitivity)
+    n = min(most, total)
+    base, extra = divmod(total, n)
+    return tuple((v, c) for v, c in ((base + 1, extra), (base, n - extra)) if c > 0 and v > 0)
+
+
+def _truncated_discrete_loss(shift: float, points: float, t: float) -> float:
+    """Worst privacy loss of one entry of discrete Laplace (scale ``t``) truncated to
+    ``points + 1`` integers, its true value moved by ``shift`` (REFERENCE.md §3)."""
+    d = min(shift, points)
+    q = math.exp(-1.0 / t)
+    num = 1.0 + q - q ** (d + 1.0) - q ** (points - d + 1.0)
+    den = 1.0 - q ** (points + 1.0)
+    return d / t + math.log(num / den)
+
+
+def _truncated_scale(
+    sens: FloatArray,
+    paid: FloatArray,
+    width: FloatArray,
+    integer: bool,
+    joint_l1: float,
+    max_changed: float,
+    epsilon: float,
+) -> FloatArray:
+    """Truncated Laplace scales at which the worst shift vector loses ``epsilon``.
+
+    Truncation renormalises each entry by a constant that depends on its true value,
+    and that costs privacy once per moved entry: a unit moving ``m`` counts by one
+    each pays it ``m`` times, so calibrating for one entry moved by the whole
+    sensitivity is not enough. The loss of one entry is concave in its shift, so
+    the worst vector is :func:`_worst_shifts`'s; for entries that share their
+    sensitivity and range the scale is the smallest at which its loss is
+    ``epsilon`` (exactly the one-entry calibration of
+    :func:`~pandas_dp.mechanisms.truncated_laplace_scale` at ``epsilon / n`` when
+    its ``n`` shifts are equal). Otherwise each entry is calibrated for its whole
+    sensitivity at ``epsilon / max_changed``. Real releases pay the grid rounding:
+    up to one step more per moved entry.
+    """
+    k = sens.size
+    uniform = bool(
+        k > 0
+        and np.all(paid == paid[0])
+        and np.all(width == width[0])
+        and (integer or np.all(sens == sens[0]))
+    )
+    w = float(width[0]) if k else math.inf
+    # (a range without room for one step is refused as before, by the calibration below)
+    whole = float(paid[0]) == math.floor(float(paid[0])) and w >= 1.0 if integer else True
+    if not (uniform and whole):
+        eps_i = epsilon / max_changed
+        if integer:
+            return mech.truncated_discrete_laplace_scale(paid, width, eps_i)
+        return mech.truncated_laplace_scale(paid, width, eps_i)
+    parts: tuple[tuple[float, int], ...]
+    if integer:
+        parts = tuple((float(v), c) for v, c in _worst_shifts(int(paid[0]), joint_l1, max_changed))
+    else:
+        # the exact values move by joint_l1 Delta in all; each moved entry's rounded
+        # value by up to one grid step more
+        step = float(paid[0] - sens[0])
+        n = _entries(max_changed)
+        total = joint_l1 * float(sens[0]) + n * step
+        parts = ((min(total / n, float(paid[0])), n),)
+    if len(parts) == 1:  # n equal shifts: each at epsilon / n
+        shift, count = parts[0]
+        if integer:
+            scale = mech.truncated_discrete_laplace_scale(shift, w, epsilon / count)
+        else:
+            scale = mech.truncated_laplace_scale(shift, w, epsilon / count)
+        return np.full(k, float(scale[0]))
+
+    def loss(t: float) -> float:
+        return sum(c * _truncated_discrete_loss(d, w, t) for d, c in parts)
+
+    # every entry's loss is at least shift / t: the scale is at least total / epsilon
+    lo = sum(c * min(d, w) for d, c in parts) / epsilon
+    hi = lo
+    while loss(hi) > epsilon:
+        lo, hi = hi, 2.0 * hi
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if loss(mid) > epsilon:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-15 * hi:
+            break
+    return np.full(k, hi)
+
+
+def _sum_pmf(sigma: float, count: int, half: int) -> tuple[FloatArray, int, float]:
+    """The pmf of the sum of ``count`` independent ``N_Z(0, sigma^2)``.
+
+    Returns the pmf on ``{-h..h}``, ``h``, and an upper bound on the mass left out
+    (each noise summed over ``+-half``; each partial sum of ``m`` of them cut to
+    ``+-(14 sigma sqrt(m) + half)``, as in
+    :func:`~pandas_dp.mechanisms.discrete_gaussian_delta`).
+    """
+    p, lost = _discrete_gaussian_pmf(sigma, half)
+    lost_total = count * lost
+
+    def trim(a: FloatArray, a_half: int, m: int) -> tuple[FloatArray, int, float]:
+        keep = min(a_half, math.ceil(14.0 * sigma * math.sqrt(m)) + half)
+        cut = a_half - keep
+        if cut <= 0:
+            return a, a_half, 0.0
+        return a[cut:-cut], keep, float(a[:cut].sum() + a[-cut:].sum())
+
+    dist: FloatArray | None = None
+    power, base, base_half, base_m = count, p, half, 1
+    dist_half = dist_m = 0
+    while power:
+        if power & 1:
+            dist = base if dist is None else _convolve(dist, base)
+            dist_m += base_m
+            dist, dist_half, cut_mass = trim(dist, dist_half + base_half, dist_m)
+            lost_total += cut_mass
+        power >>= 1
+        if power:
+            base_m *= 2
+            base, base_half, cut_mass = trim(_convolve(base, base), 2 * base_half, base_m)
+            lost_total += cut_mass
+    assert dist is not None
+    return dist, dist_half, lost_total
+
+
+def _discrete_gaussian_delta_parts(
+    sigma: float, full: int, count: int, rest: int, epsilon: float
+) -> float:
+    """Exact delta of ``N_Z(0, sigma^2)`` noise on a vector moved by ``(full x count, rest)``.
+
+    ``count`` coordinates shifted by ``full`` and one by ``rest`` (none if ``0``).
+    The privacy loss is ``L = L_A + l_b`` with ``A`` the sum of the ``count`` noises
+    and ``b`` the last one: ``L_A = (count full^2 - 2 full A) / (2 sigma^2)``,
+    ``l_b = (rest^2 - 2 rest b) / (2 sigma^2)``. Given ``b``, ``L > epsilon`` when
+    ``A < tau_b``, and ``E[(1 - e^{epsilon - L})_+ | b]`` is
+    ``P(A < tau_b) - e^{epsilon - l_b} P(A < tau_b - count full)`` (the weights
+    ``e^{-L_A}`` shift ``A``'s law by ``count full``). The mass outside the windows is
+    counted as if it lost everything: an upper bound, tight as
+    :func:`~pandas_dp.mechanisms.discrete_gaussian_delta` (which it equals for
+    ``rest = 0``).
+
+    Parameters
+    ----------
+    sigma : float
+        Positive noise parameter (in integer units).
+    full, count : int
+        Shift of the fully moved coordinates (``>= 1``) and how many there are (``>= 0``).
+    rest : int
+        Shift of one more coordinate (``0 <= rest``; ``0`` for none).
+    epsilon : float
+        Non-negative epsilon.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from pandas_dp.mechanisms import discrete_gaussian_delta
+    >>> a = _discrete_gaussian_delta_parts(3.0, 2, 2, 0, 1.0)
+    >>> abs(a - discrete_gaussian_delta(3.0, 2, 1.0, 2)) < 1e-15
+    True
+    >>> _discrete_gaussian_delta_parts(3.0, 2, 2, 1, 1.0) > a
+    True
+    """
+    if rest == 0:
+        return mech.discrete_gaussian_delta(sigma, full, epsilon, count)
+    if count == 0:
+        return mech.discrete_gaussian_delta(sigma, rest, epsilon, 1)
+    s2 = sigma * sigma
+    dist, h, lost = _sum_pmf(sigma, count, math.ceil(14.0 * sigma) + full + 2)
+    cdf = np.concatenate(([0.0], np.cumsum(dist)))  # cdf[j] = P(A < j - h)
+    half_b = math.ceil(14.0 * sigma) + rest + 2
+    p_b, lost_b = _discrete_gaussian_pmf(sigma, half_b)
+    b = np.arange(-half_b, half_b + 1, dtype=np.float64)
+    ell = (rest * rest - 2.0 * rest * b) / (2.0 * s2)
+    tau = (count * full * full - 2.0 * s2 * (epsilon - ell)) / (2.0 * full)
+
+    # the hit values are a <= ceil(tau) - 1, paired with a - count full in the second
+    # term: one rounding of tau for both (a tie, L = epsilon, adds 0 either way)
+    first = np.ceil(tau) + h
+    j = np.clip(first, 0, 2 * h + 1).astype(np.int64)
+    j_shifted = np.clip(first - count * full, 0, 2 * h + 1).astype(np.int64)
+    # (an exponent above 700 only meets a vanishing probability: capping it errs safe)
+    weight = np.exp(np.minimum(epsilon - ell, 700.0))
+    given_b = np.maximum(cdf[j] - weight * cdf[j_shifted], 0.0)
+    return min(float(np.dot(p_b, given_b)) + lost + lost_b, 1.0)
+
+
+def _discrete_gaussian_sigma_for(
+    sensitivity: int, joint_l1: float, max_changed: float, epsilon: float, delta: float
+) -> float:
+    """Smallest discrete Gaussian ``sigma`` that is (epsilon, delta)-DP for every shift
+    vector one record can make: entries moved by at most ``sensitivity``, by
+    ``joint_l1 * sensitivity`` in all, at most ``max_changed`` of them.
+
+    The worst is ``floor(joint_l1)`` entries moved fully and one by the remainder
+    (at most ``max_changed`` in all): it has the largest L2 norm, and no other
+    vector's exact delta exceeds its (brute-forced over every integer shift vector
+    in ``tests/test_calibration_units.py``). Bisection on
+    :func:`_discrete_gaussian_delta_parts` to a relative ``1e-6``, from above.
+    """
+    d = int(sensitivity)
+    most = _entries(max_changed)
+    total = max(1, _whole(joint_l1 * d))
+    count = min(most, total // d)
+    rest = total - count * d if count < most else 0
+    if rest == 0:
+        return mech.discrete_gaussian_sigma(d, epsilon, delta, count)
+    if count == 0:
+        return mech.discrete_gaussian_sigma(rest, epsilon, delta, 1)
+
+    def too_small(sig: float) -> bool:
+        return _discrete_gaussian_delta_parts(sig, d, count, rest, epsilon) > delta
+
+    norm = math.sqrt(count * d * d + rest * rest)
+    lo = hi = mech.gaussian_sigma(norm, epsilon, delta)
+    if too_small(hi):
+        while too_small(hi):
+            lo, hi = hi, hi * 1.02
+            if hi > mech.MAX_SCALE:
+                raise ValueError(
+                    f"epsilon={epsilon}, delta={delta} need a discrete Gaussian sigma "
+                    f"above 2**52; use a larger epsilon or delta"
+                )
+    else:
+        while not too_small(lo) and lo > 1e-3:
+            lo, hi = lo / 1.02, lo
+    while hi - lo > 1e-6 * hi:
+        mid = 0.5 * (lo + hi)
+        if too_small(mid):
+            lo = mid
+        else:
+            hi = mid
+    return hi
 
 
 def _require(values: FloatArray, what: str, epsilon: float) -> None:

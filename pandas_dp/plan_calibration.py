@@ -134,6 +134,7 @@ class PlanCalibration:
                 integer=m.integer,
                 joint_l1=m.joint_l1,
                 joint_l2=m.joint_l2,
+                max_changed=self.max_changed(m),
             )
             if not finite:
                 raise ValueError(
@@ -145,6 +146,54 @@ class PlanCalibration:
             calibrated = object.__new__(type(m))
             calibrated.__dict__.update(m.__dict__, noise=noise)
             self.measurements[key] = calibrated
+
+    def max_changed(self, m: Measurement) -> float:
+        """How many entries of ``m``'s noised vector one privacy unit can move.
+
+        The truncated calibration pays its renormalisation once per moved entry and
+        the discrete Gaussian's worst shift vector is capped by it
+        (:func:`~pandas_dp.noise_plans.plan_noise`), so it is counted from the
+        contribution bounds (REFERENCE.md §9, §10), never from the joint L1 norm (a
+        unit with ``k`` rows in ``k`` groups moves ``k`` counts by one each, while
+        the L1 norm in units of the per-group sensitivity ``k`` is 1). A unit keeps
+        at most ``k`` rows, in at most ``g`` groups (``K = min(k, g c)`` rows in
+        all); under ``substitute`` its old and its new rows each move as many
+        entries.
+
+        * one entry per group (counts, sums, squares...): ``min(g, K)`` groups;
+        * counts over categories (a (group, category) cell per row): ``K`` cells;
+        * a group's two bound sums: the two of each group touched (their joint L1);
+        * anything else: every entry of the vector (always sound).
+
+        Capped by the vector's size, except for counts laid out by a selection
+        (their plan is repeated per bucket, so the vector noised is longer).
+
+        Parameters
+        ----------
+        m : Measurement
+
+        Returns
+        -------
+        float
+            A whole number, at least 1.
+        """
+        s = self.settings
+        c = s.contributions
+        both = 2 if s.neighbouring == "substitute" else 1
+        grouped = self.grouping is not None
+        rows = min(c.rows, c.groups * c.rows_per_group) if grouped else c.rows
+        kind = m.source[0] if m.source else None
+        if m.statistic == "bound_sums" and m.joint_l1 is not None:
+            return float(max(1, min(m.size, round(m.joint_l1))))
+        if kind == "derived":  # repeated per bucket: not capped by its size
+            return float(both * rows)
+        if kind == "categories":
+            touched = both * rows
+        elif grouped and kind in ("moments", "rows", "recentred", "products"):
+            touched = both * min(c.groups, rows)
+        else:
+            touched = m.size
+        return float(max(1, min(m.size, touched)))
 
     def _pure(self, m: Measurement, share: float) -> NoisePlan:
         """A discrete Laplace plan at the measurement's share: a pure epsilon."""
