@@ -44,7 +44,7 @@ from numpy.typing import NDArray
 
 from pandas_dp import mechanisms as mech
 from pandas_dp.mechanisms import small
-from pandas_dp.mechanisms.calibration import _convolve, _discrete_gaussian_pmf
+from pandas_dp.mechanisms.calibration import _convolve, _discrete_gaussian_pmf, smallest_sigma
 
 __all__ = [
     "BOUNDING_MODES",
@@ -750,25 +750,8 @@ def _discrete_gaussian_sigma_for(
         return _discrete_gaussian_delta_parts(sig, d, count, rest, epsilon) > delta
 
     norm = math.sqrt(count * d * d + rest * rest)
-    lo = hi = mech.gaussian_sigma(norm, epsilon, delta)
-    if too_small(hi):
-        while too_small(hi):
-            lo, hi = hi, hi * 1.02
-            if hi > mech.MAX_SCALE:
-                raise ValueError(
-                    f"epsilon={epsilon}, delta={delta} need a discrete Gaussian sigma "
-                    f"above 2**52; use a larger epsilon or delta"
-                )
-    else:
-        while not too_small(lo) and lo > 1e-3:
-            lo, hi = lo / 1.02, lo
-    while hi - lo > 1e-6 * hi:
-        mid = 0.5 * (lo + hi)
-        if too_small(mid):
-            lo = mid
-        else:
-            hi = mid
-    return hi
+    start = mech.gaussian_sigma(norm, epsilon, delta)
+    return smallest_sigma(too_small, start, f"epsilon={epsilon}, delta={delta}")
 
 
 def _require(values: FloatArray, what: str, epsilon: float) -> None:

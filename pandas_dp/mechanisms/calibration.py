@@ -22,6 +22,7 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Final
 
 import numpy as np
@@ -34,6 +35,7 @@ __all__ = [
     "discrete_gaussian_sigma",
     "gaussian_sigma",
     "grid_granularity",
+    "smallest_sigma",
     "truncated_discrete_laplace_scale",
     "truncated_laplace_scale",
 ]
@@ -279,16 +281,34 @@ def discrete_gaussian_sigma(
     def too_small(sig: float) -> bool:
         return discrete_gaussian_delta(sig, d, epsilon, k) > delta
 
-    # the continuous Balle-Wang sigma is close: bracket around it in 2% steps
+    # the continuous Balle-Wang sigma is close: bracket around it
     start = gaussian_sigma(d * math.sqrt(k), epsilon, delta)
+    return smallest_sigma(too_small, start, f"epsilon={epsilon}, delta={delta}")
+
+
+def smallest_sigma(
+    too_small: Callable[[float], bool], start: float, target: str = "the target"
+) -> float:
+    """The smallest sigma at which ``too_small`` is false, to ``1e-6`` relative, from
+    above: bracketed from ``start`` in steps of 2 %, then bisected.
+
+    ``too_small(sigma)`` must be monotone (true below some sigma, false above):
+    e.g. "the exact delta at this sigma exceeds the target". ``target`` names the
+    target in the error raised when no sigma up to ``2**52`` reaches it.
+
+    Examples
+    --------
+    >>> round(smallest_sigma(lambda s: s < 3.0, 2.0), 4)
+    3.0
+    """
     lo, hi = start, start
     if too_small(start):
         while too_small(hi):
             lo, hi = hi, hi * 1.02
             if hi > MAX_SCALE:
                 raise ValueError(
-                    f"epsilon={epsilon}, delta={delta} need a discrete Gaussian sigma "
-                    f"above 2**52; use a larger epsilon or delta"
+                    f"{target} need a discrete Gaussian sigma above 2**52; use a "
+                    f"larger epsilon or delta"
                 )
     else:
         while not too_small(lo) and lo > 1e-3:
