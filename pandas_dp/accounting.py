@@ -216,6 +216,9 @@ def rho_of_noise(noise: _Noise, sensitivity: Any, joint_l2: float | None = None)
     sens = np.broadcast_to(np.asarray(sensitivity, dtype=np.float64), scale.shape)
     if not noise.integer:
         sens = sens + np.broadcast_to(np.asarray(noise.granularity, dtype=np.float64), scale.shape)
+    paid = getattr(noise, "l2_paid", None)  # the rounded moves' norm sigma was made for
+    if paid is not None:
+        joint_l2 = max(paid, math.sqrt(scale.size) if joint_l2 is None else joint_l2)
     return rho_of_vector(sens, scale, joint_l2)
 
 

@@ -53,6 +53,7 @@ __all__ = [
     "check_mode",
     "plan_noise",
     "plan_uniform_noise",
+    "rounded_l2",
 ]
 
 BOUNDING_MODES: tuple[str, ...] = ("bit", "truncated", "none")
@@ -79,6 +80,10 @@ class NoisePlan:
         Per entry: the public output range the bounding mode uses.
     epsilon, delta : float
         The budget of the whole vector.
+    l2_paid : float or None
+        Real-valued Gaussian noise: the L2 norm of a neighbour's moves, in units of
+        ``sensitivity + granularity``, that ``sigma`` was calibrated for (the grid
+        rounding included; :func:`rounded_l2`); ``None`` otherwise.
     """
 
     mechanism: str
@@ -90,6 +95,7 @@ class NoisePlan:
     upper: FloatArray
     epsilon: float
     delta: float
+    l2_paid: float | None = None
 
     def head(self, k: int) -> NoisePlan:
         """The plan of the first ``k`` entries (one group's, when groups are noised alike)."""
@@ -426,6 +432,7 @@ def _calibrate(
     _require(gamma, "the grid step", epsilon)
     _require(paid, "the sensitivity paid for (with the grid rounding)", epsilon)
 
+    l2_paid: float | None = None
     if mechanism == "gaussian" and integer:
         # exact privacy curve of the discrete Gaussian for the worst shift vector:
         # floor(joint_l1) coordinates moved by their full (integer) sensitivity and
@@ -437,7 +444,8 @@ def _calibrate(
         )
         scale = ratio * shifts
     elif mechanism == "gaussian":
-        scale = mech.gaussian_sigma(l2, epsilon, delta) * paid
+        l2_paid = rounded_l2(l2, l1, moved, float(np.max(gamma / paid)))
+        scale = mech.gaussian_sigma(l2_paid, epsilon, delta) * paid
     elif bounding == "truncated":
         # a one-point range needs no noise (its value is public); calibrate it as
         # one-sided only to keep the arithmetic finite -- apply_noise returns the point
@@ -476,7 +484,30 @@ def _calibrate(
         upper=hi,
         epsilon=epsilon,
         delta=delta,
+        l2_paid=l2_paid,
     )
+
+
+def rounded_l2(l2: float, l1: float, moved: float, rho: float) -> float:
+    """The L2 norm of a neighbour's moves once rounded to the noise grid, in units of
+    ``Delta_i + gamma_i``.
+
+    Entry ``i`` moves by a fraction ``f_i <= 1`` of its sensitivity ``Delta_i``
+    (``sum f_i <= l1``, ``sum f_i**2 <= l2**2``, at most ``moved`` entries), and the
+    rounding by up to one grid step ``gamma_i`` more: ``f_i (1 - rho) + rho`` in
+    these units, ``rho = max gamma_i / (Delta_i + gamma_i)``. So the squared norm is
+    at most ``(1 - rho)**2 l2**2 + 2 rho (1 - rho) l1 + moved rho**2`` (and never
+    counted below ``l2``: a full move, ``f_i = 1``, is exactly one unit).
+
+    Examples
+    --------
+    >>> rounded_l2(2.0, 4.0, 4.0, 0.0)
+    2.0
+    >>> rounded_l2(1.0, 1.0, 4.0, 0.01) > 1.0  # one unit's row spread over 4 entries
+    True
+    """
+    squared = (1.0 - rho) ** 2 * l2 * l2 + 2.0 * rho * (1.0 - rho) * l1 + moved * rho * rho
+    return max(l2, math.sqrt(squared))
 
 
 def _whole(value: float) -> int:

@@ -276,3 +276,37 @@ def test_truncated_grouped_sums_with_a_unit_keep_epsilon() -> None:
     steps = 4
     worst = max(sum(entry(x / steps) for x in v) for v in shift_vectors(k * steps, k * steps, k))
     assert worst <= epsilon * (1.0 + RTOL)
+
+
+def test_rounded_moves_of_a_real_gaussian_stay_within_the_calibrated_norm() -> None:
+    """Real values are rounded to the noise grid, one step more per moved entry: the
+    norm sigma is calibrated for covers every move vector the bounds allow, also
+    when a unit moves several entries partially (the rounding adds up there)."""
+    from pandas_dp.noise_plans import rounded_l2
+
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        moved = int(rng.integers(1, 9))
+        rho = float(rng.choice([0.0, 1e-13, 1e-3, 0.2, 0.5]))
+        f = rng.uniform(0.0, 1.0, moved) * (rng.uniform() < 0.5 or 1.0)
+        l1, l2 = float(f.sum()), float(np.sqrt(np.sum(f * f)))
+        shifted = f * (1.0 - rho) + rho  # each entry's worst rounded move
+        assert float(np.sqrt(np.sum(shifted**2))) <= rounded_l2(l2, l1, moved, rho) * (1 + 1e-12)
+    assert rounded_l2(2.0, 4.0, 4.0, 0.3) == 2.0  # four full moves: exactly two units
+
+
+def test_a_partially_moved_real_gaussian_is_calibrated_for_the_rounding() -> None:
+    from pandas_dp import mechanisms as mech
+    from pandas_dp.noise_plans import plan_noise, rounded_l2
+
+    k = 4
+    sens = np.full(k, 1.0)
+    noise = plan_noise(
+        sens, np.zeros(k), np.full(k, 10.0), epsilon=1.0, delta=1e-6,
+        mechanism="gaussian", joint_l1=1.0, joint_l2=0.5, max_changed=k,
+    )  # fmt: skip
+    paid = sens + noise.granularity
+    rho = float(np.max(noise.granularity / paid))
+    need = rounded_l2(0.5, 1.0, k, rho)
+    assert noise.l2_paid == need and need > 0.5
+    assert np.all(noise.scale >= mech.gaussian_sigma(need, 1.0, 1e-6) * paid * (1 - 1e-12))
