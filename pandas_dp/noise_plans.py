@@ -44,7 +44,7 @@ from numpy.typing import NDArray
 
 from pandas_dp import mechanisms as mech
 from pandas_dp.mechanisms import small
-from pandas_dp.mechanisms.calibration import _convolve, _discrete_gaussian_pmf, smallest_sigma
+from pandas_dp.mechanisms.calibration import _discrete_gaussian_pmf, smallest_sigma, summed_pmf
 
 __all__ = [
     "BOUNDING_MODES",
@@ -654,42 +654,6 @@ def _truncated_scale(
     return np.full(k, hi)
 
 
-def _sum_pmf(sigma: float, count: int, half: int) -> tuple[FloatArray, int, float]:
-    """The pmf of the sum of ``count`` independent ``N_Z(0, sigma^2)``.
-
-    Returns the pmf on ``{-h..h}``, ``h``, and an upper bound on the mass left out
-    (each noise summed over ``+-half``; each partial sum of ``m`` of them cut to
-    ``+-(14 sigma sqrt(m) + half)``, as in
-    :func:`~pandas_dp.mechanisms.discrete_gaussian_delta`).
-    """
-    p, lost = _discrete_gaussian_pmf(sigma, half)
-    lost_total = count * lost
-
-    def trim(a: FloatArray, a_half: int, m: int) -> tuple[FloatArray, int, float]:
-        keep = min(a_half, math.ceil(14.0 * sigma * math.sqrt(m)) + half)
-        cut = a_half - keep
-        if cut <= 0:
-            return a, a_half, 0.0
-        return a[cut:-cut], keep, float(a[:cut].sum() + a[-cut:].sum())
-
-    dist: FloatArray | None = None
-    power, base, base_half, base_m = count, p, half, 1
-    dist_half = dist_m = 0
-    while power:
-        if power & 1:
-            dist = base if dist is None else _convolve(dist, base)
-            dist_m += base_m
-            dist, dist_half, cut_mass = trim(dist, dist_half + base_half, dist_m)
-            lost_total += cut_mass
-        power >>= 1
-        if power:
-            base_m *= 2
-            base, base_half, cut_mass = trim(_convolve(base, base), 2 * base_half, base_m)
-            lost_total += cut_mass
-    assert dist is not None
-    return dist, dist_half, lost_total
-
-
 def _discrete_gaussian_delta_parts(
     sigma: float, full: int, count: int, rest: int, epsilon: float
 ) -> float:
@@ -735,7 +699,7 @@ def _discrete_gaussian_delta_parts(
     if count == 0:
         return mech.discrete_gaussian_delta(sigma, rest, epsilon, 1)
     s2 = sigma * sigma
-    dist, h, lost = _sum_pmf(sigma, count, math.ceil(14.0 * sigma) + full + 2)
+    dist, h, lost = summed_pmf(sigma, count, math.ceil(14.0 * sigma) + full + 2)
     cdf = np.concatenate(([0.0], np.cumsum(dist)))  # cdf[j] = P(A < j - h)
     half_b = math.ceil(14.0 * sigma) + rest + 2
     p_b, lost_b = _discrete_gaussian_pmf(sigma, half_b)

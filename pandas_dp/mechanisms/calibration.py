@@ -36,6 +36,7 @@ __all__ = [
     "gaussian_sigma",
     "grid_granularity",
     "smallest_sigma",
+    "summed_pmf",
     "truncated_discrete_laplace_scale",
     "truncated_laplace_scale",
 ]
@@ -205,39 +206,54 @@ def discrete_gaussian_delta(
         )
     if not (epsilon >= 0 and math.isfinite(epsilon)):
         raise ValueError(f"epsilon must be finite and >= 0; got {epsilon}")
-    half = math.ceil(14.0 * sigma) + d + 2
-    p, lost = _discrete_gaussian_pmf(sigma, half)
-    lost_total = k * lost
-
-    # k-fold convolution by repeated squaring; each partial sum of m coordinates is
-    # cut to +-(14 sigma sqrt(m) + half) and the mass cut off is counted as lost
-    def trim(a: FloatArray, a_half: int, m: int) -> tuple[FloatArray, int]:
-        keep = min(a_half, math.ceil(14.0 * sigma * math.sqrt(m)) + half)
-        cut = a_half - keep
-        if cut <= 0:
-            return a, a_half
-        nonlocal lost_total
-        lost_total += float(a[:cut].sum() + a[-cut:].sum())
-        return a[cut:-cut], keep
-
-    dist: FloatArray | None = None
-    power, base, base_half, base_m = k, p, half, 1
-    dist_half = dist_m = 0
-    while power:
-        if power & 1:
-            dist = base if dist is None else _convolve(dist, base)
-            dist_m += base_m
-            dist, dist_half = trim(dist, dist_half + base_half, dist_m)
-        power >>= 1
-        if power:
-            base_m *= 2
-            base, base_half = trim(_convolve(base, base), 2 * base_half, base_m)
-    assert dist is not None
+    dist, dist_half, lost_total = summed_pmf(sigma, k, math.ceil(14.0 * sigma) + d + 2)
     s = np.arange(-dist_half, dist_half + 1, dtype=np.float64)
     loss = k * d * d / (2.0 * sigma * sigma) - d * s / (sigma * sigma)
     hit = loss > epsilon
     delta = float(np.sum(dist[hit] * -np.expm1(epsilon - loss[hit])))
     return min(delta + lost_total, 1.0)
+
+
+def summed_pmf(sigma: float, count: int, half: int) -> tuple[FloatArray, int, float]:
+    """The pmf of the sum of ``count`` independent ``N_Z(0, sigma^2)`` noises.
+
+    Each noise is summed over ``-half..half``; the ``count``-fold convolution runs by
+    repeated squaring, each partial sum of ``m`` noises cut to
+    ``+-(14 sigma sqrt(m) + half)``. Returns the pmf on ``-h..h``, ``h``, and an
+    upper bound on the mass left out (every cut counted).
+
+    Examples
+    --------
+    >>> pmf, h, lost = summed_pmf(1.0, 2, 16)
+    >>> round(float(pmf.sum()) + lost, 12), h >= 16
+    (1.0, True)
+    """
+    p, lost = _discrete_gaussian_pmf(sigma, half)
+    lost_total = count * lost
+
+    def trim(a: FloatArray, a_half: int, m: int) -> tuple[FloatArray, int, float]:
+        keep = min(a_half, math.ceil(14.0 * sigma * math.sqrt(m)) + half)
+        cut = a_half - keep
+        if cut <= 0:
+            return a, a_half, 0.0
+        return a[cut:-cut], keep, float(a[:cut].sum() + a[-cut:].sum())
+
+    dist: FloatArray | None = None
+    power, base, base_half, base_m = count, p, half, 1
+    dist_half = dist_m = 0
+    while power:
+        if power & 1:
+            dist = base if dist is None else _convolve(dist, base)
+            dist_m += base_m
+            dist, dist_half, cut_mass = trim(dist, dist_half + base_half, dist_m)
+            lost_total += cut_mass
+        power >>= 1
+        if power:
+            base_m *= 2
+            base, base_half, cut_mass = trim(_convolve(base, base), 2 * base_half, base_m)
+            lost_total += cut_mass
+    assert dist is not None
+    return dist, dist_half, lost_total
 
 
 def discrete_gaussian_sigma(
