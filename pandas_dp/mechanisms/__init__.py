@@ -22,7 +22,9 @@ This package knows nothing of pandas. It offers
   :func:`discrete_gaussian_delta` / :func:`discrete_gaussian_sigma`, and
   :func:`truncated_laplace_scale` / :func:`truncated_discrete_laplace_scale` (the
   scale at which Laplace noise truncated to a public range is still epsilon-DP;
-  Holohan et al. 2020);
+  Holohan et al. 2020); for the worst vector of partial shifts one privacy unit can
+  make (:mod:`~pandas_dp.mechanisms.shift_vectors`): the truncated scale and the
+  discrete Gaussian's sigma on its exact privacy curve;
 * tail bounds used by the confidence intervals
   (:mod:`~pandas_dp.mechanisms.intervals`): :func:`laplace_halfwidth`,
   :func:`gaussian_halfwidth`.

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import partial
 from typing import Final
 
 import numpy as np
@@ -31,6 +32,7 @@ from numpy.typing import ArrayLike, NDArray
 from pandas_dp.mechanisms.constants import GRID_BITS, MAX_SCALE
 
 __all__ = [
+    "bisect_decreasing",
     "discrete_gaussian_delta",
     "discrete_gaussian_sigma",
     "gaussian_sigma",
@@ -38,6 +40,7 @@ __all__ = [
     "smallest_sigma",
     "summed_pmf",
     "truncated_discrete_laplace_scale",
+    "truncated_discrete_loss",
     "truncated_laplace_scale",
 ]
 
@@ -341,7 +344,7 @@ def smallest_sigma(
 # --------------------------------------------------------------------------- truncation
 
 
-def _bisect_decreasing(
+def bisect_decreasing(
     loss: object, target: FloatArray, lo: FloatArray, iterations: int = 200
 ) -> FloatArray:
     """Vectorised bisection: the smallest ``s >= lo`` with ``loss(s) <= target``.
@@ -396,7 +399,7 @@ def truncated_laplace_scale(
         den = -np.expm1(-w / s)
         return np.asarray(dp / s + np.log(num / den), dtype=np.float64)
 
-    return _bisect_decreasing(loss, e, dp / e)
+    return bisect_decreasing(loss, e, dp / e)
 
 
 def truncated_discrete_laplace_scale(
@@ -420,11 +423,25 @@ def truncated_discrete_laplace_scale(
     e = np.atleast_1d(np.asarray(epsilon, dtype=np.float64))
     d, big_n, e = np.broadcast_arrays(d, big_n, e)
     dp = np.minimum(d, big_n)
+    return bisect_decreasing(partial(truncated_discrete_loss, dp, big_n), e, dp / e)
 
-    def loss(t: FloatArray) -> FloatArray:
-        q = np.exp(-1.0 / t)
-        num = 1.0 + q - q ** (dp + 1.0) - q ** (big_n - dp + 1.0)
-        den = 1.0 - q ** (big_n + 1.0)
-        return np.asarray(dp / t + np.log(num / den), dtype=np.float64)
 
-    return _bisect_decreasing(loss, e, dp / e)
+def truncated_discrete_loss(shift: ArrayLike, points: ArrayLike, t: ArrayLike) -> FloatArray:
+    """Worst privacy loss of discrete Laplace noise of scale ``t`` truncated to
+    ``points + 1`` integers, the true value moved by ``shift``: with ``q = e^{-1/t}``
+    and ``d = min(shift, points)``,
+    ``d/t + ln[(1 + q - q^{d+1} - q^{N-d+1}) / (1 - q^{N+1})]``.
+
+    Examples
+    --------
+    >>> t = float(truncated_discrete_laplace_scale(1, np.inf, 1.0)[0])
+    >>> round(float(truncated_discrete_loss(1.0, np.inf, t)[0]), 6)
+    1.0
+    """
+    big_n = np.asarray(points, dtype=np.float64)
+    dp = np.minimum(np.asarray(shift, dtype=np.float64), big_n)
+    tt = np.asarray(t, dtype=np.float64)
+    q = np.exp(-1.0 / tt)
+    num = 1.0 + q - q ** (dp + 1.0) - q ** (big_n - dp + 1.0)
+    den = 1.0 - q ** (big_n + 1.0)
+    return np.atleast_1d(np.asarray(dp / tt + np.log(num / den), dtype=np.float64))
