@@ -448,21 +448,20 @@ class DPSeriesAccessor(_Base):
         """
         kw = dict(locals())
         del kw["self"], kw["func"]
-        frame, label, kw["schema"] = self._as_frame(schema)
         kw["bounds"] = self._own(bounds)
         if isinstance(func, Mapping) or callable(func):
             raise TypeError(
                 f"a Series' agg takes a statistic or a list of them, e.g. 'mean' or "
                 f"['mean', 'std']; got {func!r}. For several columns use df.dp.agg"
             )
-        if isinstance(func, str):
-            kw["schema"] = schema
+        if isinstance(func, str):  # that method's own release
             method = getattr(self, func, None) if func in _AGG_METHODS else None
             if method is None:
                 raise ValueError(f"agg does not release {func!r}; use one of {list(_AGG_METHODS)}")
             takes = inspect.signature(method).parameters
             out: DPFloat | DPInt = method(**{k: v for k, v in kw.items() if k in takes})
             return out
+        frame, label, kw["schema"] = self._as_frame(schema)
         table: pd.DataFrame = self._frame_accessor(frame).agg({label: func}, **kw)
         series: pd.Series = table[label].copy()
         series.name, series.attrs = self._obj.name, table.attrs
