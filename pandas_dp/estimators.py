@@ -10,7 +10,10 @@ column on ``[a, b]`` with midpoint ``m`` (REFERENCE.md §9):
   (:func:`recentre`, :func:`reach`), and the mean combines ``C``, ``S`` and ``T``
   (:func:`recentred_mean_value`);
 * variance ``= (Q - S²/C') / (C' - ddof)`` with ``C' = max(C, ddof + 1)``, clamped
-  to the ddof's own public range ``[0, (ddof + 1) R²/4]``;
+  to the ddof's own public range ``[0, (ddof + 1) R²/4]`` and, below that, to the
+  largest variance any data on ``[a, b]`` with ``C'`` values and mean ``m + d``,
+  ``d = S / C'``, can have: ``(R²/4 - d²) C' / (C' - ddof)`` (the Bhatia-Davis
+  inequality, :func:`variance_cap`);
 * where the column's two bound sums ``p ≈ Σ (x - a)`` and ``q ≈ Σ (b - x)`` are
   measured instead of ``C`` and ``S`` (add/remove, Laplace noise), the mean is
   ``a + R p / (p + q)`` and the count and centred sum are ``C = (p + q) / R``
@@ -27,7 +30,7 @@ Examples
 --------
 >>> mean_value(c=10.0, s=5.0, lower=0.0, upper=10.0, clamp=True)
 5.5
->>> round(var_value(c=10.0, s=0.0, q=90.0, ddof=1, upper_range=50.0, clamp=True), 6)
+>>> round(var_value(c=10.0, s=0.0, q=90.0, ddof=1, half_width=5.0, upper_range=50.0, clamp=True), 6)
 10.0
 """
 
@@ -63,6 +66,7 @@ __all__ = [
     "var_interval",
     "var_interval_of",
     "var_value",
+    "variance_cap",
 ]
 
 FloatArray = NDArray[np.float64]
@@ -323,9 +327,51 @@ def recentred_mean_value(
     return min(max(value, lower), upper) if clamp else value
 
 
-def var_value(c: float, s: float, q: float, *, ddof: int, upper_range: float, clamp: bool) -> float:
+def variance_cap(c: float, s: float, *, ddof: int, half_width: float) -> float:
+    """The largest variance (``ddof``) of ``C' = max(C, ddof + 1)`` values in a range
+    of half-width ``h`` whose sum about the range's midpoint is ``S``.
+
+    With mean ``m + d``, ``d = S / C'`` (taken into ``[-h, h]``), values on
+    ``[m - h, m + h]`` have population variance at most ``(h - d)(h + d)``
+    (Bhatia and Davis 2000; equality with every value at an end), so the variance
+    with ``ddof`` is at most ``(h² - d²) C' / (C' - ddof)``. A function of noisy
+    statistics and the declared bounds only: clamping a noisy variance to it is
+    post-processing, and it keeps the released mean and variance a pair some data
+    in the bounds could have. It cuts the noise where the noisy variance lands
+    beyond it (few rows or a small epsilon; data piled near one bound).
+
+    Examples
+    --------
+    >>> variance_cap(100.0, 0.0, ddof=0, half_width=50.0)
+    2500.0
+    >>> variance_cap(100.0, -4000.0, ddof=0, half_width=50.0)  # mean 10 on [0, 100]
+    900.0
+    >>> variance_cap(2.0, 0.0, ddof=1, half_width=50.0)
+    5000.0
+    """
+    cc = c if c > ddof + 1.0 else ddof + 1.0  # (a NaN count too)
+    d = s / cc
+    if math.isnan(d):
+        d = 0.0
+    d = min(max(d, -half_width), half_width)
+    return (half_width - d) * (half_width + d) * (1.0 + ddof / (cc - ddof))
+
+
+def var_value(
+    c: float,
+    s: float,
+    q: float,
+    *,
+    ddof: int,
+    half_width: float,
+    upper_range: float,
+    clamp: bool,
+) -> float:
     """``(Q - S²/C') / (C' - ddof)``, ``C' = max(C, ddof + 1)``, clamped unless told not to.
 
+    The clamp is to ``[0, min(upper_range, variance_cap(C, S))]``: the public range
+    of the statistic and the largest variance the noisy count and mean allow
+    (:func:`variance_cap`; ``half_width`` is half the declared range).
     ``S²/C'`` is computed as ``(S/C') S`` (no overflow of ``S²`` where ``C'`` is
     large). Noisy statistics beyond the float range that leave the expression
     undefined (``inf - inf``, ``inf / inf``) give the middle of the public range
@@ -333,16 +379,21 @@ def var_value(c: float, s: float, q: float, *, ddof: int, upper_range: float, cl
 
     Examples
     --------
-    >>> var_value(1e300, 1e200, 1e300, ddof=1, upper_range=50.0, clamp=True)
+    >>> var_value(1e300, 1e200, 1e300, ddof=1, half_width=5.0, upper_range=50.0, clamp=True)
     1.0
-    >>> var_value(math.inf, 1e200, math.inf, ddof=1, upper_range=50.0, clamp=True)
+    >>> var_value(math.inf, 1e200, math.inf, ddof=1, half_width=5.0, upper_range=50.0, clamp=True)
     25.0
+    >>> var_value(10.0, -40.0, 900.0, ddof=0, half_width=5.0, upper_range=50.0, clamp=True)
+    9.0
     """
     cc = max(c, ddof + 1.0)
     value = (q - s / cc * s) / (cc - ddof)
     if math.isnan(value):
         value = upper_range / 2.0 if math.isfinite(upper_range) else 0.0
-    return min(max(value, 0.0), upper_range) if clamp else value
+    if not clamp:
+        return value
+    top = min(upper_range, variance_cap(c, s, ddof=ddof, half_width=half_width))
+    return min(max(value, 0.0), top)
 
 
 def noisy_interval(noise: NoisePlan, value: float, alpha: float) -> tuple[float, float]:

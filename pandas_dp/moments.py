@@ -281,6 +281,7 @@ def estimate(
         )
         return value, mean_fn
     hi = _var_range(entry, ddof, n)[1]
+    half = (d.upper - d.lower) / 2.0
     if entry.method == "direct":
         noise = m[k["var_direct"]].calibrated
         assert noise is not None and n is not None
@@ -291,7 +292,7 @@ def estimate(
     elif "bound_sums" in k:
         w = float(noisy[k["centred_squares"]][g])
         c, s = est.bound_sums_count(p, q, d.lower, d.upper), est.bound_sums_centred(p, q)
-        value = est.var_value(c, s, w, ddof=ddof, upper_range=hi, clamp=clamp)
+        value = est.var_value(c, s, w, ddof=ddof, half_width=half, upper_range=hi, clamp=clamp)
         squares = m[k["centred_squares"]].calibrated
         box = partial(est.bound_sums_box, pair, p, q, d.lower, d.upper)
         fn = partial(est.var_interval_of, box, squares, w, ddof, hi)
@@ -299,7 +300,7 @@ def estimate(
         c = float(noisy[k["count"]][g])
         s = float(noisy[k["centred_sum"]][g])
         w = float(noisy[k["centred_squares"]][g])
-        value = est.var_value(c, s, w, ddof=ddof, upper_range=hi, clamp=clamp)
+        value = est.var_value(c, s, w, ddof=ddof, half_width=half, upper_range=hi, clamp=clamp)
         fn = partial(
             est.var_interval,
             m[k["count"]].calibrated,

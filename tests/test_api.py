@@ -626,8 +626,10 @@ def test_nullable_var_any_ddof_stays_in_its_range(ddof: int, bounding: str) -> N
                 assert lo <= ilo <= ihi <= hi
                 if statistic == "var":
                     values.append(float(r))
-    if bounding != "none":  # the range is used: some releases reach its ends
-        assert min(values) == 0.0 and max(values) == pytest.approx(expected[1], rel=1e-12)
+    if bounding != "none":  # the range is used: some releases reach 0 and come near
+        # its top (the top itself only where the noisy mean is the midpoint: the
+        # clamp is also to the largest variance that mean allows, test_variance_cap.py)
+        assert min(values) == 0.0 and expected[1] * 0.99 <= max(values) <= expected[1]
 
 
 @pytest.mark.parametrize(

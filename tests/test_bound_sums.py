@@ -176,8 +176,9 @@ def test_count_and_variance_from_any_noisy_sums_are_numbers_in_range(p, q, w, lo
     top = (upper - lower) * (upper - lower) / 2  # (inf beyond the float range)
     c, s = est.bound_sums_count(p, q, lower, upper), est.bound_sums_centred(p, q)
     if not (math.isnan(c) or math.isnan(s)):
-        v = est.var_value(c, s, w, ddof=1, upper_range=top, clamp=True)
-        assert 0.0 <= v <= top
+        half = (upper - lower) / 2
+        v = est.var_value(c, s, w, ddof=1, half_width=half, upper_range=top, clamp=True)
+        assert 0.0 <= v <= min(top, est.variance_cap(c, s, ddof=1, half_width=half))
     squares = plan_noise(np.full(1, 5.0), np.zeros(1), np.full(1, math.inf), epsilon=1.0)
     box = partial(est.bound_sums_box, noise, p, q, lower, upper)
     lo, hi = est.var_interval_of(box, squares, w, 1, top, 0.05)
@@ -191,7 +192,7 @@ def test_exact_sums_give_the_exact_count_and_variance():
     assert est.bound_sums_count_value(p, q, a, b) == 4.0
     c, s = est.bound_sums_count(p, q, a, b), est.bound_sums_centred(p, q)
     w = float(((x - 6.0) ** 2).sum())
-    v = est.var_value(c, s, w, ddof=1, upper_range=50.0, clamp=True)
+    v = est.var_value(c, s, w, ddof=1, half_width=5.0, upper_range=50.0, clamp=True)
     assert v == pytest.approx(x.var(ddof=1), rel=1e-12)
     # the box of exact intervals (no noise left) holds the exact count and sum
     noise = plan_noise(np.full(2, 1e-9), np.zeros(2), np.full(2, math.inf), epsilon=1.0)

@@ -409,7 +409,11 @@ def default_releases(statistic, values, seed, draws=DRAWS, *, eps=EPS, shrink=1.
         return fn(noisy["count"], noisy["centred_sum"], noisy["recentred_sum"]).astype(np.float64)
     top = output_range("var", 0.0, 1.0, ddof=1)[1]
     fn = np.frompyfunc(
-        lambda c, s, q: est.var_value(c, s, q, ddof=1, upper_range=top, clamp=clamp), 3, 1
+        lambda c, s, q: est.var_value(
+            c, s, q, ddof=1, half_width=0.5, upper_range=top, clamp=clamp
+        ),
+        3,
+        1,
     )
     return fn(noisy["count"], noisy["centred_sum"], noisy["centred_squares"]).astype(np.float64)
 
