@@ -1,7 +1,10 @@
 """Group-by keys: the public facts of ``df.dp.groupby(by, keys=...)`` (REFERENCE.md §10).
 
-A grouped release lists every *declared* key, in sorted order, whether or not
-the data hold it; rows whose key is not declared are dropped, or counted in an
+A grouped release lists every *declared* key, in sorted order (a categorical
+column's in the declared order, as a :class:`~pandas.CategoricalIndex`: pandas
+orders such groups by the dtype's categories, which here are the declared ones --
+the column's own category list is read off the data), whether or not the data
+hold it; rows whose key is not declared are dropped, or counted in an
 ``other`` group on request. Keys come from the caller or a schema, never from the
 data:
 
@@ -155,10 +158,10 @@ def _tuples(values: Sequence[tuple[Any, ...]], names: Sequence[Hashable] | None 
     return pd.MultiIndex.from_tuples(list(values), names=None if names is None else list(names))
 
 
-def _sorted(values: Sequence[Any]) -> list[Any]:
+def _sorted(values: Sequence[Any], key: Any = None) -> list[Any]:
     """Sorted like pandas sorts group keys; declaration order where values do not compare."""
     try:
-        return sorted(values)
+        return sorted(values, key=key)
     except TypeError:
         return list(values)
 
@@ -178,15 +181,28 @@ def _check_by(frame: pd.DataFrame, by: Any) -> tuple[Hashable, ...]:
 
 
 def _level_values(column: Hashable, values: Any, dtype: Any) -> tuple[Any, ...]:
-    """One column's declared keys, sorted; refused when empty, repeated, missing, or
-    of a type no value of the column's (public) ``dtype`` can equal."""
+    """One column's declared keys, sorted (a categorical column's in declaration
+    order); refused when empty, repeated, missing, or of a type no value of the
+    column's (public) ``dtype`` can equal."""
     listed = list(values)
     if not listed:
         raise ValueError(f"the declared keys of {column!r} are empty; declare at least one")
     check_declared_values(column, listed, dtype, "keys=")  # (first: hashable, then the set)
     if len(set(listed)) != len(listed):
         raise ValueError(f"the declared keys of {column!r} repeat a value: {listed}")
-    return tuple(_sorted(listed))
+    return tuple(listed) if _categorical(dtype) else tuple(_sorted(listed))
+
+
+def _categorical(dtype: Any) -> bool:
+    return isinstance(dtype, pd.CategoricalDtype)
+
+
+def _typed(values: Sequence[Any], level: tuple[Any, ...], dtype: Any) -> Any:
+    """A categorical column's keys as a :class:`~pandas.Categorical` of the declared
+    categories ``level`` (with the dtype's order flag); other columns' as a list."""
+    if not _categorical(dtype):
+        return list(values)
+    return pd.Categorical(list(values), categories=list(level), ordered=bool(dtype.ordered))
 
 
 def _dtype_keys(frame: pd.DataFrame, given: dict[Hashable, Any]) -> dict[Hashable, Any]:
@@ -311,11 +327,21 @@ def resolve_grouping(
             check_declared_values(c, [t[i] for t in explicit], _dtype(frame, c), "keys=")
         if len(set(explicit)) != len(explicit):
             raise ValueError("keys repeat a key; declare each key once")
+        dtypes = [_dtype(frame, c) for c in labels]
         levels = tuple(
-            _level_values(c, dict.fromkeys(t[i] for t in explicit), None)
+            # (checked against the dtype above; None here skips a second check)
+            tuple(dict.fromkeys(t[i] for t in explicit))
+            if _categorical(dtypes[i])
+            else _level_values(c, dict.fromkeys(t[i] for t in explicit), None)
             for i, c in enumerate(labels)
         )
-        ordered = _sorted(list(explicit))
+        rank = [{v: r for r, v in enumerate(level)} for level in levels]
+        ordered = _sorted(
+            list(explicit),
+            key=lambda k: tuple(
+                rank[i][v] if _categorical(dtypes[i]) else v for i, v in enumerate(k)
+            ),
+        )
     else:
         per_column = dict(keys) if isinstance(keys, Mapping) else None
         unknown = sorted(str(k) for k in (per_column or {}) if k not in labels)
@@ -341,18 +367,23 @@ def resolve_grouping(
         )
         ordered = None
     radix = [len(v) for v in levels]
+    dtypes = [_dtype(frame, c) for c in labels]
     if ordered is None:
+        typed = [_typed(v, v, d) for v, d in zip(levels, dtypes, strict=True)]
         keys_index = (
-            pd.Index(list(levels[0]), name=labels[0])
+            pd.Index(typed[0], name=labels[0])
             if len(labels) == 1
-            else pd.MultiIndex.from_product([list(v) for v in levels], names=list(labels))
+            else pd.MultiIndex.from_product(typed, names=list(labels))
         )
         positions = None
     else:
+        columns = [
+            _typed([t[i] for t in ordered], levels[i], dtypes[i]) for i in range(len(labels))
+        ]
         keys_index = (
-            pd.Index([t[0] for t in ordered], name=labels[0])
+            pd.Index(columns[0], name=labels[0])
             if len(labels) == 1
-            else _tuples(ordered, labels)
+            else pd.MultiIndex.from_arrays(columns, names=list(labels))
         )
         positions = np.full(int(np.prod(radix)), -1, dtype=np.intp)
         where = [{v: i for i, v in enumerate(level)} for level in levels]

@@ -159,3 +159,36 @@ def test_private_keys_are_labelled_by_the_group_not_its_first_row() -> None:
     assert type(stamp) is pd.Timestamp
     categorical = keys(["a", "b", "secret"], "category")
     assert not isinstance(categorical.dtype, pd.CategoricalDtype)
+
+
+def test_a_categorical_column_keeps_the_declared_order_like_pandas() -> None:
+    """pandas orders the groups of a categorical column by its categories (a
+    CategoricalIndex); here the declared keys stand in for them, in their order."""
+    order = ["low", "mid", "high"]
+    k = pd.Categorical(["high", "low", "mid", "low"] * 50, categories=order, ordered=True)
+    df = pd.DataFrame({"k": k, "s": ["b", "a"] * 100, "x": np.arange(200.0) % 100})
+    got = df.dp.groupby("k", keys={"k": order}).mean("x", epsilon=1e3, bounds={"x": (0, 100)})
+    want = df.groupby("k", observed=False)["x"].mean()
+    pd.testing.assert_index_equal(got.index, want.index)
+    np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), atol=1.0)
+    two = df.dp.groupby(["k", "s"], keys={"k": order, "s": ["b", "a"]}).count(epsilon=1e3)
+    pd.testing.assert_index_equal(two.index, df.groupby(["k", "s"], observed=False).count().index)
+    assert two.index.levels[0].dtype == k.dtype
+    # explicit key tuples: the categorical column's values in declaration order
+    tuples = df.dp.groupby(["k", "s"], keys=[("mid", "a"), ("high", "b"), ("mid", "b")])
+    assert list(tuples.count(epsilon=1.0).index) == [("mid", "a"), ("mid", "b"), ("high", "b")]
+    # a text column is still sorted, as pandas sorts it
+    text = df.assign(k=df["k"].astype(str))
+    assert list(text.dp.groupby("k", keys={"k": order}).count(epsilon=1.0).index) == sorted(order)
+
+
+def test_a_categorical_index_holds_only_declared_categories() -> None:
+    """The column's own categories come from the data (one person's rare value
+    here): the released index's categories are the declared ones, from a schema's
+    CategoricalDtype as from a list."""
+    df = pd.DataFrame({"k": ["a", "b"] * 50 + ["rare"], "x": 1.0}).astype({"k": "category"})
+    schema = pa.DataFrameSchema({"k": pa.Column(pd.CategoricalDtype(["b", "a"]))})
+    got = df.dp.groupby("k", other="?").count(epsilon=1.0, schema=schema)
+    assert list(got.index) == ["b", "a", "?"] and "rare" not in str(got.index.dtype)
+    by_list = df.dp.groupby("k", keys=["b", "a"]).count(epsilon=1.0)
+    assert list(by_list.index.categories) == ["b", "a"]
