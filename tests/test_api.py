@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -788,3 +789,21 @@ def test_skipna_true_is_the_default_and_false_is_refused(release: str) -> None:
     with pytest.raises(ValueError, match="skipna=False is not supported"):
         run(df, epsilon=1.0, skipna=False, budget=budget)
     assert budget.spent == (0.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("call", "owner"),
+    [
+        (lambda df: df.dp.quantile("x", 0.5, foo=1), "DPFrameAccessor.quantile()"),
+        (lambda df: df.dp.value_counts("x", foo=1), "DPFrameAccessor.value_counts()"),
+        (lambda df: df.dp.cov(["x"], foo=1), "DPFrameAccessor.cov()"),
+        (lambda df: df.dp.groupby("x", keys=[1.0]).median("x", foo=1), "DPGroupBy.median()"),
+        (lambda df: df.dp.groupby("x", keys=[1.0]).value_counts(foo=1), "DPGroupBy.value_counts()"),
+    ],
+)
+def test_python_messages_name_the_public_class(call: Any, owner: str) -> None:
+    """A misspelt keyword: Python's own message names the accessor, not the private
+    mixin that holds the method."""
+    with pytest.raises(TypeError, match="unexpected keyword") as info:
+        call(pd.DataFrame({"x": [1.0, 2.0]}))
+    assert str(info.value).startswith(owner) and "._" not in str(info.value)

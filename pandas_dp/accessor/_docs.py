@@ -213,10 +213,15 @@ def stamp_docs(cls: T) -> T:
 
     The methods the class inherits (from the mixins that hold a family of its
     releases) are stamped too; stamping a docstring twice changes nothing. A
-    class's ``_doc_scope`` (``"groupby"``) selects its own entries first.
+    class's ``_doc_scope`` (``"groupby"``) selects its own entries first. A method
+    of a private mixin takes the class's name in its ``__qualname__``, which
+    Python's own messages print (``DPFrameAccessor.quantile() got an unexpected
+    keyword argument``, not the mixin's name).
     """
     scope = getattr(cls, "_doc_scope", "")
     for name, member in inspect.getmembers(cls, inspect.isfunction):
         if not name.startswith("_"):
             _stamp(member, scope)
+            if member.__qualname__.startswith("_"):
+                member.__qualname__ = f"{cls.__name__}.{name}"
     return cls
