@@ -493,19 +493,23 @@ def var_interval(
     ddof: int,
     upper_range: float,
     alpha: float,
+    *,
+    half_width: float = math.inf,
 ) -> tuple[float, float]:
     """Range of ``(Q - S²/C)/(C - ddof)`` over the box of three intervals.
 
     The expression grows with ``Q`` and shrinks with ``S²``; in ``C`` its
     derivative has the sign of ``-Q C² + 2 S² C - ddof S²``, so its extremes lie
     at the ends of the count's interval or at the roots
-    ``C = (S² ± sqrt(S⁴ - ddof Q S²)) / Q`` (minimum and maximum alike).
+    ``C = (S² ± sqrt(S⁴ - ddof Q S²)) / Q`` (minimum and maximum alike). The upper
+    end is at most the largest :func:`variance_cap` over the box (``half_width``
+    half the declared range), which the exact variance respects.
     """
     third = alpha / 3.0
     c_lo, c_hi = noisy_interval(c_noise, c, third)
     s_lo, s_hi = noisy_interval(s_noise, s, third)
     q_lo, q_hi = noisy_interval(q_noise, q, third)
-    return _var_over_box(c_lo, c_hi, s_lo, s_hi, q_lo, q_hi, ddof, upper_range)
+    return _var_over_box(c_lo, c_hi, s_lo, s_hi, q_lo, q_hi, ddof, upper_range, half_width)
 
 
 def var_interval_of(
@@ -515,6 +519,8 @@ def var_interval_of(
     ddof: int,
     upper_range: float,
     alpha: float,
+    *,
+    half_width: float = math.inf,
 ) -> tuple[float, float]:
     """:func:`var_interval` with the count's and the sum's box from ``box``.
 
@@ -524,7 +530,7 @@ def var_interval_of(
     """
     c_lo, c_hi, s_lo, s_hi = box(2.0 * alpha / 3.0)
     q_lo, q_hi = noisy_interval(q_noise, q, alpha / 3.0)
-    return _var_over_box(c_lo, c_hi, s_lo, s_hi, q_lo, q_hi, ddof, upper_range)
+    return _var_over_box(c_lo, c_hi, s_lo, s_hi, q_lo, q_hi, ddof, upper_range, half_width)
 
 
 def _var_over_box(
@@ -536,13 +542,20 @@ def _var_over_box(
     q_hi: float,
     ddof: int,
     upper_range: float,
+    half_width: float = math.inf,
 ) -> tuple[float, float]:
     """Range of ``(Q - S²/C)/(C - ddof)`` over a box of count, sum and squares (the
     whole public range where a side of the box is undefined: sums near the float
-    range)."""
+    range), its upper end at most the largest variance the box's counts and means
+    allow: ``(h² - d²) C/(C - ddof)`` is at most its value at the box's smallest
+    ``C`` and smallest ``|d| = |S|/C`` (each factor at its largest)."""
     if any(math.isnan(x) for x in (c_lo, c_hi, s_lo, s_hi, q_lo, q_hi)):
         return 0.0, upper_range
     c_lo, c_hi = max(c_lo, ddof + 1.0), max(c_hi, ddof + 1.0)
+    s_near = 0.0 if s_lo <= 0.0 <= s_hi else min(abs(s_lo), abs(s_hi))
+    upper_range = min(
+        upper_range, variance_cap(c_lo, s_near * c_lo / c_hi, ddof=ddof, half_width=half_width)
+    )
     s2_min = 0.0 if s_lo <= 0.0 <= s_hi else min(s_lo * s_lo, s_hi * s_hi)
     s2_max = max(s_lo * s_lo, s_hi * s_hi)
     lows = _candidates(q_lo, s2_max, c_lo, c_hi, ddof)

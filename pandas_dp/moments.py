@@ -295,7 +295,7 @@ def estimate(
         value = est.var_value(c, s, w, ddof=ddof, half_width=half, upper_range=hi, clamp=clamp)
         squares = m[k["centred_squares"]].calibrated
         box = partial(est.bound_sums_box, pair, p, q, d.lower, d.upper)
-        fn = partial(est.var_interval_of, box, squares, w, ddof, hi)
+        fn = partial(est.var_interval_of, box, squares, w, ddof, hi, half_width=half)
     else:
         c = float(noisy[k["count"]][g])
         s = float(noisy[k["centred_sum"]][g])
@@ -311,6 +311,7 @@ def estimate(
             w,
             ddof,
             hi,
+            half_width=half,
         )
     if st == "std":
         return math.sqrt(max(value, 0.0)), partial(_root_interval, fn)
