@@ -170,6 +170,8 @@ def release_cov(
         cov, raw_interval = release.run(noisy)
         limits = np.array([output_range("var", 0.0, w, ddof=ddof)[1] for w in widths])
         factor = 1.0
+        if settings.bounding != "none":  # (the interval keeps the public range)
+            cov = _bound(cov, np.minimum(limits / unit2, release.caps))
     if settings.bounding != "none":
         cov = _bound(cov, limits / factor / unit2)
     repaired = constraints.nearest_psd_covariance(cov, method=psd) * factor
@@ -314,6 +316,7 @@ class _Moments:
         self, decls: list[NumericDeclaration], settings: Settings, ddof: int, unit2: float
     ):
         self.decls, self.ddof, self.unit2 = decls, ddof, unit2
+        self.caps = np.zeros(0)  # (set by run)
         self.plan = Plan(settings)
         self.keys = self.plan.products(decls, MOMENT_WEIGHTS["cov"])
         self.plan.calibrate()
@@ -329,6 +332,14 @@ class _Moments:
             prod[i, j] = prod[j, i] = float(noisy[k[f"product {i} {j}"]][0]) / u2
         cc = max(c, self.ddof + 1.0)
         cov = (prod - np.outer(s, s) / cc) / (cc - self.ddof)
+        # per column, the largest variance the noisy count and mean allow (units of
+        # unit2; estimators.variance_cap): the diagonal's clamp, post-processing
+        self.caps = np.array(
+            [
+                est.variance_cap(c, s[i], ddof=self.ddof, half_width=(d.upper - d.lower) / 2 / u)
+                for i, d in enumerate(self.decls)
+            ]
+        )
         limits = np.array(
             [output_range("var", d.lower, d.upper, ddof=self.ddof)[1] for d in self.decls]
         )

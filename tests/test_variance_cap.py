@@ -122,3 +122,23 @@ def test_std_intervals_respect_the_cap_and_still_cover(monkeypatch):
     width = [hi - lo for lo, hi in capped[:100]]
     assert all(w <= v - u + 1e-9 for w, (u, v) in zip(width, loose, strict=True))
     assert np.mean(width) < 0.9 * np.mean([v - u for u, v in loose])
+
+
+def test_the_covariance_diagonal_respects_the_cap(monkeypatch):
+    """``cov``'s variances are clamped the same way (the noisy count of complete rows
+    and each column's noisy sum): at n = 50 on data piled near a bound the matrix's
+    Frobenius error drops (100 releases, same seeds with and without the cap)."""
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame(np.clip(rng.exponential(0.2, (50, 3)) - 1.0, -1.0, 1.0), columns=list("abc"))
+    truth = df.cov().to_numpy()
+
+    def error() -> float:
+        sq = []
+        for seed in range(100):
+            c = df.dp.cov(list("abc"), epsilon=1.0, bounds=(-1.0, 1.0), random_state=seed)
+            sq.append(float(((c.to_numpy() - truth) ** 2).sum()))
+        return float(np.sqrt(np.mean(sq)))
+
+    capped = error()
+    monkeypatch.setattr(est, "variance_cap", lambda *a, **k: float("inf"))
+    assert capped < 0.9 * error()
