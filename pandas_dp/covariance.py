@@ -7,7 +7,9 @@ matrix (:func:`pandas_dp.constraints.nearest_psd_covariance`):
     A plan over the noisy count ``C`` of complete rows, the midpoint-centred sums
     ``S_i = sum(x_i - m_i)`` and the sums of products
     ``P_ij = sum((x_i - m_i)(x_j - m_j))`` for ``i <= j``, then
-    ``cov_ij = (P_ij - S_i S_j / C) / (C - ddof)``. Each product lies in
+    ``cov_ij = (P_ij - S_i S_j / C) / (C - ddof)``, each variance clamped to the
+    largest one the noisy ``C`` and ``S_i`` allow (:func:`~pandas_dp.estimators.variance_cap`)
+    and each covariance to ``+-sqrt(v_i v_j)``. Each product lies in
     ``[-R_i R_j / 4, R_i R_j / 4]``, so its sensitivity is ``R_i R_j / 2``
     (substitute) or ``/ 4`` (add/remove). Nothing depends on the exact ``n``.
 ``"direct"`` (Liu 2019; needs ``neighbouring="substitute"``: ``n`` public)
