@@ -25,7 +25,8 @@ from pandas_dp import statistics as st
 from pandas_dp.category_declarations import CategoricalDeclaration
 from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.grouping import Grouping
-from pandas_dp.histograms import _exact_buckets, _share_bounds
+from pandas_dp.histogram_estimates import share_bounds
+from pandas_dp.histograms import exact_buckets
 from pandas_dp.moment_weights import pair_count_is_better, weights_name
 from pandas_dp.plan import Plan, engine_input
 from pandas_dp.quantiles import Estimator, check_bins, check_method, default_bins, estimator_for
@@ -167,7 +168,7 @@ def release_describe(
     if estimator is not None:
         estimator.check()  # public arguments only: may raise, before the charge
     sources: dict[Any, Any] = {
-        ("categories", c): partial(_exact_buckets, categorical[c], d, dropna=True, other=None)
+        ("categories", c): partial(exact_buckets, categorical[c], d, dropna=True, other=None)
         for c, d in categorical_decls.items()
     }
     sources.update(readers)
@@ -282,5 +283,5 @@ def _percentile_entry(
 
 
 def _share_entry(noise: Any, counts: np.ndarray, i: int, alpha: float) -> tuple[float, float]:
-    lo, hi = _share_bounds(noise, counts, alpha)
+    lo, hi = share_bounds(noise, counts, alpha)
     return float(lo[i]), float(hi[i])

@@ -25,13 +25,12 @@ import pandas as pd
 from pandas_dp import constraints
 from pandas_dp.category_declarations import CategoricalDeclaration
 from pandas_dp.grouping import Grouping
+from pandas_dp.histogram_estimates import count_bounds, share_bounds
 from pandas_dp.histograms import (
-    _buckets,
-    _direct_bounds,
-    _exact_buckets,
-    _reordered,
-    _share_bounds,
+    buckets,
+    exact_buckets,
     public_dtype,
+    reordered,
     typed_labels,
 )
 from pandas_dp.noise_plans import NoisePlan
@@ -67,7 +66,7 @@ def _group_sizes(
         values,
         input_bounds={},
         output_bounds=(m.lower, m.upper),
-        interval=partial(_direct_bounds, values, plan.noise_for(key)),
+        interval=partial(count_bounds, values, plan.noise_for(key)),
         index=index,
         details=plan.group_details(),
     )
@@ -99,7 +98,7 @@ def release_contingency(
         meta = dataclasses.replace(
             meta,
             value=values,
-            _interval=partial(_share_bounds, noise, counts),
+            _interval=partial(share_bounds, noise, counts),
             output_bounds=(0.0, 1.0),
             statistic="proportions",
         )
@@ -113,7 +112,7 @@ def release_contingency(
         assert meta._interval is not None
         meta = dataclasses.replace(
             meta,
-            _interval=partial(_reordered, meta._interval, order),
+            _interval=partial(reordered, meta._interval, order),
             _index=list(out.index),
         )
     out.attrs["dp"] = meta
@@ -136,11 +135,11 @@ def release_group_counts(
     Like ``df.groupby(by)[column].value_counts(normalize=...)``: a Series indexed
     by (key, category), sorted by key then in declaration order of the categories.
     """
-    labels, _ = _buckets(series, decl, dropna=dropna, other=other)
+    labels, _ = buckets(series, decl, dropna=dropna, other=other)
     plan = Plan(settings, grouping)
     key = plan.categories(decl.column, len(labels))
     plan.calibrate()
-    reader = partial(_exact_buckets, series, decl, dropna=dropna, other=other)
+    reader = partial(exact_buckets, series, decl, dropna=dropna, other=other)
     data = engine_input(
         {decl.column: series}, {}, settings, grouping, frame, {("categories", decl.column): reader}
     )
@@ -167,7 +166,7 @@ def release_group_counts(
         out_bounds: tuple[float, float] = (0.0, 1.0)
     else:
         values = counts
-        interval = partial(_direct_bounds, counts.reshape(-1), plan.noise_for(key))
+        interval = partial(count_bounds, counts.reshape(-1), plan.noise_for(key))
         out_bounds = (m.lower, m.upper)
     index = _cells(keys, labels, grouping, decl.column, public_dtype(series.dtype, decl, other))
     meta = build_metadata(
@@ -220,5 +219,5 @@ def _group_shares(noise: Any, counts: np.ndarray, alpha: float) -> tuple[np.ndar
     """Per group, the shares' interval from its noisy counts (union bound within a group)."""
     if counts.shape[0] == 0:
         return np.zeros(0), np.zeros(0)
-    pairs = [_share_bounds(noise.head(counts.shape[1]), row, alpha) for row in counts]
+    pairs = [share_bounds(noise.head(counts.shape[1]), row, alpha) for row in counts]
     return np.concatenate([p[0] for p in pairs]), np.concatenate([p[1] for p in pairs])

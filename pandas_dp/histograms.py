@@ -30,8 +30,18 @@ import numpy as np
 import pandas as pd
 
 from pandas_dp import constraints, engines
-from pandas_dp.bounding import apply_noise, halfwidth
+from pandas_dp.bounding import apply_noise
 from pandas_dp.category_declarations import CategoricalDeclaration
+from pandas_dp.histogram_estimates import (
+    direct_interval,
+    divided_bounds,
+    entry_labels,
+    fixed_bounds,
+    proportion_bounds,
+    share_bounds,
+    sum_to_one,
+    tree_shapes,
+)
 from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.plan import Plan, engine_input
 from pandas_dp.result import DPMetadata, deferred
@@ -42,9 +52,14 @@ __all__ = [
     "DEFAULT_METHOD",
     "METHODS",
     "VIA",
+    "buckets",
+    "exact_buckets",
+    "public_dtype",
     "release_counts",
     "release_proportions",
     "release_value_counts",
+    "reordered",
+    "typed_labels",
 ]
 
 METHODS: tuple[str, ...] = ("project", "rescale", "all_but_one", "hierarchical")
@@ -69,7 +84,7 @@ def check_method(method: str, via: str) -> None:
 # ----------------------------------------------------------------------------- buckets
 
 
-def _buckets(
+def buckets(
     series: pd.Series, decl: CategoricalDeclaration, *, dropna: bool, other: Any
 ) -> tuple[list[Any], bool]:
     """Public bucket labels, and whether every row is sure to land in a bucket."""
@@ -86,7 +101,7 @@ def _buckets(
     return labels, other is not None and not dropna
 
 
-def _exact_buckets(
+def exact_buckets(
     series: pd.Series,
     decl: CategoricalDeclaration,
     groups: engines.Groups | None = None,
@@ -114,22 +129,6 @@ def _histogram_l1(settings: Settings) -> float:
 
 def _histogram_l2(settings: Settings) -> float:
     return sensitivity("category_counts_l2", settings.neighbouring)
-
-
-def direct_interval(released: np.ndarray, plan: NoisePlan) -> Any:
-    """The interval function of a release whose entries are the noisy values."""
-    return partial(_direct_bounds, released, plan)
-
-
-def _direct_bounds(
-    released: np.ndarray, plan: NoisePlan, alpha: float
-) -> tuple[np.ndarray, np.ndarray]:
-    h = halfwidth(plan, alpha)
-    lo = np.clip(released - h, plan.lower, plan.upper)
-    hi = np.clip(released + h, plan.lower, plan.upper)
-    if plan.integer:
-        lo, hi = np.ceil(lo), np.floor(hi)
-    return lo, hi
 
 
 def _split_key(decl: CategoricalDeclaration, measured: str = "category_counts") -> str:
@@ -225,11 +224,11 @@ def release_value_counts(
     frame: pd.DataFrame | None = None,
 ) -> pd.Series:
     """Noisy integer counts of the declared categories, like ``s.value_counts()``."""
-    labels, _ = _buckets(series, decl, dropna=dropna, other=other)
+    labels, _ = buckets(series, decl, dropna=dropna, other=other)
     plan = Plan(settings)
     key = plan.categories(decl.column, len(labels))
     plan.calibrate()
-    reader = partial(_exact_buckets, series, decl, dropna=dropna, other=other)
+    reader = partial(exact_buckets, series, decl, dropna=dropna, other=other)
     data = engine_input(
         {decl.column: series}, {}, settings, None, frame, {("categories", decl.column): reader}
     )
@@ -282,12 +281,12 @@ def _ordered(
     ranked = [labels[i] for i in order]
     out = pd.Series(values[order], index=_index(ranked, column, public), name=name)
     out.attrs["dp"] = dataclasses.replace(
-        meta, _interval=partial(_reordered, meta._interval, order), _index=ranked
+        meta, _interval=partial(reordered, meta._interval, order), _index=ranked
     )
     return out
 
 
-def _reordered(
+def reordered(
     fn: Callable[[float], tuple[np.ndarray, np.ndarray]], order: np.ndarray, alpha: float
 ) -> tuple[np.ndarray, np.ndarray]:
     lo, hi = fn(alpha)
@@ -380,7 +379,7 @@ def release_proportions(
             "proportions of an empty frame: there is nothing to release. Under "
             "neighbouring='substitute' the row count is public, so this reveals nothing"
         )
-    labels, covered = _buckets(series, decl, dropna=dropna, other=other)
+    labels, covered = buckets(series, decl, dropna=dropna, other=other)
     k = len(labels)
     if k == 1:  # one bucket: its proportion is 1, a public fact
         public = public_dtype(series.dtype, decl, other)
@@ -394,7 +393,7 @@ def release_proportions(
     rel = settings.neighbouring
     levels = constraints.noised_levels(k) if method == "hierarchical" else 1
     sizes = (
-        [len(level) for level in _tree_shapes(k)]
+        [len(level) for level in tree_shapes(k)]
         if method == "hierarchical"
         else [k - 1 if method == "all_but_one" else k]
     )
@@ -428,7 +427,7 @@ def release_proportions(
     if check is not None:
         check()
     groups = engine_input({decl.column: series}, {}, settings, None, frame)()["groups"]
-    exact_counts = _exact_buckets(series, decl, groups, dropna=dropna, other=other)[0]
+    exact_counts = exact_buckets(series, decl, groups, dropna=dropna, other=other)[0]
     exact = exact_counts if counts else exact_counts / float(n or 1)
     if method == "hierarchical":
         theta = np.concatenate(constraints.aggregate_levels(exact))
@@ -440,12 +439,12 @@ def release_proportions(
     if n is None:  # shares of the noisy total
         total = max(float(np.clip(noisy, 0.0, None).sum()), 1.0)
         raw = np.clip(noisy, 0.0, None) / total
-        interval = partial(_share_bounds, plan, noisy)
+        interval = partial(share_bounds, plan, noisy)
     else:
         raw = noisy / n if counts else noisy
         leaf = slice(m - k, m) if method == "hierarchical" else slice(0, m)
         interval = partial(
-            _proportion_bounds,
+            proportion_bounds,
             plan,
             raw,
             leaf,
@@ -453,7 +452,7 @@ def release_proportions(
             method == "all_but_one",
             covered,
         )
-    values = _sum_to_one(method, raw, sizes)
+    values = sum_to_one(method, raw, sizes)
     meta = _histogram_meta(
         "proportions",
         decl,
@@ -471,7 +470,7 @@ def release_proportions(
             "noised levels": levels,
             "denominator": "the noisy total of the buckets" if n is None else f"n = {n} (public)",
         },
-        entry_labels=_entry_labels(method, labels, sizes),
+        entry_labels=entry_labels(method, labels, sizes),
         sens=unit,
         units="rows per bucket (integer, discrete noise)"
         if counts
@@ -480,87 +479,6 @@ def release_proportions(
     )
     public = public_dtype(series.dtype, decl, other)
     return _ordered(values, labels, decl.column, "proportion", meta, sort, ascending, public)
-
-
-def _share_bounds(
-    plan: NoisePlan, noisy: np.ndarray, alpha: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Bounds on each exact share ``c_i / sum(c)`` from the noisy counts.
-
-    Every count's interval at ``alpha / K`` holds at once with probability
-    ``1 - alpha``; ``c_i / (c_i + rest)`` grows with ``c_i`` and falls with the rest.
-    """
-    k = noisy.size
-    lo, hi = _direct_bounds(noisy, plan, alpha / k)
-    lo, hi = np.maximum(lo, 0.0), np.maximum(hi, 0.0)
-    rest_lo, rest_hi = lo.sum() - lo, hi.sum() - hi
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p_lo = np.where(lo + rest_hi > 0, lo / (lo + rest_hi), 0.0)
-        p_hi = np.where(hi + rest_lo > 0, hi / (hi + rest_lo), 1.0)
-    return np.clip(p_lo, 0.0, 1.0), np.clip(p_hi, 0.0, 1.0)
-
-
-def _proportion_bounds(
-    plan: NoisePlan,
-    raw: np.ndarray,
-    leaf: slice,
-    unit: float,
-    all_but_one: bool,
-    covered: bool,
-    alpha: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per-bucket bounds on ``count / n`` from the raw noisy entries (before repair).
-
-    For ``all_but_one`` the last bucket's bound comes from the others' bounds at
-    ``alpha / (K - 1)`` each; its lower end is 0 unless every row has a bucket.
-    """
-    if all_but_one:
-        k = raw.size + 1
-        h = halfwidth(plan, alpha / max(k - 1, 1)) / unit
-        h_own = halfwidth(plan, alpha) / unit
-        lo_e = np.clip(raw - h_own, 0.0, 1.0)
-        hi_e = np.clip(raw + h_own, 0.0, 1.0)
-        last_hi = 1.0 - float(np.clip(raw - h, 0.0, 1.0).sum())
-        last_lo = 1.0 - float(np.clip(raw + h, 0.0, 1.0).sum()) if covered else 0.0
-        lo_all = np.append(lo_e, min(max(last_lo, 0.0), 1.0))
-        hi_all = np.append(hi_e, min(max(last_hi, 0.0), 1.0))
-        return lo_all, np.maximum(hi_all, lo_all)
-    h = halfwidth(plan, alpha)[leaf] / unit
-    return np.clip(raw[leaf] - h, 0.0, 1.0), np.clip(raw[leaf] + h, 0.0, 1.0)
-
-
-def _fixed_bounds(value: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    return value, value
-
-
-def _divided_bounds(
-    fn: Callable[[float], tuple[np.ndarray, np.ndarray]], by: float, alpha: float
-) -> tuple[np.ndarray, np.ndarray]:
-    lo, hi = fn(alpha)
-    return lo / by, hi / by
-
-
-def _tree_shapes(k: int) -> list[np.ndarray]:
-    return [np.unique(level) for level in constraints.tree_levels(k)]
-
-
-def _entry_labels(method: str, labels: list[Any], sizes: list[int]) -> list[Any]:
-    if method == "hierarchical":
-        return [f"level {d + 1} node {j}" for d, size in enumerate(sizes) for j in range(size)]
-    if method == "all_but_one":
-        return labels[:-1]
-    return labels
-
-
-def _sum_to_one(method: str, raw: np.ndarray, sizes: list[int]) -> np.ndarray:
-    if method == "rescale":
-        return constraints.rescale(raw)
-    if method == "project":
-        return constraints.project_simplex(raw)
-    if method == "all_but_one":
-        return constraints.complete_all_but_one(raw)
-    cuts = np.cumsum(sizes)[:-1]
-    return constraints.hierarchical_consistency(np.split(raw, cuts))
 
 
 def _single_bucket(
@@ -588,7 +506,7 @@ def _single_bucket(
         secure=settings.source.secure,
         value=np.array([1.0]),
         details={"method": method, "via": via, "note": "a single bucket needs no noise"},
-        _interval=partial(_fixed_bounds, np.array([1.0])),
+        _interval=partial(fixed_bounds, np.array([1.0])),
         _index=pd.Index(labels),
     )
     out = pd.Series([1.0], index=_index(labels, decl.column, public), name="proportion")
@@ -653,7 +571,7 @@ def release_counts(
         scale_to = max(float(noisy[rows_key][0]), 1.0)
     else:
         scale_to = float(n) if normalize and n is not None else 1.0
-    interval = partial(_divided_bounds, direct_interval(released, noise), scale_to)
+    interval = partial(divided_bounds, direct_interval(released, noise), scale_to)
     m = plan.measurements[key]
     per_query = float(np.max(np.asarray(m.sensitivity, dtype=float)))  # k rows of one unit
     details = {
