@@ -47,7 +47,7 @@ from numpy.typing import NDArray
 from pandas_dp import mechanisms as mech
 from pandas_dp.mechanisms import small
 from pandas_dp.mechanisms.constants import SMALL_SIZE
-from pandas_dp.noise_plans import NoisePlan, _centre, plan_noise
+from pandas_dp.noise_plans import NoisePlan, plan_noise, range_centre
 
 __all__ = [
     "apply_noise",
@@ -123,7 +123,7 @@ def apply_noise(theta: FloatArray, plan: NoisePlan, src: mech.RandomSource) -> F
         c = np.zeros_like(theta)
         m0 = theta
     else:
-        c, _ = _centre(plan.lower, plan.upper)
+        c, _ = range_centre(plan.lower, plan.upper)
         m0 = _grid_units(theta, c, g, "round")
     if plan.bounding != "truncated":
         out = c + g * (m0 + _draw(plan, src))
@@ -208,7 +208,7 @@ def apply_noise_exact(
         if len(values) <= SMALL_SIZE:
             return _apply_exact_integers(values, plan, _draw_small(plan, src))
         return _apply_exact_integers(values, plan, _draw(plan, src).tolist())
-    c_arr, _ = _centre(plan.lower, plan.upper)
+    c_arr, _ = range_centre(plan.lower, plan.upper)
     units = []
     for i, v in enumerate(values):
         lo, hi = float(plan.lower[i]), float(plan.upper[i])
@@ -338,7 +338,7 @@ def _halfwidth(plan: NoisePlan, alpha: float) -> FloatArray:
         h = h + plan.granularity / 2.0
         # c + g M is rounded to a double: at most half a unit in the last place of
         # the largest value the release can take when the noise is within h
-        c, half = _centre(plan.lower, plan.upper)
+        c, half = range_centre(plan.lower, plan.upper)
         reach = np.abs(c) + half + h + plan.granularity
         ulp = np.where(np.isfinite(reach), np.spacing(reach) / 2.0, np.inf)
         h = h + np.where(c != 0.0, ulp, 0.0)
@@ -381,7 +381,7 @@ def l1_radius(plan: NoisePlan, alpha: float) -> float:
     if not plan.integer:
         t += g  # each entry's rounding to the grid, g / 2
         with np.errstate(over="ignore", invalid="ignore"):
-            c, half = _centre(plan.lower, plan.upper)
+            c, half = range_centre(plan.lower, plan.upper)
             reach = abs(float(c[0])) + float(half[0]) + t + g
         if float(c[0]) != 0.0:
             t += float(np.spacing(reach)) if math.isfinite(reach) else math.inf

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from pandas_dp.declared_columns import _as_column, _bool_dtype, _isin_values, _pandera
+from pandas_dp.declared_columns import as_column, bool_dtype, isin_values, pandera_module
 
 if TYPE_CHECKING:
     import pandera.pandas as pa
@@ -63,7 +63,7 @@ class CategoricalDeclaration:
     @cached_property
     def pandera_column(self) -> pa.Column:
         """The declaration as a pandera column (the user's own when from a schema)."""
-        return _as_column(self, _pandera().Check.isin(list(self.categories)))
+        return as_column(self, pandera_module().Check.isin(list(self.categories)))
 
 
 def _category_list(column: Hashable, values: Any) -> tuple[Any, ...]:
@@ -246,7 +246,7 @@ def check_declared_values(column: Hashable, values: Iterable[Any], dtype: Any, w
 def _dtype_categories(column: Hashable, series: Any) -> tuple[Any, ...]:
     """``categories="dtype"``: the categories of the column's own dtype."""
     dtype = getattr(series, "dtype", None)
-    if _bool_dtype(dtype):
+    if bool_dtype(dtype):
         return _BOOLEAN_DOMAIN
     if not isinstance(dtype, pd.CategoricalDtype) or dtype.categories is None:
         raise ValueError(
@@ -267,20 +267,20 @@ def _schema_dtype_categories(col: Any) -> tuple[Any, ...] | None:
         if inner.categories is None or not len(inner.categories):
             return None  # pa.Column("category") declares no categories
         return tuple(inner.categories)
-    if _bool_dtype(inner):
+    if bool_dtype(inner):
         return _BOOLEAN_DOMAIN
     return None
 
 
 def _schema_categories(col: Any) -> tuple[Any, ...] | None:
     for check in getattr(col, "checks", None) or []:
-        allowed = _isin_values(check)
+        allowed = isin_values(check)
         if allowed is not None:
             return tuple(dict.fromkeys(allowed))
     return _schema_dtype_categories(col)
 
 
-def _categories_of(
+def categories_of(
     columns: Mapping[Hashable, Any],
     column: Hashable,
     per_column: Mapping[Hashable, Any],
@@ -298,13 +298,13 @@ def _categories_of(
         return CategoricalDeclaration(column, listed, True, "categories")
     for cols, source in sources:
         if column in cols and (found := _schema_categories(cols[column])) is not None:
-            isin = any(_isin_values(c) is not None for c in cols[column].checks or [])
+            isin = any(isin_values(c) is not None for c in cols[column].checks or [])
             where = f"the {source}'s " + ("Check.isin" if isin else "CategoricalDtype")
             check_declared_values(column, found, dtype, where)
             col = cols[column]
             return CategoricalDeclaration(
                 column, found, bool(getattr(col, "nullable", False)), source, col
             )
-    if _bool_dtype(getattr(columns[column], "dtype", None)):
+    if bool_dtype(getattr(columns[column], "dtype", None)):
         return CategoricalDeclaration(column, _BOOLEAN_DOMAIN, True, "dtype")
     return None

@@ -48,14 +48,14 @@ from typing import Any
 
 import pandas as pd
 
-from pandas_dp.category_declarations import DTYPE, CategoricalDeclaration, _categories_of
+from pandas_dp.category_declarations import DTYPE, CategoricalDeclaration, categories_of
 from pandas_dp.declared_columns import (
     NumericDeclaration,
-    _bool_dtype,
-    _bounds_of,
-    _half_bounds,
-    _pair,
-    _pandera,
+    bool_dtype,
+    bounds_of,
+    bounds_pair,
+    half_bounds,
+    pandera_module,
 )
 from pandas_dp.errors import InvalidBoundsError, MissingBoundsError
 
@@ -116,7 +116,7 @@ def schema_columns(schema: Any) -> dict[Hashable, Any]:
         For anything else, such as a dict of ``(lower, upper)`` pairs (that is
         ``bounds=``); the message says to pass a model's class, not ``Model()``.
     """
-    pa = _pandera()
+    pa = pandera_module()
     if isinstance(schema, Mapping):  # column label -> pandera Column
         _check_schema_dict(schema, pa)
         return dict(schema)
@@ -211,7 +211,7 @@ def _schema_sources(schema: Any, attached: Any) -> list[tuple[dict[Hashable, Any
 
 def _explicit_bounds(bounds: Any, wanted: list[Hashable]) -> Mapping[Hashable, Any]:
     if bounds is not None and not isinstance(bounds, Mapping):
-        bounds = _pair(bounds, wanted[0] if len(wanted) == 1 else "(every column)")
+        bounds = bounds_pair(bounds, wanted[0] if len(wanted) == 1 else "(every column)")
     return _per_column(bounds, wanted)
 
 
@@ -265,13 +265,13 @@ def resolve_bounds(
     out: dict[Hashable, NumericDeclaration] = {}
     missing: list[str] = []
     for column in wanted:
-        found = _bounds_of(columns, column, per_column, sources)
+        found = bounds_of(columns, column, per_column, sources)
         if found is None:
             missing.append(str(column))
         else:
             out[column] = found
     if missing:
-        notes = [n for c in wanted if str(c) in missing and (n := _half_bounds(c, sources))]
+        notes = [n for c in wanted if str(c) in missing and (n := half_bounds(c, sources))]
         raise MissingBoundsError(missing, note="; ".join(notes))
     return out
 
@@ -337,7 +337,7 @@ def resolve_categories(
     out: dict[Hashable, CategoricalDeclaration] = {}
     missing: list[str] = []
     for column in wanted:
-        found = _categories_of(columns, column, per_column, sources)
+        found = categories_of(columns, column, per_column, sources)
         if found is None:
             missing.append(str(column))
         else:
@@ -372,11 +372,11 @@ class DeclaredColumns:
 
 def _has_dtype_categories(series: Any) -> bool:
     dtype = getattr(series, "dtype", None)
-    return isinstance(dtype, pd.CategoricalDtype) or _bool_dtype(dtype)
+    return isinstance(dtype, pd.CategoricalDtype) or bool_dtype(dtype)
 
 
 def _numeric_dtype(dtype: Any) -> bool:
-    return bool(pd.api.types.is_numeric_dtype(dtype)) and not _bool_dtype(dtype)
+    return bool(pd.api.types.is_numeric_dtype(dtype)) and not bool_dtype(dtype)
 
 
 def split_declared(
@@ -451,17 +451,17 @@ def split_declared(
     undeclared: list[Hashable] = []
     for column in wanted:
         if column in numeric_cols:
-            num = _bounds_of(columns, column, per_bounds, sources)
+            num = bounds_of(columns, column, per_bounds, sources)
             if num is not None:
                 numeric[column] = num
                 continue
             if column not in named_bounds:  # e.g. a schema's CategoricalDtype([1, 2, 3])
-                cat = _categories_of(columns, column, {}, sources)
+                cat = categories_of(columns, column, {}, sources)
                 if cat is not None:
                     categorical[column] = cat
                     continue
         else:
-            cat = _categories_of(columns, column, per_cats, sources)
+            cat = categories_of(columns, column, per_cats, sources)
             if cat is not None:
                 categorical[column] = cat
                 continue

@@ -41,7 +41,7 @@ _RANGE = {"in_range", "between"}
 _RANGE_KEYS = {"min_value", "max_value", "include_min", "include_max"}
 
 
-def _pandera() -> ModuleType:
+def pandera_module() -> ModuleType:
     """``pandera.pandas``, imported on first use (it costs ~0.15 s to import)."""
     return importlib.import_module("pandera.pandas")
 
@@ -84,15 +84,17 @@ class NumericDeclaration:
     @cached_property
     def pandera_column(self) -> pa.Column:
         """The declaration as a pandera column (the user's own when it came from a schema)."""
-        return _as_column(self, _pandera().Check.in_range(self.lower, self.upper))
+        return as_column(self, pandera_module().Check.in_range(self.lower, self.upper))
 
 
-def _as_column(decl: Any, check: Any) -> pa.Column:
+def as_column(decl: Any, check: Any) -> pa.Column:
     """A declaration as a pandera column: the user's own when it came from a schema."""
     if decl.schema_column is not None:
         column: pa.Column = decl.schema_column
         return column
-    made: pa.Column = _pandera().Column(checks=check, nullable=decl.nullable, name=decl.column)
+    made: pa.Column = pandera_module().Column(
+        checks=check, nullable=decl.nullable, name=decl.column
+    )
     return made
 
 
@@ -145,7 +147,7 @@ def _checked_pair(column: Hashable, lower: Any, upper: Any) -> tuple[float, floa
     return lo, hi
 
 
-def _pair(value: Any, column: Hashable) -> tuple[Any, Any]:
+def bounds_pair(value: Any, column: Hashable) -> tuple[Any, Any]:
     if type(value) is tuple and len(value) == 2:  # the usual case, without the ABCs
         return value[0], value[1]
     if isinstance(value, str) or not isinstance(value, Iterable):
@@ -167,7 +169,7 @@ def _check_name(check: Any) -> set[Any]:
     return {name, original}
 
 
-def _isin_values(check: Any) -> list[Any] | None:
+def isin_values(check: Any) -> list[Any] | None:
     """The allowed values of an ``isin`` check (by name or statistics), else ``None``."""
     stats = getattr(check, "statistics", None) or {}
     if ("isin" in _check_name(check) or set(stats) == {"allowed_values"}) and (
@@ -188,7 +190,7 @@ def _check_bounds(check: Any, column: Hashable) -> tuple[Any, Any] | None:
         return stats.get("min_value"), None
     if names & _UPPER or keys == {"max_value"}:
         return None, stats.get("max_value")
-    allowed = _isin_values(check)
+    allowed = isin_values(check)
     if allowed and all(_is_number(v) for v in allowed):  # isin of numbers: (min, max)
         # a NaN among them allows missing values; it is no bound
         values = [_as_float(v, column, "isin") for v in allowed if not _is_nan(v)]
@@ -221,7 +223,7 @@ def _from_schema_column(
     )
 
 
-def _bounds_of(
+def bounds_of(
     columns: Any,
     column: Hashable,
     per_column: Mapping[Hashable, Any],
@@ -229,7 +231,7 @@ def _bounds_of(
 ) -> NumericDeclaration | None:
     """One column's declared bounds, ``None`` if it has none."""
     if column in per_column:
-        lo, hi = _checked_pair(column, *_pair(per_column[column], column))
+        lo, hi = _checked_pair(column, *bounds_pair(per_column[column], column))
         return NumericDeclaration(column, lo, hi, False, "bounds")
     for cols, source in sources:
         if column in cols:
@@ -241,7 +243,7 @@ def _bounds_of(
     return None
 
 
-def _half_bounds(column: Hashable, sources: list[tuple[dict[Hashable, Any], str]]) -> str | None:
+def half_bounds(column: Hashable, sources: list[tuple[dict[Hashable, Any], str]]) -> str | None:
     """What a schema declares of a column with only one bound, ``None`` if not that.
 
     For the message of a missing declaration: a ``Check.ge(0)`` without an upper
@@ -272,10 +274,10 @@ def _half_bounds(column: Hashable, sources: list[tuple[dict[Hashable, Any], str]
 
 def _is_boolean(columns: Any, column: Hashable) -> bool:
     series = columns.get(column) if isinstance(columns, Mapping) else None
-    return _bool_dtype(getattr(series, "dtype", None))
+    return bool_dtype(getattr(series, "dtype", None))
 
 
-def _bool_dtype(dtype: Any) -> bool:
+def bool_dtype(dtype: Any) -> bool:
     """numpy ``bool`` or pandas ``"boolean"`` (not a categorical of booleans)."""
     if dtype is None or isinstance(dtype, pd.CategoricalDtype):
         return False

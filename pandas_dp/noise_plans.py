@@ -163,7 +163,7 @@ class NoisePlan:
         ``cn / cd`` and the step ``gn / gd`` (dyadic rationals, exactly); the ends
         as doubles and as ``(numerator, denominator)`` (``None`` if infinite).
         """
-        c, _ = _centre(self.lower, self.upper)
+        c, _ = range_centre(self.lower, self.upper)
         out = []
         for ci, gi, lo, hi in zip(
             c.tolist(),
@@ -426,7 +426,7 @@ def _calibrate(
     else:
         nominal = sens * l1 / epsilon if mechanism == "laplace" else sens * l2 / epsilon
         _require(nominal, "the nominal noise scale sensitivity / epsilon", epsilon)
-        _, half = _centre(lo, hi)
+        _, half = range_centre(lo, hi)
         gamma = mech.grid_granularity(nominal, half) * np.ones(k)
         paid = sens + gamma  # rounding to the grid moves a value by up to one step more
     _require(gamma, "the grid step", epsilon)
@@ -525,7 +525,7 @@ def _require(values: FloatArray, what: str, epsilon: float) -> None:
         )
 
 
-def _centre(lo: FloatArray, hi: FloatArray) -> tuple[FloatArray, FloatArray]:
+def range_centre(lo: FloatArray, hi: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Public centre and half-width of each range (``0`` and ``0`` if it is infinite).
 
     A real value is released as ``c + g (round((theta - c) / g) + K)``: around the

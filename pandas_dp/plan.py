@@ -51,10 +51,10 @@ from pandas_dp.grouping import Grouping
 from pandas_dp.measure import engine_input, series_data
 from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.plan_calibration import (
-    _finite_square,
-    _moment_row,
-    _zero_signs,
     direct_allowance,
+    finite_square,
+    moment_row,
+    zero_signs,
 )
 from pandas_dp.plan_running import SELECTION, PlanRun
 from pandas_dp.sensitivity import output_range, pair_sensitivity, sensitivity
@@ -329,8 +329,8 @@ class Plan(PlanRun):
             else:
                 source = ("moments", decl.column)
             if stat == "centred_squares":  # (its error names the column: not cached)
-                _finite_square(0.5 * (b - a), decl)
-            sens, lo, hi, integer = _moment_row(stat, rel, n, a, b, _zero_signs(a, b))
+                finite_square(0.5 * (b - a), decl)
+            sens, lo, hi, integer = moment_row(stat, rel, n, a, b, zero_signs(a, b))
             if stat == "bound_sums":
                 key = f"{_label(decl.column)}: {stat}"
                 keys[stat] = self._bound_sums(key, source, sens, (a, b), (lo, hi), weight)
@@ -397,8 +397,8 @@ class Plan(PlanRun):
             for j in range(i, p):
                 mag = halves[i] * halves[j]
                 if not math.isfinite(mag):
-                    _finite_square(halves[i], decls[i])
-                    _finite_square(halves[j], decls[j])
+                    finite_square(halves[i], decls[i])
+                    finite_square(halves[j], decls[j])
                 step = engines.accumulation_step(mag)
                 name = f"{_label(decls[i].column)}*{_label(decls[j].column)}"
                 if i == j:

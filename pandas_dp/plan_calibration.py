@@ -72,7 +72,7 @@ class PlanCalibration:
             s.neighbouring,
             a,
             b,
-            _zero_signs(a, b),
+            zero_signs(a, b),
             c.rows,
             c.groups if grouped else None,
             c.rows_per_group if grouped else None,
@@ -289,14 +289,14 @@ class PlanCalibration:
         return total
 
 
-def _zero_signs(a: float, b: float) -> tuple[float, float]:
+def zero_signs(a: float, b: float) -> tuple[float, float]:
     """The signs of two bounds, for cache keys: ``-0.0 == 0.0``, but a range's ends
     (and so a release's metadata) keep the sign of a zero bound."""
     return math.copysign(1.0, a), math.copysign(1.0, b)
 
 
 @functools.lru_cache(maxsize=1024, typed=True)
-def _moment_row(
+def moment_row(
     stat: str,
     rel: str,
     n: int | None,
@@ -361,7 +361,7 @@ def _spread_ratios(
     """What :meth:`PlanCalibration._spread` multiplies one row's sensitivity by: per
     entry, L1 and L2 (``None`` ungrouped), for ``k`` rows per unit and, grouped
     (``g`` not ``None``), ``g`` groups per unit and ``c`` rows per group. Pure and
-    public, cached as :func:`_moment_row` (each bound a typed argument of its own).
+    public, cached as :func:`moment_row` (each bound a typed argument of its own).
     """
     one = sensitivity(statistic, rel, a, b)
     if g is None:
@@ -388,7 +388,7 @@ def direct_allowance(statistic: str, width: float, n: int | None) -> float:
     return (2 * width * q + q * q) / n + (q2 + width * q + q * q / 2) / (n - 1)
 
 
-def _finite_square(half: float, decl: NumericDeclaration) -> float:
+def finite_square(half: float, decl: NumericDeclaration) -> float:
     sq = half * half
     if not math.isfinite(sq):
         from pandas_dp.errors import InvalidBoundsError

@@ -150,7 +150,7 @@ def tree_counts(leaves: NDArray[Any], tree: Tree) -> NDArray[np.int64]:
     return np.concatenate(parts, axis=1) if rows.shape[0] else np.zeros((0, tree.nodes), np.int64)
 
 
-def _exact_tree(
+def exact_tree(
     series: pd.Series, decl: NumericDeclaration, tree: Tree, groups: engines.Groups | None
 ) -> NDArray[np.float64]:
     """The engine call (after the charge): the exact tree, group after group."""

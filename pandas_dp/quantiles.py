@@ -51,8 +51,8 @@ from pandas_dp.quantile_search import (
 )
 from pandas_dp.quantile_tree import (
     Tree,
-    _exact_tree,
     consistent_leaves,
+    exact_tree,
     quantile_interval,
     read_quantiles,
 )
@@ -303,7 +303,7 @@ class TreeQuantiles:
         """Plan column ``c`` at budget weight ``weight``; its engine reader."""
         assert self.plan is not None
         self.keys[c] = self.plan.grid(c, self.tree.nodes, self.tree.levels, weight=weight)
-        return partial(_exact_tree, series, self.decls[c], self.tree)
+        return partial(exact_tree, series, self.decls[c], self.tree)
 
     def check(self) -> None:
         """Nothing beyond the plan's calibration to check."""

@@ -497,7 +497,7 @@ def _exact_cases(mechanism, bounding_mode):
     """(plan, values) of 120 trials: exact sums (Fractions, ints, floats; inside,
     outside and on the ends of the range; exactly half a grid step from a grid
     point, where rounding goes to even), finite and infinite ranges."""
-    from pandas_dp.noise_plans import _centre, plan_noise
+    from pandas_dp.noise_plans import plan_noise, range_centre
 
     rng = np.random.default_rng(3)
     delta = 1e-6 if mechanism == "gaussian" else 0.0
@@ -511,7 +511,7 @@ def _exact_cases(mechanism, bounding_mode):
         plan = plan_noise(
             sens, lo, hi, epsilon=1.0, delta=delta, mechanism=mechanism, bounding=bounding_mode
         )
-        c, _ = _centre(lo, hi)
+        c, _ = range_centre(lo, hi)
         values: list[object] = []
         for i in range(k):
             g = Fraction(float(plan.granularity[i]))
@@ -538,13 +538,13 @@ def test_exact_release_in_integers_equals_fraction_arithmetic(mechanism, boundin
     (ties to even), ``c + g (M + K)`` rounded once to a double, then the clamp of
     the release for ``bit``; for the same draws, bit for bit."""
     from pandas_dp import bounding
-    from pandas_dp.noise_plans import _centre
+    from pandas_dp.noise_plans import range_centre
 
     rng = np.random.default_rng(4)
     for trial, plan, values in _exact_cases(mechanism, bounding_mode):
         draws = [int(d) for d in rng.integers(-(10**9), 10**9, len(values))]
         got = bounding._apply_exact_integers(np.array(values, dtype=object), plan, draws)
-        c, _ = _centre(plan.lower, plan.upper)
+        c, _ = range_centre(plan.lower, plan.upper)
         want = []
         for i, v in enumerate(values):
             lo, hi = float(plan.lower[i]), float(plan.upper[i])

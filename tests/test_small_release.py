@@ -47,7 +47,7 @@ CASES: list[tuple[str, int | None, float, float, int]] = [
 
 
 def _clear_caches() -> None:
-    plan_calibration._moment_row.cache_clear()
+    plan_calibration.moment_row.cache_clear()
     plan_calibration._spread_ratios.cache_clear()
     statistics_module._PLANS.clear()
 

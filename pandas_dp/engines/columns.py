@@ -78,12 +78,12 @@ def column_pieces(series: pd.Series) -> list[NDArray[Any]]:
     dtype = series.dtype
     if isinstance(dtype, np.dtype) and dtype.kind in "fiub":
         return [series.to_numpy(copy=False)]
-    if isinstance(dtype, pd.ArrowDtype) and _arrow_numeric(dtype.pyarrow_dtype):
+    if isinstance(dtype, pd.ArrowDtype) and arrow_numeric(dtype.pyarrow_dtype):
         return _arrow_pieces(series.array.__arrow_array__())
     return [series.to_numpy(dtype=np.float64, na_value=np.nan)]
 
 
-def _arrow_numeric(kind: Any) -> bool:
+def arrow_numeric(kind: Any) -> bool:
     """An Arrow type read chunk by chunk: floats, integers, booleans."""
     import pyarrow as pa  # type: ignore[import-untyped]
 

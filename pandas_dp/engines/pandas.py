@@ -51,7 +51,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp.engines import _numba
-from pandas_dp.engines.columns import _arrow_numeric, column_pieces
+from pandas_dp.engines.columns import arrow_numeric, column_pieces
 
 _T = TypeVar("_T")
 
@@ -216,7 +216,7 @@ def present_counts(series: pd.Series, groups: Groups | None) -> NDArray[np.int64
     if isinstance(dtype, np.dtype) and dtype.kind in "iub":  # no missing value possible
         return row_counts(groups, len(series))
     if (isinstance(dtype, np.dtype) and dtype.kind == "f") or (
-        isinstance(dtype, pd.ArrowDtype) and _arrow_numeric(dtype.pyarrow_dtype)
+        isinstance(dtype, pd.ArrowDtype) and arrow_numeric(dtype.pyarrow_dtype)
     ):
         pieces = column_pieces(series)
         fast = _fast_kernels() if len(series) >= FAST_MIN_ROWS else None

@@ -62,7 +62,7 @@ def _jit(fn: Any) -> Any:
 
 @_jit
 def _rejected(word: Any, k: Any) -> bool:  # pragma: no cover (compiled)
-    """Whether ``_uniform_below`` rejects ``word`` for a uniform below ``k``: above
+    """Whether ``uniform_below`` rejects ``word`` for a uniform below ``k``: above
     the last multiple of ``k`` that fits in 64 bits."""
     rem = (_U64_MAX % k + np.uint64(1)) % k  # 2**64 mod k
     return bool(word > _U64_MAX - rem)

@@ -153,7 +153,7 @@ def representable_scale(scale: ArrayLike) -> FloatArray:
     return np.asarray(np.nextafter(real, np.inf), dtype=np.float64)
 
 
-def _uniform_below(n: NDArray[np.uint64], src: RandomSource) -> NDArray[np.uint64]:
+def uniform_below(n: NDArray[np.uint64], src: RandomSource) -> NDArray[np.uint64]:
     """Exactly uniform integers in ``{0, ..., n - 1}`` for every entry of ``n >= 1``.
 
     A 64-bit word ``w`` is kept when ``w < 2**64 - (2**64 mod n)`` (a multiple of
@@ -194,7 +194,7 @@ def _alternating_tail(
     block = 4
     while pend.size:
         ks = np.arange(k0, k0 + block, dtype=np.uint64)
-        third = _uniform_below(np.tile(ks, pend.size), src).reshape(-1, block) == 0
+        third = uniform_below(np.tile(ks, pend.size), src).reshape(-1, block) == 0
         success = coin(pend, block) & third  # type: ignore[operator]
         stopped, first = _first_failure(success)
         out[pend[stopped]] = (first[stopped] + k0) % 2 == 1
@@ -218,7 +218,7 @@ def _bernoulli_exp_pow2(
     size = num.size
     shift = (64 - j).astype(np.uint64)
     y = src.bits(4 * size).reshape(size, 4) >> shift[:, None]
-    coins = _COINS_1_4[_uniform_below(np.full(size, 24, dtype=np.uint64), src)]
+    coins = _COINS_1_4[uniform_below(np.full(size, 24, dtype=np.uint64), src)]
     stopped, first = _first_failure((y < num[:, None]) & coins)
     out = (first + 1) % 2 == 1
     rest = np.flatnonzero(~stopped)
@@ -240,7 +240,7 @@ def _bernoulli_exp_one(size: int, src: RandomSource) -> NDArray[np.bool_]:
     uniform integer below 720; the series goes on (probability ``1/720``) only when
     they all succeed.
     """
-    coins = _COINS_2_6[_uniform_below(np.full(size, 720, dtype=np.uint64), src)]
+    coins = _COINS_2_6[uniform_below(np.full(size, 720, dtype=np.uint64), src)]
     stopped, first = _first_failure(coins)
     out = (first + 2) % 2 == 1
     rest = np.flatnonzero(~stopped)
@@ -419,7 +419,7 @@ def truncated_discrete_laplace(
         ok = np.empty(m * tries, dtype=np.bool_)
         iu = np.flatnonzero(uni)
         if iu.size:
-            draw = _uniform_below(np.repeat(width[pend], tries)[iu] + np.uint64(1), src)
+            draw = uniform_below(np.repeat(width[pend], tries)[iu] + np.uint64(1), src)
             ku = draw.astype(np.int64) - bb[iu]
             t = np.left_shift(np.uint64(1), jj[iu].astype(np.uint64))
             gamma = np.abs(ku).astype(np.uint64) * ss[iu]  # over t: at most 2

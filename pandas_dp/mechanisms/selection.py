@@ -47,7 +47,7 @@ from typing import Final
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from pandas_dp.mechanisms.samplers import _uniform_below
+from pandas_dp.mechanisms.samplers import uniform_below
 from pandas_dp.mechanisms.source import RandomSource
 
 __all__ = ["Rate", "flip_coins", "permute_and_flip", "selection_rate"]
@@ -256,7 +256,7 @@ def permute_and_flip(gaps: ArrayLike, rate: Rate, src: RandomSource) -> int:
     if visited is not None:
         heads[visited] = False
     winners = np.flatnonzero(heads)
-    pick = _uniform_below(np.array([winners.size], dtype=np.uint64), src)[0]
+    pick = uniform_below(np.array([winners.size], dtype=np.uint64), src)[0]
     return int(winners[int(pick)])
 
 
@@ -265,6 +265,6 @@ def _first_places(size: int, draws: int, src: RandomSource) -> NDArray[np.intp]:
     exactly uniform indices, each kept at its first appearance (the distinct values
     of an i.i.d. uniform sequence, in order of appearance, are a uniform sample
     without replacement, in a uniform order)."""
-    idx = _uniform_below(np.full(draws, size, dtype=np.uint64), src).astype(np.intp)
+    idx = uniform_below(np.full(draws, size, dtype=np.uint64), src).astype(np.intp)
     _, first = np.unique(idx, return_index=True)
     return idx[np.sort(first)]
