@@ -54,6 +54,7 @@ import platform
 import sys
 import time
 from collections.abc import Sequence
+from fractions import Fraction
 from pathlib import Path
 from statistics import NormalDist
 from typing import Any, TextIO
@@ -62,10 +63,13 @@ import numpy as np
 import pandas as pd
 
 import pandas_dp
-from pandas_dp import constraints
-from pandas_dp.bounding import apply_noise, halfwidth, plan_noise
+from pandas_dp import constraints, engines
+from pandas_dp.bounding import apply_noise, apply_noise_exact, halfwidth, plan_noise
+from pandas_dp.covariance import cov_allowance
+from pandas_dp.histogram_estimates import sum_to_one
 from pandas_dp.mechanisms import RandomSource
 from pandas_dp.noise_plans import NoisePlan
+from pandas_dp.plan import direct_allowance
 from pandas_dp.sensitivity import output_range, pair_sensitivity, sensitivity
 
 SEED = 2019
@@ -237,16 +241,26 @@ def s1_direct(
     """
     n = len(frame)
     lower, upper = S1_BOUNDS
-    width, mid = upper - lower, (lower + upper) / 2.0
-    block = frame.to_numpy().T - mid  # centred at the midpoint, as the library does
-    sums = block.sum(axis=1)
-    exact = (block @ block.T - np.outer(sums, sums) / n) / (n - 1.0)
+    width = upper - lower
+    # the library's exact sums (centred at the midpoint, rounded to its power-of-two
+    # step, added as rationals) and the variances and covariance from them, exactly
+    sums = engines.products([frame[c] for c in frame.columns[:2]], [lower] * 2, [upper] * 2)
+    s, prods = sums.exact()
+
+    def exact(i: int, j: int) -> Fraction:
+        return (prods[(i, j)] - s[i] * s[j] / n) / (n - 1)
+
     entries = 3  # var1, var2, cov12: an equal share each
     bounding = "bit" if mode == "naive" else mode
 
     limit = output_range("var_direct", 0.0, width, n)[1]
     var_plan = plan_noise(
-        np.full(2 * reps, sensitivity("var_direct", NEIGHBOURING, lower, upper, n)),
+        # the table's value plus the library's rounding allowance for its exact sums
+        np.full(
+            2 * reps,
+            sensitivity("var_direct", NEIGHBOURING, lower, upper, n)
+            + direct_allowance("var_direct", width, n),
+        ),
         np.zeros(2 * reps),
         np.full(2 * reps, limit),
         epsilon=epsilon * 2 / entries,
@@ -255,13 +269,20 @@ def s1_direct(
     )
     if mode == "naive":
         var_plan = naive_plan(var_plan)
-    theta_v = np.tile(np.clip(np.diag(exact), 0.0, limit), reps)
-    variances = apply_noise(theta_v, var_plan, src).reshape(reps, 2)
+    theta_v = [exact(0, 0), exact(1, 1)] * reps
+    variances = apply_noise_exact(theta_v, var_plan, src).reshape(reps, 2)
 
     bounded = np.clip(variances, 0.0, limit)
-    cap = np.minimum(np.sqrt(bounded[:, 0] * bounded[:, 1]), n * width * width / (4.0 * (n - 1)))
+    # sqrt(v1) sqrt(v2), as the library computes it (the cap's last bit anchors the grid)
+    cap = np.minimum(
+        np.sqrt(bounded[:, 0]) * np.sqrt(bounded[:, 1]), n * width * width / (4.0 * (n - 1))
+    )
     cov_plan = plan_noise(
-        np.full(reps, pair_sensitivity("cov_direct", NEIGHBOURING, width, width, n)),
+        np.full(
+            reps,
+            pair_sensitivity("cov_direct", NEIGHBOURING, width, width, n)
+            + cov_allowance(width, width, n),
+        ),
         -cap,
         cap,
         epsilon=epsilon / entries,
@@ -270,7 +291,7 @@ def s1_direct(
     )
     if mode == "naive":
         cov_plan = naive_plan(cov_plan)
-    cov = apply_noise(np.clip(np.full(reps, exact[0, 1]), -cap, cap), cov_plan, src)
+    cov = apply_noise_exact([exact(0, 1)] * reps, cov_plan, src)
     scales = np.column_stack([var_plan.scale.reshape(reps, 2)[:, 0], cov_plan.scale])
     return np.column_stack([variances, cov]), scales
 
@@ -363,17 +384,6 @@ def s2_sizes(method: str, k: int) -> list[int]:
     return [k - 1 if method == "all_but_one" else k]
 
 
-def s2_sum_to_one(method: str, raw: np.ndarray, sizes: list[int]) -> np.ndarray:
-    if method == "rescale":
-        return constraints.rescale(raw)
-    if method == "project":
-        return constraints.project_simplex(raw)
-    if method == "all_but_one":
-        return constraints.complete_all_but_one(raw)
-    cuts = list(np.cumsum(sizes)[:-1])
-    return constraints.hierarchical_consistency(np.split(raw, cuts, axis=-1))
-
-
 def s2_bounds(
     plan: NoisePlan, raw: np.ndarray, method: str, k: int, alpha: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -428,7 +438,7 @@ def s2_own(
     lo, hi = s2_bounds(plan, raw, method, k, ALPHA)
     lo2, hi2 = s2_bounds(plan, raw, method, k, ALPHA / 2)
     return {
-        "values": s2_sum_to_one(method, raw, sizes),
+        "values": sum_to_one(method, raw, sizes),
         "lo": lo,
         "hi": hi,
         "lo2": lo2,
@@ -536,6 +546,7 @@ def run_sim2(cfg: Config, progress: Progress) -> tuple[pd.DataFrame, pd.DataFram
                     epsilon=e,
                     categories=list(S2_LABELS),
                     method=m,
+                    via="proportions",
                     bounding=b,
                     neighbouring=NEIGHBOURING,
                     random_state=gens[key],
@@ -580,6 +591,7 @@ def self_check(seed: int) -> list[str]:
                 bounds=S1_BOUNDS,
                 method="direct",
                 bounding=bounding,
+                neighbouring=NEIGHBOURING,
                 random_state=seed + s,
             ).to_numpy()
             own, _ = s1_direct(frame, 1, S1_EPSILON, bounding, RandomSource(seed + s))
@@ -597,7 +609,9 @@ def self_check(seed: int) -> list[str]:
                     epsilon=0.5,
                     categories=list(S2_LABELS),
                     method=m,
+                    via="proportions",
                     bounding=bounding,
+                    neighbouring=NEIGHBOURING,
                     random_state=seed + r,
                 )
                 ci = lib.attrs["dp"].interval(ALPHA)

@@ -431,7 +431,7 @@ def _moments_bounds(
     return lo, hi
 
 
-def _cov_allowance(r1: float, r2: float, n: int) -> float:
+def cov_allowance(r1: float, r2: float, n: int) -> float:
     """How far the exact accumulation's rounding may move a direct covariance, per row.
 
     Rounded centred values lie in a box of widths ``R + q``; a rounded product is the
@@ -466,7 +466,7 @@ class _Direct:
         self.cov_sens = np.array(
             [
                 pair_sensitivity("cov_direct", rel, widths[i], widths[j], n)
-                + _cov_allowance(widths[i], widths[j], n)
+                + cov_allowance(widths[i], widths[j], n)
                 for i, j in self.off
             ]
         )

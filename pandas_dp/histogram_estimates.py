@@ -127,13 +127,14 @@ def entry_labels(method: str, labels: list[Any], sizes: list[int]) -> list[Any]:
 
 
 def sum_to_one(method: str, raw: np.ndarray, sizes: list[int]) -> np.ndarray:
-    """Proportions summing to one from the noisy entries, by ``method``
-    (:mod:`pandas_dp.constraints`; ``sizes``: the tree's level sizes)."""
+    """Proportions summing to one from the noisy entries (along the last axis: one
+    release per row of a 2-D ``raw``), by ``method`` (:mod:`pandas_dp.constraints`;
+    ``sizes``: the tree's level sizes)."""
     if method == "rescale":
         return constraints.rescale(raw)
     if method == "project":
         return constraints.project_simplex(raw)
     if method == "all_but_one":
         return constraints.complete_all_but_one(raw)
-    cuts = np.cumsum(sizes)[:-1]
-    return constraints.hierarchical_consistency(np.split(raw, cuts))
+    cuts = list(np.cumsum(sizes)[:-1])
+    return constraints.hierarchical_consistency(np.split(raw, cuts, axis=-1))
