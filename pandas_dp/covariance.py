@@ -165,17 +165,16 @@ def release_cov(
         cov = cov / unit2
         limits = np.array([output_range("var_direct", 0.0, w, n)[1] for w in widths])
         factor = (n - 1.0) / (n - ddof)
+        caps = np.full(len(labels), np.inf)
     else:
         release = _Moments([decls[c] for c in labels], settings, ddof, unit2)
         check = partial(validate, columns, decls) if settings.out_of_bounds == "raise" else None
         noisy = release.plan.run(data, name, tuple(labels), check=check)
-        cov, raw_interval = release.run(noisy)
+        cov, raw_interval, caps = release.run(noisy)
         limits = np.array([output_range("var", 0.0, w, ddof=ddof)[1] for w in widths])
         factor = 1.0
-        if settings.bounding != "none":  # (the interval keeps the public range)
-            cov = _bound(cov, np.minimum(limits / unit2, release.caps))
-    if settings.bounding != "none":
-        cov = _bound(cov, limits / factor / unit2)
+    if settings.bounding != "none":  # (the interval keeps the public range)
+        cov = _bound(cov, np.minimum(limits / factor / unit2, caps))
     repaired = constraints.nearest_psd_covariance(cov, method=psd) * factor
     if corr:
         value = constraints.cov_to_corr(repaired)
@@ -318,13 +317,14 @@ class _Moments:
         self, decls: list[NumericDeclaration], settings: Settings, ddof: int, unit2: float
     ):
         self.decls, self.ddof, self.unit2 = decls, ddof, unit2
-        self.caps = np.zeros(0)  # (set by run)
         self.plan = Plan(settings)
         self.keys = self.plan.products(decls, MOMENT_WEIGHTS["cov"])
         self.plan.calibrate()
 
-    def run(self, noisy: Mapping[str, np.ndarray]) -> tuple[np.ndarray, Any]:
-        """The covariance in units of ``unit2`` and the interval function (exact units)."""
+    def run(self, noisy: Mapping[str, np.ndarray]) -> tuple[np.ndarray, Any, np.ndarray]:
+        """The covariance in units of ``unit2``, the interval function (exact units) and,
+        per column, the largest variance the noisy count and mean allow (units of
+        ``unit2``; :func:`~pandas_dp.estimators.variance_cap`), the diagonal's clamp."""
         p, k, u2 = len(self.decls), self.keys, self.unit2
         u = math.sqrt(u2)  # a power of two: the scaling is exact
         c = float(noisy[k["count"]][0])
@@ -334,9 +334,7 @@ class _Moments:
             prod[i, j] = prod[j, i] = float(noisy[k[f"product {i} {j}"]][0]) / u2
         cc = max(c, self.ddof + 1.0)
         cov = (prod - np.outer(s, s) / cc) / (cc - self.ddof)
-        # per column, the largest variance the noisy count and mean allow (units of
-        # unit2; estimators.variance_cap): the diagonal's clamp, post-processing
-        self.caps = np.array(
+        caps = np.array(
             [
                 est.variance_cap(c, s[i], ddof=self.ddof, half_width=(d.upper - d.lower) / 2 / u)
                 for i, d in enumerate(self.decls)
@@ -358,7 +356,7 @@ class _Moments:
             u2,
             limits,
         )
-        return cov, bounds
+        return cov, bounds, caps
 
     def sensitivity_report(self) -> pd.Series:
         ms = self.plan.measurements.values()

@@ -320,14 +320,14 @@ def resolve_grouping(
             f"need no delta"
         )
     explicit = None if keys is None else _explicit(labels, keys)
+    dtypes = [_dtype(frame, c) for c in labels]
     if explicit is not None:
         if not explicit:
             raise ValueError("keys is empty; declare at least one key")
         for i, c in enumerate(labels):  # (hashable, not missing, of the dtype: before the set)
-            check_declared_values(c, [t[i] for t in explicit], _dtype(frame, c), "keys=")
+            check_declared_values(c, [t[i] for t in explicit], dtypes[i], "keys=")
         if len(set(explicit)) != len(explicit):
             raise ValueError("keys repeat a key; declare each key once")
-        dtypes = [_dtype(frame, c) for c in labels]
         levels = tuple(
             # (checked against the dtype above; None here skips a second check)
             tuple(dict.fromkeys(t[i] for t in explicit))
@@ -363,11 +363,11 @@ def resolve_grouping(
             )
             found = {c: d.categories for c, d in decls.items()}
         levels = tuple(
-            _level_values(c, given[c] if c in given else found[c], _dtype(frame, c)) for c in labels
+            _level_values(c, given[c] if c in given else found[c], dtypes[i])
+            for i, c in enumerate(labels)
         )
         ordered = None
     radix = [len(v) for v in levels]
-    dtypes = [_dtype(frame, c) for c in labels]
     if ordered is None:
         typed = [_typed(v, v, d) for v, d in zip(levels, dtypes, strict=True)]
         keys_index = (
