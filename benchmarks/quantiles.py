@@ -30,8 +30,12 @@ All contenders run side by side in this one process.
    three quartiles (pooled: the square root of the mean over releases of the mean
    squared error of the three) against the data's exact quantiles (pandas' linear
    interpolation), at equal epsilon (1 and 0.1), on uniform, normal and lognormal
-   data on (0, 100), n = 1000 and 100 000. The data of a cell is drawn once; the
-   randomness is the mechanisms'. Each RMSE has its Monte-Carlo standard error
+   data on (0, 100), n = 1000 and 100 000. Each release is on a fresh draw of the
+   data, the same for every contender, and is compared with that draw's quantiles:
+   the RMSE averages over the data as well as the mechanisms. (With one draw per
+   cell, as before, a fine grid's error at n = 100 000 is mostly the distance from
+   that one draw's median to the nearest candidate, the same every release: a
+   property of the draw, not of the estimator.) Each RMSE has its Monte-Carlo standard error
    (delta method: ``sd(e^2) / (2 RMSE sqrt(reps))``, ``e^2`` the squared error
    of one release). The quartiles cost the whole epsilon: pandas-dp selects the
    three recursively (the median at half of it, then each quartile among the rows
@@ -54,6 +58,7 @@ import math
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, cast
 
@@ -168,12 +173,13 @@ def report_speed(speed: dict[int, dict[str, base.Timing]]) -> str:
 
 
 def _release_all(
-    x: np.ndarray, s: pd.Series, eps: float, tools: Any, dp: Any
-) -> dict[str, Callable[[], tuple[float, np.ndarray]]]:
-    """Per contender: one (median, quartiles) draw, each at the whole ``eps``."""
-    out: dict[str, Callable[[], tuple[float, np.ndarray]]] = {}
+    eps: float, tools: Any, dp: Any
+) -> dict[str, Callable[[np.ndarray], tuple[float, np.ndarray]]]:
+    """Per contender: one (median, quartiles) release on ``x``, each at the whole ``eps``."""
+    out: dict[str, Callable[[np.ndarray], tuple[float, np.ndarray]]] = {}
 
-    def pdp() -> tuple[float, np.ndarray]:
+    def pdp(x: np.ndarray) -> tuple[float, np.ndarray]:
+        s = pd.Series(x, name="x")
         m = float(s.dp.median(epsilon=eps, bounds=BOUNDS))
         qs = s.dp.quantile(list(QUARTILES), epsilon=eps, bounds=BOUNDS).to_numpy()
         return m, qs
@@ -181,7 +187,7 @@ def _release_all(
     out["pandas-dp"] = pdp
     if tools is not None:
 
-        def dpl() -> tuple[float, np.ndarray]:
+        def dpl(x: np.ndarray) -> tuple[float, np.ndarray]:
             m = float(tools.median(x, epsilon=eps, bounds=BOUNDS))
             qs = np.asarray(tools.quantile(x, list(QUARTILES), epsilon=eps, bounds=BOUNDS))
             return m, qs
@@ -190,10 +196,9 @@ def _release_all(
     if dp is not None:
         med = opendp_quantile(dp, 0.5, eps)
         thirds = [opendp_quantile(dp, q, eps / len(QUARTILES)) for q in QUARTILES]
-        writable = x.copy()
 
-        def odp() -> tuple[float, np.ndarray]:
-            return float(med(writable)), np.array([float(m(writable)) for m in thirds])
+        def odp(x: np.ndarray) -> tuple[float, np.ndarray]:
+            return float(med(x)), np.array([float(m(x)) for m in thirds])
 
         out["OpenDP"] = odp
     return out
@@ -208,25 +213,34 @@ def _rmse(sq: np.ndarray) -> tuple[float, float]:
 
 
 def rmse_cell(
-    x: np.ndarray, eps: float, reps: int, tools: Any, dp: Any
+    sample: Callable[[], np.ndarray], eps: float, reps: int, tools: Any, dp: Any
 ) -> dict[str, dict[str, Any]]:
     """Per contender, the RMSE of the median and of the quartiles over ``reps``
-    releases on ``x``; a contender that fails on these data is reported (``error``)."""
-    s = pd.Series(x, name="x")
-    truth_m = float(np.median(x))
-    truth_q = np.quantile(x, QUARTILES)
-    out: dict[str, dict[str, Any]] = {}
-    for name, fn in _release_all(x, s, eps, tools, dp).items():
-        em, eq = np.empty(reps), np.empty(reps)
-        try:
-            for r in range(reps):
-                m, qs = fn()
-                em[r] = (m - truth_m) ** 2
-                eq[r] = np.mean((qs - truth_q) ** 2)
-        except Exception as exc:  # a peer that fails on these data
-            out[name] = {"error": f"{type(exc).__name__}: {exc}"[:80]}
-            continue
-        out[name] = {"median": _rmse(em), "quartiles": _rmse(eq)}
+    releases, each on the data ``sample()`` returns for it (the same for every
+    contender; the error of a release is against those data's exact quantiles); a
+    contender that fails on these data is reported (``error``)."""
+    contenders = _release_all(eps, tools, dp)
+    em = {k: np.empty(reps) for k in contenders}
+    eq = {k: np.empty(reps) for k in contenders}
+    errors: dict[str, str] = {}
+    for r in range(reps):
+        x = sample()
+        truth_m = float(np.median(x))
+        truth_q = np.quantile(x, QUARTILES)
+        for name, fn in contenders.items():
+            if name in errors:
+                continue
+            try:
+                m, qs = fn(x.copy())  # (OpenDP reads a writable array)
+            except Exception as exc:  # a peer that fails on these data
+                errors[name] = f"{type(exc).__name__}: {exc}"[:80]
+                continue
+            em[name][r] = (m - truth_m) ** 2
+            eq[name][r] = np.mean((qs - truth_q) ** 2)
+    out: dict[str, dict[str, Any]] = {name: {"error": e} for name, e in errors.items()}
+    for name in contenders:
+        if name not in errors:
+            out[name] = {"median": _rmse(em[name]), "quartiles": _rmse(eq[name])}
     return out
 
 
@@ -243,11 +257,10 @@ def bench_accuracy(reps: int) -> list[dict[str, Any]]:
     cells = []
     for kind in DISTRIBUTIONS:
         for n in ACC_SIZES:
-            x = draw(kind, n, rng)
             for eps in ACC_EPSILONS:
                 start = time.perf_counter()
                 cell: dict[str, Any] = {"data": kind, "n": n, "epsilon": eps, "reps": reps}
-                measured = rmse_cell(x, eps, reps, tools, dp)
+                measured = rmse_cell(partial(draw, kind, n, rng), eps, reps, tools, dp)
                 failed = {k: v["error"] for k, v in measured.items() if "error" in v}
                 if failed:  # (on these continuous data every contender should run)
                     raise RuntimeError(f"{kind}, n={n}, eps={eps}: {failed}")
@@ -314,7 +327,7 @@ def accuracy_section(cells: list[dict[str, Any]], reps: int, note: str = "") -> 
     """The markdown of section 2: heading, conventions, the two RMSE tables."""
     return "\n".join(
         [
-            f"{ACCURACY_HEADING}{reps} releases per cell; data on (0, 100), drawn once per cell)",
+            f"{ACCURACY_HEADING}{reps} releases per cell; fresh data on (0, 100) for each release)",
             "",
             "pandas-dp and OpenDP: add/remove one record; diffprivlib: its own (Smith's"
             " exponential mechanism, sensitivity-1 utility, fixed n). OpenDP's candidates:"
