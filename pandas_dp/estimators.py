@@ -19,7 +19,9 @@ column on ``[a, b]`` with midpoint ``m`` (REFERENCE.md §9):
   ``a + R p / (p + q)`` and the count and centred sum are ``C = (p + q) / R``
   and ``S = (p - q) / 2`` (:func:`bound_sums_count`, :func:`bound_sums_centred`),
   whose noises are uncorrelated;
-* standard deviation: the square root of the variance.
+* standard deviation: the square root of the variance; where the variance's noise
+  is large against that range, the variance is the square of the posterior mean
+  of the standard deviation over it (:mod:`pandas_dp.shrinkage`).
 
 An interval for a statistic made of several noisy statistics is the range of the
 statistic over the box of their intervals, each at ``alpha / (number of them)``
@@ -45,6 +47,7 @@ from numpy.typing import NDArray
 
 from pandas_dp.bounding import halfwidth, l1_radius
 from pandas_dp.noise_plans import NoisePlan
+from pandas_dp.shrinkage import shrunk_variance
 
 __all__ = [
     "bound_sums_box",
@@ -366,12 +369,17 @@ def var_value(
     half_width: float,
     upper_range: float,
     clamp: bool,
+    noise_sd: float = math.nan,
 ) -> float:
     """``(Q - S²/C') / (C' - ddof)``, ``C' = max(C, ddof + 1)``, clamped unless told not to.
 
     The clamp is to ``[0, min(upper_range, variance_cap(C, S))]``: the public range
     of the statistic and the largest variance the noisy count and mean allow
-    (:func:`variance_cap`; ``half_width`` is half the declared range).
+    (:func:`variance_cap`; ``half_width`` is half the declared range). Where the
+    noise's standard deviation ``noise_sd``
+    (:func:`~pandas_dp.shrinkage.variance_noise_sd`) is large against that range,
+    the clamped value gives way to a posterior mean over it
+    (:func:`~pandas_dp.shrinkage.shrunk_variance`).
     ``S²/C'`` is computed as ``(S/C') S`` (no overflow of ``S²`` where ``C'`` is
     large). Noisy statistics beyond the float range that leave the expression
     undefined (``inf - inf``, ``inf / inf``) give the middle of the public range
@@ -393,7 +401,7 @@ def var_value(
     if not clamp:
         return value
     top = min(upper_range, variance_cap(c, s, ddof=ddof, half_width=half_width))
-    return min(max(value, 0.0), top)
+    return shrunk_variance(value, noise_sd, top)
 
 
 def noisy_interval(noise: NoisePlan, value: float, alpha: float) -> tuple[float, float]:

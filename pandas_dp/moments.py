@@ -25,6 +25,7 @@ from pandas_dp.moment_weights import MOMENT_WEIGHTS, weights_name
 from pandas_dp.plan import Plan
 from pandas_dp.sensitivity import output_range
 from pandas_dp.settings import Settings
+from pandas_dp.shrinkage import variance_noise_sd
 
 __all__ = [
     "MOMENT_STATISTICS",
@@ -289,29 +290,27 @@ def estimate(
         raw = float(noisy[k["var_direct"]][g])
         value = raw * factor
         fn: IntervalFn = partial(_scaled_interval, partial(est.noisy_interval, noise, raw), factor)
-    elif "bound_sums" in k:
-        w = float(noisy[k["centred_squares"]][g])
-        c, s = est.bound_sums_count(p, q, d.lower, d.upper), est.bound_sums_centred(p, q)
-        value = est.var_value(c, s, w, ddof=ddof, half_width=half, upper_range=hi, clamp=clamp)
-        squares = m[k["centred_squares"]].calibrated
-        box = partial(est.bound_sums_box, pair, p, q, d.lower, d.upper)
-        fn = partial(est.var_interval_of, box, squares, w, ddof, hi, half_width=half)
     else:
-        c = float(noisy[k["count"]][g])
-        s = float(noisy[k["centred_sum"]][g])
         w = float(noisy[k["centred_squares"]][g])
-        value = est.var_value(c, s, w, ddof=ddof, half_width=half, upper_range=hi, clamp=clamp)
-        fn = partial(
-            est.var_interval,
-            m[k["count"]].calibrated,
-            m[k["centred_sum"]].calibrated,
-            m[k["centred_squares"]].calibrated,
-            c,
-            s,
-            w,
-            ddof,
-            hi,
-            half_width=half,
+        squares = m[k["centred_squares"]].calibrated
+        if "bound_sums" in k:
+            c, s = est.bound_sums_count(p, q, d.lower, d.upper), est.bound_sums_centred(p, q)
+            # (the pair's noises are independent, of variance pv each: C's is
+            # 2 pv / R², S's pv / 2, uncorrelated)
+            pv = pair.variance
+            variances = (2.0 * pv / (2.0 * half) ** 2, pv / 2.0, squares.variance)
+            box = partial(est.bound_sums_box, pair, p, q, d.lower, d.upper)
+            fn = partial(est.var_interval_of, box, squares, w, ddof, hi, half_width=half)
+        else:
+            c, s = float(noisy[k["count"]][g]), float(noisy[k["centred_sum"]][g])
+            c_plan, s_plan = m[k["count"]].calibrated, m[k["centred_sum"]].calibrated
+            variances = (c_plan.variance, s_plan.variance, squares.variance)
+            fn = partial(
+                est.var_interval, c_plan, s_plan, squares, c, s, w, ddof, hi, half_width=half
+            )
+        sd = variance_noise_sd(c, s, w, variances, ddof)
+        value = est.var_value(
+            c, s, w, ddof=ddof, half_width=half, upper_range=hi, clamp=clamp, noise_sd=sd
         )
     if st == "std":
         return math.sqrt(max(value, 0.0)), partial(_root_interval, fn)

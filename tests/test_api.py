@@ -592,9 +592,12 @@ def test_mostly_missing_column_is_skipped_not_imputed(dtype: str) -> None:
     assert c["x"] == pytest.approx(frame["x"].count(), abs=5)
 
 
+@pytest.mark.parametrize("shrink", [True, False])
 @pytest.mark.parametrize("ddof", [0, 1, 2, 3])
 @pytest.mark.parametrize("bounding", ["bit", "truncated", "none"])
-def test_nullable_var_any_ddof_stays_in_its_range(ddof: int, bounding: str) -> None:
+def test_nullable_var_any_ddof_stays_in_its_range(
+    ddof: int, bounding: str, shrink: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Few present values (so the noisy count is often <= ddof), many seeds.
 
     The variance uses C' = max(C~, ddof + 1), so it is never inf or NaN; clamped
@@ -603,7 +606,11 @@ def test_nullable_var_any_ddof_stays_in_its_range(ddof: int, bounding: str) -> N
     ``bounding="none"`` releases the unclamped estimate: finite, not bounded.
     The range's top is the largest variance ``c`` points on ``[0, R]`` can have,
     ``floor(c/2) ceil(c/2) R^2 / (c (c - ddof))``, over every admissible count ``c``.
+    Without the posterior mean where the noise dominates (``shrink=False``), the
+    clamp reaches both ends of the range; with it, releases stay in the range.
     """
+    if not shrink:
+        monkeypatch.setattr(pandas_dp.shrinkage, "SHRINK_FROM", math.inf)
     frame = pd.DataFrame({"x": pd.array([1.0, None, 9.0, None, None, 4.0], dtype="Float64")})
     r2 = 10.0**2
     top = max((c // 2) * (c - c // 2) * r2 / (c * (c - ddof)) for c in range(ddof + 1, 200))
@@ -627,9 +634,10 @@ def test_nullable_var_any_ddof_stays_in_its_range(ddof: int, bounding: str) -> N
                 assert lo <= ilo <= ihi <= hi
                 if statistic == "var":
                     values.append(float(r))
-    if bounding != "none":  # the range is used: some releases reach 0 and come near
-        # its top (the top itself only where the noisy mean is the midpoint: the
-        # clamp is also to the largest variance that mean allows, test_variance_cap.py)
+    if bounding != "none" and not shrink:  # the range is used: some releases reach 0
+        # and come near its top (the top itself only where the noisy mean is the
+        # midpoint: the clamp is also to the largest variance that mean allows,
+        # test_variance_cap.py)
         assert min(values) == 0.0 and expected[1] * 0.99 <= max(values) <= expected[1]
 
 
