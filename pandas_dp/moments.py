@@ -298,7 +298,8 @@ def estimate(
             # (the pair's noises are independent, of variance pv each: C's is
             # 2 pv / R², S's pv / 2, uncorrelated)
             pv = pair.variance
-            variances = (2.0 * pv / (2.0 * half) ** 2, pv / 2.0, squares.variance)
+            width = 2.0 * half
+            variances = (2.0 * pv / width / width, pv / 2.0, squares.variance)
             box = partial(est.bound_sums_box, pair, p, q, d.lower, d.upper)
             fn = partial(est.var_interval_of, box, squares, w, ddof, hi, half_width=half)
         else:

@@ -54,6 +54,7 @@ from pandas_dp.plan_calibration import (
     direct_allowance,
     finite_square,
     moment_row,
+    positive_half,
     zero_signs,
 )
 from pandas_dp.plan_running import SELECTION, PlanRun
@@ -328,7 +329,9 @@ class Plan(PlanRun):
                 source: tuple[Any, ...] = ("recentred", decl.column, *counted, a, b)
             else:
                 source = ("moments", decl.column)
-            if stat == "centred_squares":  # (its error names the column: not cached)
+            if stat != "count":  # (its error names the column: not cached)
+                positive_half(0.5 * (b - a), decl)
+            if stat == "centred_squares":
                 finite_square(0.5 * (b - a), decl)
             sens, lo, hi, integer = moment_row(stat, rel, n, a, b, zero_signs(a, b))
             if stat == "bound_sums":

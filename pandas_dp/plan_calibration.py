@@ -388,6 +388,20 @@ def direct_allowance(statistic: str, width: float, n: int | None) -> float:
     return (2 * width * q + q * q) / n + (q2 + width * q + q * q / 2) / (n - 1)
 
 
+def positive_half(half: float, decl: NumericDeclaration) -> float:
+    """Half the bounds' width, refused where it rounds to 0 (subnormal bounds): the
+    sums are accumulated on a grid of its magnitude, which must be positive."""
+    if not half > 0.0:
+        from pandas_dp.errors import InvalidBoundsError
+
+        raise InvalidBoundsError(
+            f"the bounds of column {decl.column!r} ({decl.lower:g}, {decl.upper:g}) are too "
+            f"narrow: half their width rounds to 0. Declare wider bounds or rescale the "
+            f"column (multiply it by a power of 10)"
+        )
+    return half
+
+
 def finite_square(half: float, decl: NumericDeclaration) -> float:
     sq = half * half
     if not math.isfinite(sq):

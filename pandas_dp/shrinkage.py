@@ -69,7 +69,7 @@ def variance_noise_sd(
 
     ``variances`` are the noise variances of the count, the centred sum and the
     centred squares (uncorrelated), ``C' = max(C, ddof + 1)``. NaN where the noisy
-    statistics leave it undefined.
+    statistics leave it undefined (never an error or a warning).
 
     Examples
     --------
@@ -80,8 +80,10 @@ def variance_noise_sd(
     d = s / cc
     v = (q - d * s) / (cc - ddof)
     c_var, s_var, q_var = variances
-    total = q_var + (2.0 * d) ** 2 * s_var + (d * d - v) ** 2 * c_var
-    return math.sqrt(total) / (cc - ddof)
+    # (products, not powers: a Python float's ** raises where a product is inf)
+    gap = d * d - v
+    total = q_var + 4.0 * d * d * s_var + gap * gap * c_var
+    return math.sqrt(total) / (cc - ddof) if total >= 0.0 else math.nan
 
 
 def shrunk_variance(raw: float, noise_sd: float, top: float) -> float:

@@ -71,6 +71,23 @@ def test_in_range_and_silent(raw: float, sd: float, top: float) -> None:
     assert 0.0 <= v <= top
 
 
+@given(
+    c=floats,
+    s=floats,
+    q=floats,
+    variances=st.tuples(*[st.floats(min_value=0.0, allow_infinity=True)] * 3),
+    ddof=st.integers(0, 3),
+)
+@settings(max_examples=400, deadline=None)
+def test_noise_sd_never_raises(c, s, q, variances, ddof) -> None:
+    """Noisy statistics near the float range, or NaN, give NaN or inf, never an
+    error or a warning (it runs after the charge)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sd = variance_noise_sd(c, s, q, variances, ddof)
+    assert math.isnan(sd) or sd >= 0.0
+
+
 def test_noise_sd_is_the_delta_method() -> None:
     """Against the empirical sd of the expression under small independent noises."""
     rng = np.random.default_rng(3)

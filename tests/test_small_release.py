@@ -19,7 +19,7 @@ from pandas_dp import statistics as statistics_module
 from pandas_dp.bounding import apply_noise
 from pandas_dp.budget import charge_all
 from pandas_dp.declared_columns import NumericDeclaration
-from pandas_dp.errors import BudgetExceededError
+from pandas_dp.errors import BudgetExceededError, InvalidBoundsError
 from pandas_dp.grouping import Grouping
 from pandas_dp.mechanisms import RandomSource
 from pandas_dp.noise_plans import plan_noise
@@ -356,6 +356,19 @@ def test_refused_arguments_raise_on_every_call() -> None:
     for _ in range(2):
         with pytest.raises(ValueError, match="too wide"):
             SERIES.dp.var(epsilon=1.0, bounds=(-1e300, 1e300))
+    assert not statistics_module._PLANS
+
+
+@pytest.mark.parametrize("statistic", ["sum", "mean", "var", "std"])
+def test_subnormal_bounds_are_refused_before_the_charge(statistic: str) -> None:
+    """Bounds whose half-width rounds to 0 have no accumulation grid: refused with
+    the column's bounds named, nothing charged, every time (never cached)."""
+    _clear_caches()
+    budget = PrivacyBudget(epsilon=10.0)
+    for _ in range(2):
+        with pytest.raises(InvalidBoundsError, match="too narrow: half their width rounds to 0"):
+            getattr(SERIES.dp, statistic)(epsilon=1.0, bounds=(0.0, 5e-324), budget=budget)
+    assert budget.spent[0] == 0.0
     assert not statistics_module._PLANS
 
 
