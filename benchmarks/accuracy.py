@@ -1217,8 +1217,13 @@ def regret_table(
         for w in candidates
     }
     rule = worst_informative if study == "mean" else worst
-    chosen = min(candidates, key=lambda w: rule[w][0])
+    winner = min(candidates, key=lambda w: rule[w][0])
     default = current_weights(study)
+    se = max(o.rmse_se[stat] / o.rmse[stat] for o in outcomes if o.rmse[stat] > 0)
+    # a default within the Monte-Carlo error of the best (a ratio of two RMSEs has a
+    # relative standard error up to sqrt(2) times theirs) is kept: no switch on noise
+    tied = default in rule and rule[default][0] <= rule[winner][0] * (1.0 + math.sqrt(2.0) * se)
+    chosen = default if tied else winner
     names = SPLIT_STATS[study]
     out = [
         f"### {TITLES[study]}: weights {' : '.join(names)}\n",
@@ -1232,7 +1237,7 @@ def regret_table(
         geo = float(np.exp(np.mean([math.log(x) for x, _ in ratios[w]])))
         summary_rows.append(
             [
-                f"**{wtext(w)}**" if w == chosen else wtext(w),
+                f"**{wtext(w)}**" if w == winner else wtext(w),
                 fmt(r, 3),
                 f"{where[1]}, {where[2]}, n={where[3]}, ε={where[4]:g}",
                 fmt(worst_informative[w][0], 3),
@@ -1254,18 +1259,27 @@ def regret_table(
         )
         + "\n"
     )
-    se = max(o.rmse_se[stat] / o.rmse[stat] for o in outcomes if o.rmse[stat] > 0)
     scope = (
         f"over the {len(informative)} informative settings (best RMSE at most "
         f"{SPLIT_INFORMATIVE:.0%} of the bounds' width)"
         if study == "mean"
         else "over all settings"
     )
+    verdict = (
+        ""
+        if winner == default or default not in rule
+        else " It is within the Monte-Carlo error of the best (its worst ratio is at most"
+        f" {math.sqrt(2.0) * se:.1%} above the best's, the largest standard error of a ratio"
+        " of two RMSEs): kept."
+        if tied
+        else " The best is better beyond the Monte-Carlo error: the default should change."
+    )
     out.append(
-        f"Minimax regret {scope}: **{wtext(chosen)}** (worst ratio {rule[chosen][0]:.3f}; "
-        f"over all settings {worst[chosen][0]:.3f}); the "
+        f"Minimax regret {scope}: **{wtext(winner)}** (worst ratio {rule[winner][0]:.3f}; "
+        f"over all settings {worst[winner][0]:.3f}); the "
         f"default in `MOMENT_WEIGHTS` when this ran is {wtext(default)}"
         + (f" (worst ratio {rule[default][0]:.3f})." if default in rule else " (not a candidate).")
+        + verdict
         + f" Largest Monte-Carlo standard error of an RMSE: {se:.1%} of it.\n"
     )
     summary = {
