@@ -41,8 +41,10 @@ from pandas_dp.grouping import Grouping
 from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.plan import Plan, engine_input
 from pandas_dp.quantile_search import (
+    PILE_MARGIN,
     SPLIT_SHARE,
     check_rates,
+    half_cells,
     ladder_counts,
     ladder_edges,
     ladder_interval,
@@ -72,6 +74,7 @@ __all__ = [
     "Selection",
     "TreeQuantiles",
     "check_bins",
+    "check_interval",
     "check_method",
     "check_q",
     "default_bins",
@@ -159,6 +162,15 @@ def check_method(method: Any) -> None:
         raise ValueError(f"method={method!r} is not supported for quantiles; use one of {METHODS}")
 
 
+def check_interval(interval: Any) -> None:
+    """``interval`` must be a bool (a public choice, checked before the charge)."""
+    if not isinstance(interval, bool | np.bool_):
+        raise TypeError(
+            f"interval must be True (the result has intervals) or False (the whole "
+            f"budget selects, no intervals); got {interval!r}"
+        )
+
+
 def check_bins(bins: Any, decls: Mapping[Hashable, NumericDeclaration]) -> int:
     """Validate the grid resolution against every column's bounds (public facts)."""
     for d in decls.values():
@@ -207,6 +219,7 @@ def release_quantiles(
     grouping: Grouping | None = None,
     frame: pd.DataFrame | None = None,
     statistic: str = "quantile",
+    interval: bool = True,
 ) -> DPFloat | pd.Series | pd.DataFrame:
     """Release quantiles of numeric columns, one estimator per column (and group).
 
@@ -235,6 +248,10 @@ def release_quantiles(
         Where the privacy unit and the group columns live.
     statistic : str
         The name in the ledger and the metadata.
+    interval : bool
+        Give the result intervals (``method="exponential"`` spends
+        :data:`INTERVAL_SHARE` of the budget on them); ``False``: the whole budget
+        selects and the metadata's ``interval`` raises.
 
     Returns
     -------
@@ -243,10 +260,11 @@ def release_quantiles(
     """
     qs, scalar_q = check_q(q)
     check_method(method)
+    check_interval(interval)
     bins = check_bins(default_bins(method, grouping) if bins is None else bins, decls)
     labels = list(columns)
     plan = Plan(settings, grouping)
-    estimator = estimator_for(method, bins, qs, decls, plan)
+    estimator = estimator_for(method, bins, qs, decls, plan, interval=interval)
     readers = {}
     for c in labels:
         readers[("grid", c)] = estimator.add(c, columns[c])
@@ -264,7 +282,7 @@ def release_quantiles(
     estimator.plan = None  # the metadata keeps the estimator: not the plan's random source
     return _shaped(
         values,
-        partial(_intervals, estimator, labels, groups, len(qs)),
+        partial(_intervals, estimator, labels, groups, len(qs)) if interval else None,
         plan,
         labels,
         decls,
@@ -291,9 +309,10 @@ class TreeQuantiles:
         qs: tuple[float, ...],
         decls: Mapping[Hashable, NumericDeclaration],
         plan: Plan,
+        interval: bool = True,
     ) -> None:
         self.tree = Tree(bins, BRANCHING)
-        self.qs, self.decls = qs, decls
+        self.qs, self.decls, self.with_interval = qs, decls, interval
         self.plan: Plan | None = plan
         self.keys: dict[Hashable, str] = {}
         self.raws: dict[Hashable, FloatArray] = {}
@@ -336,7 +355,9 @@ class TreeQuantiles:
             "grid": "equal-width bins over the declared bounds; values clamped to them",
             "estimate": "consistent noisy tree (least squares), monotone CDF, "
             "interpolated in a bin",
-            "interval": "for the quantile of the clamped values (rank band from the raw counts)",
+            "interval": "for the quantile of the clamped values (rank band from the raw counts)"
+            if self.with_interval
+            else "not computed: released with interval=False",
         }
 
 
@@ -350,11 +371,14 @@ class Selection:
         qs: tuple[float, ...],
         decls: Mapping[Hashable, NumericDeclaration],
         plan: Plan,
+        interval: bool = True,
     ) -> None:
         self.bins, self.qs, self.decls = bins, qs, decls
         self.plan: Plan | None = plan
+        #: the budget's share on the intervals' ladder counts (0: no intervals)
+        self.share = INTERVAL_SHARE if interval else 0.0
         self.levels = tuple(sorted(set(qs)))
-        self.keys: dict[Hashable, tuple[str, str]] = {}
+        self.keys: dict[Hashable, tuple[str, str | None]] = {}
         #: per column and group: the selected edges (by distinct level) and the ladder
         self.chosen: dict[Hashable, NDArray[np.int64]] = {}
         self.ladders: dict[Hashable, list[tuple[NDArray[np.int64], FloatArray]]] = {}
@@ -363,13 +387,16 @@ class Selection:
     def add(self, c: Hashable, series: pd.Series, weight: float = 1.0) -> Any:
         """Plan column ``c`` at budget weight ``weight``; its engine reader."""
         assert self.plan is not None
-        ladder = self.plan.derived_counts(c, "interval_counts", weight=weight * INTERVAL_SHARE)
+        ladder = None
+        if self.share > 0:
+            ladder = self.plan.derived_counts(c, "interval_counts", weight=weight * self.share)
         key = self.plan.grid_selection(
-            c, self.bins + 1, partial(self._select, c), weight=weight * (1.0 - INTERVAL_SHARE)
+            c, 2 * self.bins, partial(self._select, c), weight=weight * (1.0 - self.share)
         )
         self.keys[c] = (key, ladder)
         d = self.decls[c]
-        return partial(_grid, series, d.lower, d.upper, self.bins, centred=True)
+        # the grid twice as fine: the halves of the cells centred on the edges
+        return partial(_grid, series, d.lower, d.upper, 2 * self.bins)
 
     def check(self) -> None:
         """Every selection's rate is representable (raises before the charge)."""
@@ -384,19 +411,23 @@ class Selection:
         src = plan.settings.source
         epsilon = plan.measurements[key].epsilon
         l1 = plan.histogram_l1()
-        one = plan.measurements[ladder].calibrated.head(1)
-        self.noises[c] = one
-        counts = np.asarray(exact).reshape(-1, self.bins + 1).astype(np.int64)  # (cells)
-        chosen = np.zeros((counts.shape[0], len(self.levels)), dtype=np.int64)
-        ladders = []
-        for g in range(counts.shape[0]):
-            chosen[g] = select_quantiles(counts[g], self.levels, epsilon, l1, src)
-            edges = ladder_edges(chosen[g], self.bins + 1)  # (boundaries between cells)
-            exact_l = ladder_counts(counts[g], edges).astype(np.float64)
-            ladders.append((edges, apply_noise(exact_l, one.tiled(exact_l.size), src)))
+        halves = half_cells(np.asarray(exact).reshape(-1, 2 * self.bins), self.bins)
+        chosen = np.zeros((halves.shape[0], len(self.levels)), dtype=np.int64)
+        for g in range(halves.shape[0]):
+            chosen[g] = select_quantiles(halves[g], self.levels, epsilon, l1, src)
         self.chosen[c] = chosen
-        self.ladders[c] = ladders
-        return {key: chosen.reshape(-1).astype(np.float64), ladder: np.zeros(0)}
+        out = {key: chosen.reshape(-1).astype(np.float64)}
+        if ladder is not None:
+            one = plan.measurements[ladder].calibrated.head(1)
+            self.noises[c] = one
+            ladders = []
+            for g in range(halves.shape[0]):
+                edges = ladder_edges(chosen[g], self.bins + 1)  # (boundaries between cells)
+                exact_l = ladder_counts(halves[g].sum(axis=1), edges).astype(np.float64)
+                ladders.append((edges, apply_noise(exact_l, one.tiled(exact_l.size), src)))
+            self.ladders[c] = ladders
+            out[ladder] = np.zeros(0)
+        return out
 
     def _edge_values(self, c: Hashable, j: NDArray[np.int64]) -> FloatArray:
         d = self.decls[c]
@@ -428,10 +459,11 @@ class Selection:
             "bins": self.bins,
             "grid": (
                 "the edges of equal-width bins over the declared bounds; values clamped, "
-                "each counted at its nearest edge"
+                "each counted at its nearest edge, below or above it"
             ),
             "estimate": (
-                "permute-and-flip on integer rank scores, exact; several quantiles "
+                "permute-and-flip on integer rank scores (an edge's own rank, at most "
+                f"{PILE_MARGIN} ranks worse than its values' ranks), exact; several quantiles "
                 f"recursively ({levels(len(self.levels))} levels, each the selection's "
                 "epsilon divided by the levels; a level with levels below it spends "
                 f"{SPLIT_SHARE:.0%} of its epsilon on noisy counts around each chosen edge, "
@@ -439,7 +471,9 @@ class Selection:
             ),
             "interval": (
                 f"rank band from a noisy histogram over a ladder of bins around the "
-                f"selected edges ({INTERVAL_SHARE:.0%} of the budget)"
+                f"selected edges ({self.share:.0%} of the budget)"
+                if self.share > 0
+                else "not computed: released with interval=False, the whole budget selected"
             ),
         }
 
@@ -450,11 +484,9 @@ def _grid(
     upper: float,
     bins: int,
     groups: engines.Groups | None,
-    centred: bool = False,
 ) -> NDArray[np.int64]:
-    """The engine call (after the charge): the grid's counts, group after group
-    (``centred``: in the cells centred on the edges, for the selection)."""
-    return engines.grid_counts(series, lower, upper, bins, groups=groups, centred=centred)
+    """The engine call (after the charge): the grid's counts, group after group."""
+    return engines.grid_counts(series, lower, upper, bins, groups=groups)
 
 
 #: A column's quantile estimator: :class:`Selection` or :class:`TreeQuantiles`.
@@ -467,9 +499,14 @@ def estimator_for(
     qs: tuple[float, ...],
     decls: Mapping[Hashable, NumericDeclaration],
     plan: Plan,
+    *,
+    interval: bool = True,
 ) -> Estimator:
-    """The estimator of ``method`` (one of :data:`METHODS`) for levels ``qs``."""
-    return (TreeQuantiles if method == "tree" else Selection)(bins, qs, decls, plan)
+    """The estimator of ``method`` (one of :data:`METHODS`) for levels ``qs``
+    (``interval=False``: no intervals; a selection then spends nothing on them)."""
+    if method == "tree":
+        return TreeQuantiles(bins, qs, decls, plan, interval)
+    return Selection(bins, qs, decls, plan, interval)
 
 
 def _intervals(

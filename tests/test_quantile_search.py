@@ -24,6 +24,8 @@ from pandas_dp import PrivacyBudget
 from pandas_dp.mechanisms import RandomSource, selection
 from pandas_dp.mechanisms.selection import flip_coins, permute_and_flip, selection_rate
 from pandas_dp.quantile_search import (
+    PILE_MARGIN,
+    half_cells,
     ladder_counts,
     ladder_edges,
     levels,
@@ -207,16 +209,20 @@ def test_sampler_refuses_bad_gaps() -> None:
 
 
 def scores(values: list[int], bins: int, p: int, q: int) -> np.ndarray:
-    """The selection's scores at every candidate ``0 .. bins - 1`` (values are cell
-    indices), from the library; checked against the definition below."""
-    counts = np.bincount(np.asarray(values, dtype=int), minlength=bins)
-    got = quantile_scores(counts, p, q)
+    """The selection's scores at every candidate ``0 .. bins - 1``, from the library;
+    checked against the definition below. A value is a bin ``k`` of the grid twice as
+    fine (``0 .. 2 bins - 3``): just below candidate ``(k + 1) // 2`` if ``k`` is odd,
+    at or just above it if even."""
+    fine = np.bincount(np.asarray(values, dtype=int), minlength=2 * (bins - 1))
+    got = quantile_scores(half_cells(fine, bins - 1), p, q)
     v = np.asarray(values, dtype=int)
+    cell = (v + 1) // 2
     n = v.size
-    want = [
-        max(0, q * int((v < j).sum()) - p * n, q * int((v > j).sum()) - (q - p) * n)
-        for j in range(bins)
-    ]
+    want = []
+    for j in range(bins):
+        point = abs(q * int((v < 2 * j).sum()) - p * n)
+        pile = max(0, q * int((cell < j).sum()) - p * n, p * n - q * int((cell <= j).sum()))
+        want.append(min(point, pile + PILE_MARGIN * q))
     assert got.tolist() == want
     return got
 
@@ -224,20 +230,19 @@ def scores(values: list[int], bins: int, p: int, q: int) -> np.ndarray:
 @pytest.mark.parametrize("alpha", [0.5, 0.25, 0.1, 0.9, 1.0, 0.0, 2 / 3])
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_quantile_score_row_by_enumeration(alpha: float, k: int) -> None:
-    """Every dataset of up to 3 values on a 3-bin grid, every neighbour (one unit of
+    """Every dataset of up to 3 values on a 3-edge grid (4 half cells), every neighbour (one unit of
     up to ``k`` rows added/removed, or changed): the largest change of the score at
     any edge, in units of ``1/q``, is the table's row times ``k`` -- and is attained
     (the bound is tight)."""
     p, q = score_rational(alpha)
     bins = 3
     worst = {"add_remove": 0.0, "substitute": 0.0}
+    halves = range(2 * (bins - 1))
     datasets = [
-        list(c) for n in range(4) for c in itertools.combinations_with_replacement(range(bins), n)
+        list(c) for n in range(4) for c in itertools.combinations_with_replacement(halves, n)
     ]
     units = [
-        list(c)
-        for m in range(1, k + 1)
-        for c in itertools.combinations_with_replacement(range(bins), m)
+        list(c) for m in range(1, k + 1) for c in itertools.combinations_with_replacement(halves, m)
     ]
     for base in datasets:
         s0 = scores(base, bins, p, q)
@@ -265,10 +270,12 @@ def test_score_rationals() -> None:
 
 
 def medians(values: list[float], draws: int, seed: int, eps: float, bins: int = 20) -> np.ndarray:
-    """``draws`` selected median edges of ``values`` on ``bins`` bins of [0, 10]."""
-    counts = np.bincount(
-        np.minimum((np.asarray(values) / 10 * bins).astype(int), bins - 1), minlength=bins
+    """``draws`` selected median edges (``0 .. bins``) of ``values`` on ``bins`` bins of [0, 10]."""
+    fine = np.bincount(
+        np.minimum((np.asarray(values) / 10 * 2 * bins).astype(int), 2 * bins - 1),
+        minlength=2 * bins,
     )
+    counts = half_cells(fine, bins)
     src = RandomSource(seed)
     # the accessor's split: the selection gets 1 - INTERVAL_SHARE of epsilon; here all
     return np.array([select_quantiles(counts, (0.5,), eps, 1.0, src)[0] for _ in range(draws)])
@@ -309,7 +316,7 @@ def test_privacy_worst_case_neighbours() -> None:
 def test_recursion_levels_and_order() -> None:
     assert [levels(n) for n in (1, 2, 3, 7, 8)] == [1, 2, 2, 3, 4]
     rng = np.random.default_rng(5)
-    counts = np.bincount(rng.integers(0, 64, 200), minlength=64)
+    counts = half_cells(np.bincount(rng.integers(0, 128, 200), minlength=128), 64)
     src = RandomSource(9)
     for _ in range(200):
         got = select_quantiles(counts, (0.1, 0.25, 0.5, 0.75, 0.9), 0.3, 1.0, src)
@@ -317,14 +324,15 @@ def test_recursion_levels_and_order() -> None:
 
 
 def test_privacy_of_the_recursion_on_a_point_mass() -> None:
-    """Quartiles of data piled on one point, and the same with one more row there:
+    """Quartiles of data piled on three points, and the same with one more row on one:
     the recursion's split of the pile (noisy counts set the coins' bias) keeps the
     joint output of the three selections epsilon-DP (exact conditional binomial
     tests over the outputs seen, Bonferroni; false-alarm rate 1e-4). Run at
     epsilon = 20 the same outputs are rejected as epsilon = 1."""
-    cells = np.array([2, 0, 0, 3, 0, 0, 2, 0])
+    cells = np.zeros((8, 2), dtype=np.int64)
+    cells[:, 1] = [8, 0, 0, 8, 0, 0, 8, 0]  # (at the edges: in their cells' upper halves)
     other = cells.copy()
-    other[3] += 1
+    other[0, 1] += 1
 
     def outputs(counts: np.ndarray, draws: int, seed: int, eps: float) -> np.ndarray:
         src = RandomSource(seed)
@@ -442,6 +450,37 @@ def test_release_charges_once_and_records_the_method() -> None:
     assert (iv["lower"] <= out).all() and (out <= iv["upper"]).all()
 
 
+@pytest.mark.parametrize("method", ["exponential", "tree"])
+def test_interval_false_spends_the_whole_budget_on_the_quantiles(method: str) -> None:
+    """``interval=False``: one charge of epsilon, all of it on the selection (no
+    ladder counts), on a Series, a frame and a group-by; the metadata's interval
+    raises and says why. A non-bool is refused before the charge."""
+    budget = PrivacyBudget(epsilon=10.0)
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"g": rng.choice(["a", "b"], 500), "x": rng.uniform(0, 10, 500)})
+    kw = {"epsilon": 1.0, "bounds": (0, 10), "budget": budget, "method": method}
+    outs = [
+        df["x"].dp.median(interval=False, **kw),
+        df.dp.quantile(["x"], [0.25, 0.75], interval=False, **kw),
+        df.dp.groupby("g", keys=["a", "b"]).median("x", interval=False, **kw),
+    ]
+    assert budget.spent[0] == pytest.approx(3.0) and len(budget.ledger) == 3
+    for out in outs:
+        meta = out.attrs["dp"]
+        if method == "exponential":
+            assert list(meta.details["budget_split"].values()) == [1.0]
+        with pytest.raises(NotImplementedError, match="interval=False"):
+            meta.interval(0.05)
+    with_iv = df["x"].dp.median(**kw)
+    assert with_iv.attrs["dp"].interval(0.05)[0] <= with_iv
+    if method == "exponential":
+        assert sorted(with_iv.attrs["dp"].details["budget_split"].values()) == [0.05, 0.95]
+    spent = budget.spent[0]
+    with pytest.raises(TypeError, match="interval must be True"):
+        df["x"].dp.median(interval="no", **kw)
+    assert budget.spent[0] == spent
+
+
 def test_default_bins_depend_on_public_facts_only() -> None:
     from pandas_dp.grouping import resolve_grouping
 
@@ -464,28 +503,29 @@ def test_compiled_grid_counts_equal_the_numpy_path(monkeypatch: pytest.MonkeyPat
     x = np.concatenate([rng.uniform(-10, 110, 50_000), [np.nan, np.inf, -np.inf, 0.0, 100.0]])
     x[::7] = np.round(x[::7], 1)  # values on bin edges
     s = pd.Series(x)
-    x[1::7] = np.round(x[1::7] * 20) / 20 + 0.025  # values on the centred cells' edges
+    x[1::7] = np.round(x[1::7] * 20) / 20 + 0.025  # values on the half cells' edges
     groups = Groups(rng.integers(-1, 4, x.size), 4)
-    cases = [(b, g, c) for b in (3, 1000) for g in (None, groups) for c in (False, True)]
+    cases = [(b, g) for b in (3, 2000) for g in (None, groups)]
 
     def counts() -> list[np.ndarray]:
-        return [grid.grid_counts(s, 0.0, 100.0, b, groups=g, centred=c) for b, g, c in cases]
+        return [grid.grid_counts(s, 0.0, 100.0, b, groups=g) for b, g in cases]
 
     fast = counts()
     monkeypatch.setattr(grid, "_compiled", lambda: None)
     slow = counts()
-    for (b, _, c), f, w in zip(cases, fast, slow, strict=True):
-        assert f.shape == w.shape == (f.shape[0], b + c) and (f == w).all()
+    for (b, _), f, w in zip(cases, fast, slow, strict=True):
+        assert f.shape == w.shape == (f.shape[0], b) and (f == w).all()
 
 
-def test_centred_cells_hold_the_values_nearest_each_edge() -> None:
-    """Cell j of the centred grid counts the clamped values nearest edge j (the end
-    cells half as wide); a missing or non-numeric value counts nowhere."""
+def test_half_cells_hold_the_values_just_below_and_at_each_edge() -> None:
+    """Per edge j, the values nearest it, split at it: just below (``L_j``) and at
+    or just above (``R_j``); the clamped values are in the halves inside the bounds;
+    a missing or non-numeric value counts nowhere."""
     from pandas_dp.engines import grid
 
     x = pd.Series([-5.0, 0.0, 0.24, 0.26, 0.5, 0.74, 0.76, 1.0, 7.0, np.nan, "a"], dtype=object)
-    got = grid.grid_counts(x, 0.0, 1.0, 2, centred=True)
-    assert got.tolist() == [[3, 3, 3]]
+    got = half_cells(grid.grid_counts(x, 0.0, 1.0, 4), 2)
+    assert got.tolist() == [[[0, 3], [1, 2], [3, 0]]]
 
 
 def test_unrepresentable_rate_raises_before_the_charge() -> None:

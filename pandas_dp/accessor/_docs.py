@@ -75,6 +75,11 @@ SHARED: dict[str, str] = {
     f"    bins and quantiles are read off their edges. Default: {SELECT_BINS} for\n"
     '    ``method="exponential"`` (fewer per group of a group-by, 1024 for private\n'
     '    keys), 1024 for ``method="tree"``.',
+    "interval": "interval : bool, default True\n"
+    '    Give the result intervals (``attrs["dp"].interval(alpha)``). With\n'
+    f'    ``method="exponential"`` they cost {INTERVAL_SHARE:.0%} of the budget; ``False``\n'
+    "    spends the whole budget on the quantiles (their error, where it scales as\n"
+    f"    ``1 / epsilon``, {INTERVAL_SHARE:.0%} lower) and the result has no intervals.",
     "ddof": "ddof : int, default 1\n    Delta degrees of freedom, as in pandas.",
     "skipna": "skipna : bool, default True\n"
     "    Missing values are skipped, as in pandas; their number is a noisy\n"

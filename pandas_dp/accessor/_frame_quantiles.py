@@ -38,6 +38,7 @@ class _FrameQuantiles(_Base):
         schema: Any = None,
         bins: int | None = None,
         method: str = "exponential",
+        interval: bool = True,
         mechanism: str = "laplace",
         bounding: str = "bit",
         neighbouring: str = "add_remove",
@@ -86,7 +87,9 @@ class _FrameQuantiles(_Base):
         ([0.25, 0.75], True)
         """
         settings = self._settings(locals())
-        return self._quantile(columns, q, bounds, schema, (bins, method), settings, "quantile")
+        return self._quantile(
+            columns, q, bounds, schema, (bins, method, interval), settings, "quantile"
+        )
 
     def median(
         self,
@@ -99,6 +102,7 @@ class _FrameQuantiles(_Base):
         schema: Any = None,
         bins: int | None = None,
         method: str = "exponential",
+        interval: bool = True,
         mechanism: str = "laplace",
         bounding: str = "bit",
         neighbouring: str = "add_remove",
@@ -122,7 +126,9 @@ class _FrameQuantiles(_Base):
         True
         """
         settings = self._settings(locals())
-        out = self._quantile(columns, 0.5, bounds, schema, (bins, method), settings, "median")
+        out = self._quantile(
+            columns, 0.5, bounds, schema, (bins, method, interval), settings, "median"
+        )
         if isinstance(out, pd.Series):
             out.name = None  # pandas' df.median() has no name
         assert not isinstance(out, pd.DataFrame)
@@ -134,7 +140,7 @@ class _FrameQuantiles(_Base):
         q: Any,
         bounds: Any,
         schema: Any,
-        grid: tuple[int | None, str],
+        grid: tuple[int | None, str, bool],
         settings: st.Settings,
         statistic: str,
     ) -> DPFloat | pd.Series | pd.DataFrame:
@@ -158,6 +164,7 @@ class _FrameQuantiles(_Base):
             scalar=scalar,
             bins=grid[0],
             method=grid[1],
+            interval=grid[2],
             frame=self._obj,
             statistic=statistic,
         )

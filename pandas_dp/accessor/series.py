@@ -299,6 +299,7 @@ class DPSeriesAccessor(_Base):
         schema: Any = None,
         bins: int | None = None,
         method: str = "exponential",
+        interval: bool = True,
         mechanism: str = "laplace",
         bounding: str = "bit",
         neighbouring: str = "add_remove",
@@ -331,7 +332,7 @@ class DPSeriesAccessor(_Base):
         ([0.1, 0.9], 'age')
         """
         settings = self._settings(locals())
-        return self._quantile(q, bounds, schema, (bins, method), settings, "quantile")
+        return self._quantile(q, bounds, schema, (bins, method, interval), settings, "quantile")
 
     def median(
         self,
@@ -343,6 +344,7 @@ class DPSeriesAccessor(_Base):
         schema: Any = None,
         bins: int | None = None,
         method: str = "exponential",
+        interval: bool = True,
         mechanism: str = "laplace",
         bounding: str = "bit",
         neighbouring: str = "add_remove",
@@ -361,7 +363,7 @@ class DPSeriesAccessor(_Base):
         True
         """
         settings = self._settings(locals())
-        out = self._quantile(0.5, bounds, schema, (bins, method), settings, "median")
+        out = self._quantile(0.5, bounds, schema, (bins, method, interval), settings, "median")
         assert isinstance(out, DPFloat)
         return out
 
@@ -494,7 +496,7 @@ class DPSeriesAccessor(_Base):
         q: Any,
         bounds: Any,
         schema: Any,
-        grid: tuple[int | None, str],
+        grid: tuple[int | None, str, bool],
         settings: st.Settings,
         statistic: str,
     ) -> DPFloat | pd.Series:
@@ -515,6 +517,7 @@ class DPSeriesAccessor(_Base):
             scalar=True,
             bins=grid[0],
             method=grid[1],
+            interval=grid[2],
             statistic=statistic,
         )
         assert not isinstance(out, pd.DataFrame)

@@ -3,9 +3,8 @@ numba is installed, on the first grid count).
 
 It computes the very bins of the numpy path in :mod:`pandas_dp.engines.grid`: the
 same clamp to ``[lower, upper]``, the same subtraction and multiplication by the
-same double ``bins / (upper - lower)``, the same half-cell shift
-(``half``: 0.5 for cells centred on the edges, else 0), the same floor and clip to
-``0 .. cells - 1``, a ``NaN`` counted nowhere -- in one pass over the values
+same double ``bins / (upper - lower)``, the same floor and clip to
+``0 .. bins - 1``, a ``NaN`` counted nowhere -- in one pass over the values
 instead of six, with integer tallies (exact, any order).
 """
 
@@ -26,7 +25,6 @@ def _tally(
     lower: float,
     upper: float,
     scale: float,
-    half: float,
     cells: int,
     size: int,
 ) -> Any:  # pragma: no cover (compiled)
@@ -45,7 +43,7 @@ def _tally(
             v = lower
         elif v > upper:
             v = upper
-        t = math.floor((v - lower) * scale + half)
+        t = math.floor((v - lower) * scale)
         j = cells - 1 if t > cells - 1 else (0 if t < 0 else int(t))
         out[g * cells + j] += 1
     return out

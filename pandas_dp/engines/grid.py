@@ -8,10 +8,9 @@ to ``[a, b]`` and counted in its bin; a missing value (``NaN``, ``None``,
 in no bin. One row lands in at most one bin, so the histogram is a count over
 public buckets (the ``category_counts`` row of the sensitivity table).
 
-With ``centred=True`` the cells are centred on the edges instead: ``bins + 1``
-cells, cell ``j`` holding the clamped values nearest to ``e_j`` (the first and last
-cells half as wide), so a value sits *at* a candidate edge of a quantile
-selection rather than between two (:mod:`pandas_dp.quantile_search`).
+A quantile selection counts on the grid twice as fine as its candidates', whose
+bins are the halves of the cells centred on the candidates
+(:mod:`pandas_dp.quantile_search`).
 
 The counts are integers, so they are the same for any row order, chunking or
 partition of the rows, and they add up across chunks, partitions and groups.
@@ -94,16 +93,11 @@ def _numbers(series: pd.Series) -> list[NDArray[np.float64]]:
         return [np.array([one(v) for v in series.tolist()], dtype=np.float64).reshape(-1)]
 
 
-def _bins_of(
-    x: NDArray[np.float64], lower: float, upper: float, bins: int, centred: bool
-) -> NDArray[np.intp]:
-    """Per value its cell in ``0 .. cells - 1``; ``cells`` for a missing value
-    (``cells = bins + centred``)."""
-    cells = bins + int(centred)
+def _bins_of(x: NDArray[np.float64], lower: float, upper: float, bins: int) -> NDArray[np.intp]:
+    """Per value its bin in ``0 .. bins - 1``; ``bins`` for a missing value."""
     with np.errstate(invalid="ignore"):
-        t = (np.clip(x, lower, upper) - lower) * (bins / (upper - lower))
-        idx = np.floor(t + 0.5 if centred else t)
-    idx = np.where(np.isnan(idx), cells, np.clip(idx, 0, cells - 1))
+        idx = np.floor((np.clip(x, lower, upper) - lower) * (bins / (upper - lower)))
+    idx = np.where(np.isnan(idx), bins, np.clip(idx, 0, bins - 1))
     return idx.astype(np.intp)
 
 
@@ -125,21 +119,19 @@ def _fast_counts(
     lower: float,
     upper: float,
     bins: int,
-    centred: bool,
     groups: Groups | None,
     size: int,
 ) -> NDArray[np.int64]:
-    """The compiled path: the same cells, one pass, parts in threads added exactly."""
+    """The compiled path: the same bins, one pass, parts in threads added exactly."""
     scale = bins / (upper - lower)
-    half, cells = (0.5, bins + 1) if centred else (0.0, bins)
     codes = np.zeros(0, dtype=np.int64) if groups is None else groups.codes
 
     def run(start: int, stop: int) -> NDArray[np.int64]:
         part = codes[start:stop] if groups is not None else codes
-        return tally(x[start:stop], part, float(lower), float(upper), scale, half, cells, size)  # type: ignore[no-any-return]
+        return tally(x[start:stop], part, float(lower), float(upper), scale, bins, size)  # type: ignore[no-any-return]
 
     parts = _numba.run_parts(run, x.shape[0])
-    return np.sum(parts, axis=0, dtype=np.int64).reshape(size, cells)
+    return np.sum(parts, axis=0, dtype=np.int64).reshape(size, bins)
 
 
 def grid_counts(
@@ -149,7 +141,6 @@ def grid_counts(
     bins: int,
     *,
     groups: Groups | None = None,
-    centred: bool = False,
 ) -> NDArray[np.int64]:
     """Per group, the number of the column's clamped values in each bin of the grid.
 
@@ -164,21 +155,17 @@ def grid_counts(
         The number of equal-width bins.
     groups : Groups, optional
         The group of each row (``-1``: in no group); ``None``: all rows form one group.
-    centred : bool, default False
-        Count in the ``bins + 1`` cells centred on the grid's edges (see the module).
 
     Returns
     -------
-    numpy.ndarray of int64, shape (size, bins) or (size, bins + 1)
-        One row of bin (or cell) counts per group.
+    numpy.ndarray of int64, shape (size, bins)
+        One row of bin counts per group.
 
     Examples
     --------
     >>> import pandas as pd
     >>> grid_counts(pd.Series(["1", "x", 3.9, float("inf")]), 0.0, 4.0, 2)
     array([[1, 2]])
-    >>> grid_counts(pd.Series([0.9, 1.1, 2.0, 3.9]), 0.0, 4.0, 2, centred=True)
-    array([[1, 2, 1]])
     """
     check_grid(lower, upper, bins)
     pieces = _numbers(series)
@@ -191,8 +178,8 @@ def grid_counts(
     def one(x: NDArray[np.float64], start: int, stop: int) -> NDArray[np.int64]:
         part = None if groups is None else Groups(groups.codes[start:stop], size)
         if compiled is not None:
-            return _fast_counts(compiled, x, lower, upper, bins, centred, part, size)
-        return _numpy_counts(x, lower, upper, bins, centred, part, size)
+            return _fast_counts(compiled, x, lower, upper, bins, part, size)
+        return _numpy_counts(x, lower, upper, bins, part, size)
 
     counts = _over_pieces(one, pieces, compiled is not None)
     return counts[0] if len(counts) == 1 else np.sum(counts, axis=0, dtype=np.int64)
@@ -203,21 +190,19 @@ def _numpy_counts(
     lower: float,
     upper: float,
     bins: int,
-    centred: bool,
     groups: Groups | None,
     size: int,
 ) -> NDArray[np.int64]:
     """The numpy path of :func:`grid_counts` (in blocks of ``16 * CHUNK`` rows)."""
     n = x.shape[0]
-    cells = bins + int(centred)
-    width = cells + 1  # one extra slot per group for missing values, dropped at the end
+    width = bins + 1  # one extra slot per group for missing values, dropped at the end
     table = np.zeros(size * width, dtype=np.int64)
     for start in range(0, n, 16 * CHUNK):
-        idx = _bins_of(x[start : start + 16 * CHUNK], lower, upper, bins, centred)
+        idx = _bins_of(x[start : start + 16 * CHUNK], lower, upper, bins)
         if groups is None:
             table += np.bincount(idx, minlength=width)
             continue
         codes = groups.codes[start : start + 16 * CHUNK]
         slots = np.where(codes >= 0, codes * width + idx, size * width)
         table += np.bincount(slots, minlength=size * width + 1)[: size * width]
-    return np.ascontiguousarray(table.reshape(size, width)[:, :cells])
+    return np.ascontiguousarray(table.reshape(size, width)[:, :bins])
