@@ -146,19 +146,7 @@ def check_opendp(reps: int = 20_000) -> str:
     dp.enable_features("contrib")
     data = [float(i) for i in range(100)]
     cands = [40.5, 44.5, 47.5, 49.5, 52.5, 60.5]
-    domain = dp.vector_domain(dp.atom_domain(T=float, nan=False))
-
-    def make(scale: float) -> Any:
-        return dp.m.make_private_quantile(
-            domain,
-            dp.symmetric_distance(),
-            dp.max_divergence(),
-            candidates=cands,
-            alpha=0.5,
-            scale=scale,
-        )
-
-    meas = dp.binary_search_chain(make, d_in=1, d_out=1.0)
+    meas = qb.opendp_quantile(dp, 0.5, 1.0, cands)
     picks = np.array([meas(data) for _ in range(reps)])
     seen = np.array([np.mean(picks == c) for c in cands])
     x = np.array(data)
@@ -169,8 +157,14 @@ def check_opendp(reps: int = 20_000) -> str:
         f"OpenDP's `make_private_quantile` (epsilon = 1, data 0..99, candidates {cands}): "
         f"output frequencies over {reps} releases {np.round(seen, 4).tolist()}; permute-and-flip "
         f"at rate 1/2 on `|#below - #above|` gives {np.round(want, 4).tolist()} (largest "
-        f"difference {worst:.4f}, within sampling error {3 * math.sqrt(0.25 / reps):.4f})."
+        f"difference {worst:.4f}; three standard errors of a frequency: at most "
+        f"{3 * math.sqrt(0.25 / reps):.4f})."
     )
+
+
+def _ratio(r: float, se: float) -> str:
+    """A ratio and its SE: three decimals, or three digits where it is below 0.01."""
+    return f"{r:.3f} ± {se:.3f}" if r >= 0.01 else f"{r:.3g} ± {se:.2g}"
 
 
 def report(cells: list[dict[str, Any]], draws: int, seconds: float, opendp: str) -> str:
@@ -203,7 +197,7 @@ def report(cells: list[dict[str, Any]], draws: int, seconds: float, opendp: str)
             ratios.append(
                 "0 / 0"
                 if ref == 0 and r == 0
-                else ("inf" if ref == 0 else f"{r / ref:.3f} ± {c['se'][k]:.3f}")
+                else ("inf" if ref == 0 else _ratio(r / ref, c["se"][k]))
             )
         lines.append(
             f"| {c['data']} | {c['n']:,} | {c['epsilon']:g} | {ref:.3g} | "

@@ -98,10 +98,11 @@ def draw(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
     return np.clip(rng.lognormal(2.0, 1.0, n), LOWER, UPPER)
 
 
-def opendp_quantile(dp: Any, q: float, epsilon: float) -> Any:
-    """OpenDP's candidate-scoring quantile, calibrated to ``epsilon`` at ``d_in=1``."""
+def opendp_quantile(dp: Any, q: float, epsilon: float, candidates: Any = None) -> Any:
+    """OpenDP's candidate-scoring quantile, calibrated to ``epsilon`` at ``d_in=1``
+    (candidates: the edges of pandas-dp's grid unless given)."""
     domain = dp.vector_domain(dp.atom_domain(T=float, nan=False))
-    cands = CANDIDATES.tolist()
+    cands = list(CANDIDATES if candidates is None else candidates)
 
     def make(scale: float) -> Any:
         return dp.m.make_private_quantile(

@@ -106,7 +106,8 @@ DEFAULT_BINS = 1024
 #: 27 ms (the 2**18 bins' counts no longer fit the cache): 2**17 is the finest
 #: grid at no real cost.
 SELECT_BINS = 1 << 17
-#: Per group-by, at most this many grid cells (groups x bins) for the selection.
+#: Per group-by, at most this many grid cells (groups x bins) for the selection
+#: (each counted in two halves: 64 MiB of int64 counts at most).
 GROUPED_CELLS = 1 << 22
 #: Share of a column's budget spent on the ladder counts that the intervals of
 #: ``method="exponential"`` read (the selections get the rest). Chosen in
