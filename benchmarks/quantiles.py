@@ -6,6 +6,7 @@ Usage::
     python benchmarks/quantiles.py --quick       # speed: 10^6 rows; accuracy: 50 releases
     python benchmarks/quantiles.py --reps 400 --json /tmp/q.json
     python benchmarks/quantiles.py --accuracy-only --reps 600   # section 2 alone, merged
+    python benchmarks/quantiles.py --speed-only                 # section 1 alone, merged
     python benchmarks/quantiles.py --report benchmarks/results/quantiles.json   # no runs
 
 ``--accuracy-only`` runs section 2 alone and puts it in place in the existing
@@ -330,6 +331,7 @@ def report_accuracy(cells: list[dict[str, Any]]) -> str:
 
 
 ACCURACY_HEADING = "## Accuracy ("
+SPEED_HEADING = "## Speed: the median ("
 
 
 def accuracy_section(cells: list[dict[str, Any]], reps: int, note: str = "") -> str:
@@ -405,6 +407,66 @@ def _targets(speed: dict[int, dict[str, base.Timing]], cells: list[dict[str, Any
     return base._table(["target (issue 10)", "measured", ""], rows)
 
 
+def run_speed(mode: str) -> dict[int, dict[str, base.Timing]]:
+    """Section 1 at the sizes of ``mode`` ("quick" or "full")."""
+    quick = mode == "quick"
+    return {
+        n: bench_speed(n, max_reps=15 if quick else 25, budget_s=2.0 if quick else 6.0)
+        for n in SPEED_SIZES[mode]
+    }
+
+
+def speed_section(speed: dict[int, dict[str, base.Timing]], load: str) -> str:
+    """The markdown of section 1: heading and tables."""
+    return "\n".join(
+        [
+            f"{SPEED_HEADING}epsilon = 1, bounds (0, 100); load after: {load})",
+            "",
+            report_speed(speed),
+            "",
+        ]
+    )
+
+
+def speed_only(args: argparse.Namespace, mode: str) -> int:
+    """Run section 1 alone and put it in place in existing results files (the saved
+    accuracy section is kept; the Targets table is recomputed)."""
+    if not args.json.exists():
+        raise SystemExit(f"--speed-only merges into {args.json}, which does not exist")
+    saved = json.loads(args.json.read_text(encoding="utf-8"))
+    machine = base.machine_info()
+    started = time.perf_counter()
+    speed = run_speed(mode)
+    load = base._load()
+    seconds = time.perf_counter() - started
+    note = (
+        f"Section re-run alone (`--speed-only`, pandas-dp {machine.get('pandas-dp', '?')})"
+        f" in {seconds:.0f} s; load average at start {machine.get('load average (start)')}."
+        " The machine table and the accuracy section below are the earlier run's.\n"
+    )
+    saved["speed"] = {str(n): {k: t.to_json() for k, t in r.items()} for n, r in speed.items()}
+    saved["speed_run"] = {"pandas-dp": machine.get("pandas-dp"), "seconds": seconds}
+    args.json.write_text(json.dumps(saved, indent=1, default=str), encoding="utf-8")
+    markdown = args.markdown or args.json.with_suffix(".md")
+    old = markdown.read_text(encoding="utf-8")
+    head, rest = old.split(SPEED_HEADING, 1)
+    accuracy = ACCURACY_HEADING + rest.split(ACCURACY_HEADING, 1)[1].split("## Targets")[0]
+    text = "\n".join(
+        [
+            head.rstrip("\n") + "\n",
+            speed_section(speed, load) + "\n" + note,
+            accuracy.rstrip("\n") + "\n",
+            "## Targets",
+            "",
+            _targets(speed, saved["accuracy"]),
+            "",
+        ]
+    )
+    markdown.write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
 def accuracy_only(args: argparse.Namespace, reps: int) -> int:
     """Run section 2 alone and put it in place in existing results files.
 
@@ -463,6 +525,12 @@ def main(argv: list[str] | None = None) -> int:
         "existing JSON and markdown files, keeping their speed section",
     )
     ap.add_argument(
+        "--speed-only",
+        action="store_true",
+        help="run only the speed section and merge it (and the Targets table) into the "
+        "existing JSON and markdown files, keeping their accuracy section",
+    )
+    ap.add_argument(
         "--report", type=Path, default=None, help="re-print the tables of a saved JSON, no runs"
     )
     args = ap.parse_args(argv)
@@ -478,13 +546,12 @@ def main(argv: list[str] | None = None) -> int:
     reps = args.reps or (50 if args.quick else 200)
     if args.accuracy_only:
         return accuracy_only(args, reps)
+    if args.speed_only:
+        return speed_only(args, "quick" if args.quick else "full")
     machine = base.machine_info()
     started = time.perf_counter()
 
-    speed = {
-        n: bench_speed(n, max_reps=15 if args.quick else 25, budget_s=2.0 if args.quick else 6.0)
-        for n in SPEED_SIZES[mode]
-    }
+    speed = run_speed(mode)
     load_speed = base._load()
     print("speed done", file=sys.stderr, flush=True)
     cells = bench_accuracy(reps)
@@ -498,10 +565,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         base._table(["machine", ""], [[k, str(v)] for k, v in machine.items()]),
         "",
-        f"## Speed: the median (epsilon = 1, bounds (0, 100); load after: {load_speed})",
-        "",
-        report_speed(speed),
-        "",
+        speed_section(speed, load_speed),
         accuracy_section(cells, reps),
         "## Targets",
         "",

@@ -203,7 +203,7 @@ def quantile_scores(halves: IntArray, p: int, q: int, margin: float = PILE_MARGI
     [64, 0, 60]
     """
     h = np.asarray(halves, dtype=np.int64).reshape(-1, 2)
-    below = np.concatenate([[0], np.cumsum(h.sum(axis=1))]).astype(np.int64)
+    below = np.concatenate([[0], np.cumsum(h[:, 0] + h[:, 1])]).astype(np.int64)
     n = int(below[-1])
     pile = np.maximum(np.maximum(q * below[:-1] - p * n, p * n - q * below[1:]), 0)
     point = np.abs(q * (below[:-1] + h[:, 0]) - p * n)
@@ -333,7 +333,7 @@ def select_quantiles(
         out[mid] = lo + j
         if leaf:
             return
-        share = _pile_share(cells.sum(axis=1), j, alpha, split_scale, src)
+        share = _pile_share(cells[:, 0] + cells[:, 1], j, alpha, split_scale, src)
         # every value at edge j goes down by its own coin: per half, a Binomial
         down = np.array([_biased_split(int(c), share, src) for c in cells[j]], dtype=np.int64)
         below, above = cells[: j + 1].copy(), cells[j:].copy()

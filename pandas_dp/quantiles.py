@@ -424,7 +424,8 @@ class Selection:
             ladders = []
             for g in range(halves.shape[0]):
                 edges = ladder_edges(chosen[g], self.bins + 1)  # (boundaries between cells)
-                exact_l = ladder_counts(halves[g].sum(axis=1), edges).astype(np.float64)
+                cells = halves[g, :, 0] + halves[g, :, 1]
+                exact_l = ladder_counts(cells, edges).astype(np.float64)
                 ladders.append((edges, apply_noise(exact_l, one.tiled(exact_l.size), src)))
             self.ladders[c] = ladders
             out[ladder] = np.zeros(0)

@@ -131,7 +131,10 @@ def _fast_counts(
         return tally(x[start:stop], part, float(lower), float(upper), scale, bins, size)  # type: ignore[no-any-return]
 
     parts = _numba.run_parts(run, x.shape[0])
-    return np.sum(parts, axis=0, dtype=np.int64).reshape(size, bins)
+    total = parts[0]  # (each part a fresh array of the kernel's)
+    for part in parts[1:]:
+        total += part  # (exact: integers)
+    return total.reshape(size, bins)
 
 
 def grid_counts(
