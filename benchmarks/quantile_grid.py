@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from pandas_dp import engines
-from pandas_dp.quantiles import Tree, consistent_leaves, read_quantiles, tree_counts
+from pandas_dp.quantile_tree import Tree, consistent_leaves, read_quantiles, tree_counts
 
 REPS = 60
 QS = (0.25, 0.5, 0.75)
