@@ -2,7 +2,7 @@
 
 Run: ``python benchmarks/quantile_intervals.py [--reps 200]`` (about 3 minutes).
 
-``s.dp.median`` (``method="exponential"``) spends ``quantiles.INTERVAL_SHARE`` of
+``s.dp.median`` (``method="exponential"``) spends ``estimators.INTERVAL_SHARE`` of
 its epsilon on a noisy ladder histogram around the selected edge, which only the
 interval reads; the rest buys the selection. For shares of 5 %, 10 % and 20 %,
 on uniform, normal(50, 10) and lognormal(2, 1) data on the bounds (0, 100),
@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 import pandas_dp  # noqa: F401  (registers the accessor)
-from pandas_dp import quantiles
+from pandas_dp import quantile_estimators as estimators
 from pandas_dp.quantile_tree import tail_width
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -75,17 +75,17 @@ def cell(kind: str, n: int, eps: float, reps: int) -> dict[str, Any]:
     s = pd.Series(x)
     truth = float(np.median(x))
     out: dict[str, Any] = {"data": kind, "n": n, "epsilon": eps, "reps": reps}
-    real = quantiles.ladder_interval
+    real = estimators.ladder_interval
     seen: list[Any] = []
 
     def both(values: Any, noisy: Any, noise: Any, qs: Any, alpha: float) -> Any:
         seen.append(_former(values, noisy, noise, qs, alpha))
         return real(values, noisy, noise, qs, alpha)
 
-    quantiles.ladder_interval = both  # type: ignore[assignment]
+    estimators.ladder_interval = both  # type: ignore[assignment]
     try:
         for share in SHARES:
-            quantiles.INTERVAL_SHARE = share
+            estimators.INTERVAL_SHARE = share
             err, width, cover, width_f, cover_f = [], [], 0, [], 0
             for seed in range(reps):
                 r = s.dp.median(epsilon=eps, bounds=BOUNDS, random_state=seed)
@@ -104,7 +104,7 @@ def cell(kind: str, n: int, eps: float, reps: int) -> dict[str, Any]:
                 "former_coverage": cover_f / reps,
             }
     finally:
-        quantiles.ladder_interval = real  # type: ignore[assignment]
+        estimators.ladder_interval = real  # type: ignore[assignment]
     return out
 
 
@@ -143,7 +143,7 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=200)
     ap.add_argument("--out", type=Path, default=RESULTS / "quantile_intervals.json")
     args = ap.parse_args()
-    keep = quantiles.INTERVAL_SHARE
+    keep = estimators.INTERVAL_SHARE
     res: dict[str, Any] = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
         f"Python {platform.python_version()}",
@@ -157,7 +157,7 @@ def main() -> None:
                     res["cells"].append(cell(kind, n, eps, args.reps))
                     print(res["cells"][-1], flush=True)
     finally:
-        quantiles.INTERVAL_SHARE = keep
+        estimators.INTERVAL_SHARE = keep
     args.out.write_text(json.dumps(res, indent=2))
     text = markdown(res)
     args.out.with_suffix(".md").write_text(text)

@@ -29,7 +29,8 @@ from pandas_dp.histogram_estimates import share_bounds
 from pandas_dp.histograms import exact_buckets
 from pandas_dp.moment_weights import pair_count_is_better, weights_name
 from pandas_dp.plan import Plan, engine_input
-from pandas_dp.quantiles import Estimator, check_bins, check_method, default_bins, estimator_for
+from pandas_dp.quantile_estimators import Estimator, estimator_for
+from pandas_dp.quantiles import check_bins, check_method, default_bins
 from pandas_dp.settings import Settings
 
 __all__ = ["DESCRIBE_METHOD", "DESCRIBE_METHOD_NOTE", "check_percentiles", "release_describe"]

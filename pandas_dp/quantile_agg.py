@@ -17,11 +17,11 @@ import pandas as pd
 from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.grouping import Grouping
 from pandas_dp.plan import Plan
+from pandas_dp.quantile_estimators import Selection
 from pandas_dp.quantiles import (
     Estimates,
     FloatArray,
     IntervalFn,
-    Selection,
     check_bins,
     default_bins,
 )

@@ -71,9 +71,9 @@ def test_every_parameter_is_documented_in_its_section(name: str, method: object)
 
 def test_quantile_method_text_states_the_current_interval_share() -> None:
     """The stamped ``method`` text reads the share from the constant the code uses."""
-    from pandas_dp import quantiles
+    from pandas_dp import quantile_estimators
     from pandas_dp.accessor.frame import DPFrameAccessor
 
     doc = inspect.getdoc(DPFrameAccessor.median) or ""
-    share = f"{quantiles.INTERVAL_SHARE:.0%} of the budget"
+    share = f"{quantile_estimators.INTERVAL_SHARE:.0%} of the budget"
     assert share in " ".join(doc.split())

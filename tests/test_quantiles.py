@@ -17,12 +17,12 @@ from scipy import stats
 
 import pandas_dp  # noqa: F401  (registers the accessor)
 from pandas_dp import PrivacyBudget, engines
-from pandas_dp import quantiles as quantiles_module
 from pandas_dp.bounding import apply_noise
 from pandas_dp.errors import MissingBoundsError
 from pandas_dp.mechanisms import RandomSource
 from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.plan import Plan
+from pandas_dp.quantile_estimators import INTERVAL_SHARE
 from pandas_dp.quantile_search import ladder_counts, ladder_edges, ladder_interval
 from pandas_dp.quantile_tree import (
     Tree,
@@ -197,7 +197,7 @@ def test_one_charge_per_release() -> None:
     assert budget.spent[0] == pytest.approx(0.8)
     assert len(budget.ledger) == 1
     split = out.attrs["dp"].details["budget_split"]
-    share = quantiles_module.INTERVAL_SHARE
+    share = INTERVAL_SHARE
     assert split == {
         "x: grid_selection": pytest.approx(0.4 * (1 - share)),
         "x: interval_counts": pytest.approx(0.4 * share),

@@ -15,7 +15,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from pandas_dp.describe import DESCRIBE_METHOD, DESCRIBE_METHOD_NOTE
-from pandas_dp.quantiles import INTERVAL_SHARE, SELECT_BINS
+from pandas_dp.quantile_estimators import INTERVAL_SHARE
+from pandas_dp.quantiles import SELECT_BINS
 
 __all__ = ["SHARED", "stamp_docs"]
 
