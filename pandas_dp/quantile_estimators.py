@@ -86,13 +86,11 @@ INTERVAL_SHARE = 0.05
 BRANCHING = 16
 
 
-class TreeQuantiles:
-    """One noisy tree per column: every quantile read off it (post-processing).
-
-    Like :class:`Selection`: ``add`` plans a column (at a budget weight) and gives
-    its engine reader, ``check`` runs before the charge, ``values`` and
-    ``interval`` read the release per group.
-    """
+class _Columns:
+    """What both estimators keep: the grid's bins, the levels ``qs``, the columns'
+    declarations, the plan (dropped after the release: the metadata keeps the
+    estimator, not the plan's random source), whether the result has intervals,
+    and per column the noise its intervals read."""
 
     def __init__(
         self,
@@ -102,12 +100,28 @@ class TreeQuantiles:
         plan: Plan,
         interval: bool = True,
     ) -> None:
-        self.tree = Tree(bins, BRANCHING)
-        self.qs, self.decls, self.with_interval = qs, decls, interval
+        self.bins, self.qs, self.decls = bins, qs, decls
         self.plan: Plan | None = plan
+        self.with_interval = interval
+        self.noises: dict[Hashable, NoisePlan] = {}
+        self._start()
+
+    def _start(self) -> None:
+        """The estimator's own state (the subclasses')."""
+
+
+class TreeQuantiles(_Columns):
+    """One noisy tree per column: every quantile read off it (post-processing).
+
+    Like :class:`Selection`: ``add`` plans a column (at a budget weight) and gives
+    its engine reader, ``check`` runs before the charge, ``values`` and
+    ``interval`` read the release per group.
+    """
+
+    def _start(self) -> None:
+        self.tree = Tree(self.bins, BRANCHING)
         self.keys: dict[Hashable, str] = {}
         self.raws: dict[Hashable, FloatArray] = {}
-        self.noises: dict[Hashable, NoisePlan] = {}
 
     def add(self, c: Hashable, series: pd.Series, weight: float = 1.0) -> Any:
         """Plan column ``c`` at budget weight ``weight``; its engine reader."""
@@ -152,28 +166,18 @@ class TreeQuantiles:
         }
 
 
-class Selection:
+class Selection(_Columns):
     """Permute-and-flip selections per column (recursive over the quantiles), and
     a noisy ladder histogram around the selected edges for the intervals."""
 
-    def __init__(
-        self,
-        bins: int,
-        qs: tuple[float, ...],
-        decls: Mapping[Hashable, NumericDeclaration],
-        plan: Plan,
-        interval: bool = True,
-    ) -> None:
-        self.bins, self.qs, self.decls = bins, qs, decls
-        self.plan: Plan | None = plan
+    def _start(self) -> None:
         #: the budget's share on the intervals' ladder counts (0: no intervals)
-        self.share = INTERVAL_SHARE if interval else 0.0
-        self.levels = tuple(sorted(set(qs)))
+        self.share = INTERVAL_SHARE if self.with_interval else 0.0
+        self.levels = tuple(sorted(set(self.qs)))
         self.keys: dict[Hashable, tuple[str, str | None]] = {}
         #: per column and group: the selected edges (by distinct level) and the ladder
         self.chosen: dict[Hashable, NDArray[np.int64]] = {}
         self.ladders: dict[Hashable, list[tuple[NDArray[np.int64], FloatArray]]] = {}
-        self.noises: dict[Hashable, NoisePlan] = {}
 
     def add(self, c: Hashable, series: pd.Series, weight: float = 1.0) -> Any:
         """Plan column ``c`` at budget weight ``weight``; its engine reader."""
