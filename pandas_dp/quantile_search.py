@@ -100,7 +100,7 @@ SPLIT_SHARE = 0.1
 #: 10**5; epsilon 1, 0.1; ``results/quantile_scoring.md``). Against the point's
 #: score alone (OpenDP's rule): the pile's alone (0) was up to 1.048x on
 #: continuous data, 1 up to 1.031x, 2 up to 1.003x, 4 and 8 1.000x; on repeated
-#: values every margin keeps the piles (0.0003x to 0.98x the point's), 2 costing at
+#: values every margin keeps the piles (0 to 0.98x the point's), 2 costing at
 #: most 8 % against 0 (60 % zeros, n = 1000, epsilon = 0.1), 8 up to 34 %.
 PILE_MARGIN = 2
 #: Quantile levels are scored as rationals with denominators up to this (``0.1`` is
