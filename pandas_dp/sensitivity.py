@@ -29,10 +29,12 @@ The sufficient statistics (what an engine computes and the plan noises):
 * ``cross_products`` -- ``Σ (x - m_x)(y - m_y)`` over complete rows (two columns);
 * ``category_counts`` / ``category_counts_l2`` -- counts over declared categories
   (L1 and L2 norm of the whole vector);
-* ``quantile_score`` -- the score of a candidate for quantile level ``α`` (given as
-  ``lower``): ``max(0, #{x < c} - α N, #{x > c} - (1 - α) N)``, the distance of the
-  rank ``α N`` from the ranks of the values at ``c`` (``|(1 - α) #{x < c} - α
-  #{x > c}|`` when none is at ``c``);
+* ``quantile_score`` -- the score of a candidate edge ``c`` for quantile level ``α``
+  (given as ``lower``): the smaller of the distance of the rank ``α N`` from the
+  rank of ``c`` (``|#{x < c} - α N|``) and, plus a public margin, from the ranks of
+  the values nearest ``c`` (zero when ``α N`` falls among them;
+  :func:`pandas_dp.quantile_search.quantile_scores`): each moves by at most the
+  row's value, so their minimum does too;
 * Liu's direct releases, valid only where ``n`` is public (``substitute``):
   ``mean_direct``, ``var_direct``, ``proportion_direct``, ``proportions_direct``
   (L1), ``proportions_direct_l2`` and, for two columns, ``cov_direct``.
