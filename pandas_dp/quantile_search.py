@@ -203,23 +203,37 @@ def quantile_scores(halves: IntArray, p: int, q: int, margin: float = PILE_MARGI
     [64, 0, 60]
     """
     h = np.asarray(halves, dtype=np.int64).reshape(-1, 2)
-    below = np.concatenate([[0], np.cumsum(h[:, 0] + h[:, 1])]).astype(np.int64)
+    # (in place, over few arrays: a fresh megabyte-sized temporary costs more in
+    # page faults than the arithmetic on it)
+    below = np.zeros(h.shape[0] + 1, dtype=np.int64)
+    np.add(h[:, 0], h[:, 1], out=below[1:])
+    np.cumsum(below[1:], out=below[1:])
     n = int(below[-1])
-    pile = np.maximum(np.maximum(q * below[:-1] - p * n, p * n - q * below[1:]), 0)
-    point = np.abs(q * (below[:-1] + h[:, 0]) - p * n)
-    out: IntArray = (
-        point if math.isinf(margin) else np.minimum(point, pile + int(margin) * q)
-    ).astype(np.int64)
+    point = np.add(below[:-1], h[:, 0])  # the values below each edge
+    point *= q
+    point -= p * n
+    np.abs(point, out=point)
+    if math.isinf(margin):
+        return point
+    pile = np.multiply(below[:-1], q)  # q A - p N, and p N - q (A + C) in ``above``
+    pile -= p * n
+    above = np.multiply(below[1:], -q)
+    above += p * n
+    np.maximum(pile, above, out=pile)
+    np.maximum(pile, 0, out=pile)
+    pile += int(margin) * q
+    out: IntArray = np.minimum(point, pile, out=point)
     return out
 
 
 def _select_one(halves: IntArray, alpha: float, rate: float, src: RandomSource) -> int:
     """The ``alpha``-quantile of the values counted in ``halves``: one of its indices."""
     p, q = score_rational(alpha)
-    score = quantile_scores(halves, p, q)
+    gaps = quantile_scores(halves, p, q)
+    gaps -= gaps.min()
     # the table's per-row score sensitivity, in units of 1/q: max(alpha, 1 - alpha)
     delta = sensitivity("quantile_score", "add_remove", p / q) * q
-    return permute_and_flip(score - score.min(), selection_rate(rate / delta), src)
+    return permute_and_flip(gaps, selection_rate(rate / delta), src)
 
 
 def _fair_split(count: int, src: RandomSource) -> int:
