@@ -82,7 +82,7 @@ DEFAULT_BINS = 1024
 #: 27 ms (the 2**18 bins' counts no longer fit the cache): 2**17 is the finest
 #: grid at no real cost. (Measured with one count per edge. The selection now
 #: counts the halves of each edge's cell, 2**18 counters: the median of 10**6
-#: uniform values took 7.0 ms and of 10**7 16.8 ms, ``results/quantiles.md``.)
+#: uniform values took 7.3 ms and of 10**7 17.5 ms, ``results/quantiles.md``.)
 SELECT_BINS = 1 << 17
 #: Per group-by, at most this many grid cells (groups x bins) for the selection
 #: (each counted in two halves: 64 MiB of int64 counts at most).
