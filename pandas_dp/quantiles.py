@@ -251,7 +251,7 @@ def release_quantiles(
     estimator.plan = None  # the metadata keeps the estimator: not the plan's random source
     return _shaped(
         values,
-        partial(_intervals, estimator, labels, groups, len(qs)) if interval else None,
+        partial(_intervals, estimator, labels, groups, len(qs)) if interval else _no_interval,
         plan,
         labels,
         decls,
@@ -261,6 +261,15 @@ def release_quantiles(
         grouping,
         statistic,
         estimator.details(),
+    )
+
+
+def _no_interval(alpha: float) -> tuple[FloatArray, FloatArray]:
+    """The metadata's interval of a release made with ``interval=False``: none."""
+    raise NotImplementedError(
+        "no interval is available: this release was made with interval=False, which "
+        "spends the whole budget on the quantiles. Release with interval=True (the "
+        "default) to get one"
     )
 
 

@@ -291,12 +291,7 @@ class DPMetadata:
         if not 0.0 < alpha < 1.0:
             raise ValueError(f"alpha must lie in (0, 1); got {alpha}")
         if self._interval is None:
-            why = self.details.get("interval") if isinstance(self.details, dict) else None
-            why = why if isinstance(why, str) and why.startswith("not computed") else None
-            raise NotImplementedError(
-                f"no interval is available for {self.statistic}"
-                + (f" ({why}). Release it with interval=True to get one" if why else "")
-            )
+            raise NotImplementedError(f"no interval is available for {self.statistic}")
         k = 1 if self._index is None else len(self._index)
         per_entry = alpha / k if simultaneous else alpha
         lo, hi = self._interval(per_entry)
