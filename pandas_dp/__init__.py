@@ -17,7 +17,7 @@ Examples
 >>> budget.remaining
 (0.0, 0.0)
 >>> sorted(m.attrs["dp"].to_dict())[:3]
-['bounding', 'columns', 'delta']
+['bounding', 'columns', 'contribution_bounds']
 """
 
 from __future__ import annotations
@@ -34,8 +34,12 @@ from pandas_dp.budget import (
     charge_all,
     set_default_budget,
 )
+from pandas_dp.budget_store import BudgetStore, SQLiteBudgetStore
 from pandas_dp.errors import (
     BudgetExceededError,
+    BudgetProcessError,
+    BudgetStoreError,
+    DerivedResultError,
     InvalidBoundsError,
     MissingBoundsError,
     PandasDPError,
@@ -44,15 +48,20 @@ from pandas_dp.result import DPFloat, DPInt, DPMetadata
 
 __all__ = [
     "BudgetExceededError",
+    "BudgetProcessError",
+    "BudgetStore",
+    "BudgetStoreError",
     "DPFloat",
     "DPFrameAccessor",
     "DPInt",
     "DPMetadata",
     "DPSeriesAccessor",
+    "DerivedResultError",
     "InvalidBoundsError",
     "MissingBoundsError",
     "PandasDPError",
     "PrivacyBudget",
+    "SQLiteBudgetStore",
     "__version__",
     "active_budget",
     "active_budgets",

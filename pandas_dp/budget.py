@@ -76,6 +76,21 @@ release recorded in every ledger. A release that would overspend any of them rai
 :class:`~pandas_dp.BudgetExceededError` naming that budget, before any data is read,
 and records nothing anywhere.
 
+Processes and stores
+--------------------
+An in-memory budget belongs to the process that made it: a charge from any other
+process -- a forked child charging its copy, which the parent would never see --
+raises :class:`~pandas_dp.BudgetProcessError` before any data is read. (A spawned
+child starts afresh and sees no budget at all.) A budget made with ``store=`` and
+``name=`` keeps its cap, totals and ledger in a store
+(:mod:`pandas_dp.budget_store`; a path is a SQLite file) and may be charged by any
+thread or process that opens it: each charge is one transaction of the store,
+committed before the release reads its data. A charge to several budgets, stored
+and in memory, takes the in-memory locks in their global order, then opens the
+stores' transactions (in the order of their keys), checks every budget, records the
+release in every store and commits, then records it in memory; any refusal rolls
+every store back.
+
 This module holds :class:`PrivacyBudget` and :func:`set_default_budget`. Which
 budgets are active, and the atomic charge of all of them, live in
 :mod:`pandas_dp.budget_charging`; the amounts a budget keeps and reports in
@@ -103,10 +118,11 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import threading
 from collections.abc import Iterator
 from types import TracebackType
-from typing import Any
+from typing import Any, SupportsIndex
 
 import pandas as pd
 
@@ -118,6 +134,8 @@ from pandas_dp.budget_amounts import (
     Spent,
     Step,
     check_amount,
+    ledger_frame,
+    ledger_row,
 )
 from pandas_dp.budget_charging import (
     active_budget,
@@ -129,6 +147,8 @@ from pandas_dp.budget_charging import (
     open_block,
     swap_default,
 )
+from pandas_dp.budget_store import BudgetStore, Cap, as_store
+from pandas_dp.errors import BudgetProcessError, BudgetStoreError
 
 __all__ = [
     "Amount",
@@ -195,14 +215,31 @@ class PrivacyBudget:
         every release's rho (a Gaussian release's from its noise, a pure one's
         ``epsilon^2 / 2``) within ``rho_for(epsilon, delta)``.
     name : str, optional
-        A label for error messages and the repr (e.g. ``"project"``, ``"session"``).
+        A name for error messages and the repr (e.g. ``"project"``, ``"session"``);
+        with ``store``, the budget's name in the store (required).
+    store : str, path-like or BudgetStore, optional
+        Keep the budget in a store instead of this process's memory, shared by every
+        thread and process that opens it, on every day: a path is a SQLite file
+        (:class:`~pandas_dp.SQLiteBudgetStore`, created if new). Opens the budget
+        ``name`` in it, creating it with this cap if the store lacks it. Without a
+        store, the budget lives in memory and only this process may charge it.
+    label : str, optional
+        The caller's label, written in the ``label`` column of every ledger row this
+        object charges (e.g. ``"nightly 2026-12-07"``).
 
     Raises
     ------
     ValueError
         If ``epsilon`` or ``delta`` is not a valid amount, ``accounting`` is not one
-        of the two rules, or ``accounting="zcdp"`` is asked with ``delta=0`` (the
-        conversion of rho to (epsilon, delta) needs a positive delta).
+        of the two rules, ``accounting="zcdp"`` is asked with ``delta=0`` (the
+        conversion of rho to (epsilon, delta) needs a positive delta), or ``store``
+        is given without a ``name``.
+    TypeError
+        If ``name`` or ``label`` is not a str, or ``store`` is neither a path nor a
+        :class:`~pandas_dp.BudgetStore`.
+    BudgetStoreError
+        If the store already holds a budget ``name`` with another epsilon, delta or
+        accounting, or the file is not a budget store, is corrupt or stays locked.
 
     Notes
     -----
@@ -214,6 +251,13 @@ class PrivacyBudget:
     ``(epsilon_for(rho_left, delta), delta)``: the guarantee is always the budget's
     own (epsilon, delta), and the conversion is concave in rho, so the two epsilons
     add up to *more* than the budget's epsilon. :attr:`rho_budget` is the rho cap.
+
+    **Processes.** An in-memory budget refuses charges from any process but the one
+    that made it (:class:`~pandas_dp.BudgetProcessError`): a forked child would charge
+    a copy. A budget with ``store=`` is charged by every process that opens it, each
+    charge one transaction of the store committed before the data is read; its
+    :attr:`spent`, :attr:`remaining` and :attr:`ledger` read the store. It pickles as
+    its store, name, cap and label.
 
     **Ledger.** Each row keeps the release's own epsilon, delta and rho (in
     ``"zcdp"`` accounting the rho charged, ``epsilon^2 / 2`` for a pure release; in
@@ -249,6 +293,8 @@ class PrivacyBudget:
         *,
         accounting: str = "basic",
         name: str | None = None,
+        store: BudgetStore | str | os.PathLike[str] | None = None,
+        label: str | None = None,
     ) -> None:
         self.epsilon = check_amount("epsilon", epsilon, allow_zero=False)
         self.delta = check_amount("delta", delta, allow_zero=True)
@@ -276,11 +322,30 @@ class PrivacyBudget:
                     f"epsilon={self.epsilon:g}, delta={self.delta:g} allow no rho at all; "
                     f"use a larger epsilon or delta"
                 )
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"name must be a str; got {type(name).__name__}")
+        if label is not None and not isinstance(label, str):
+            raise TypeError(f"label must be a str; got {type(label).__name__}")
         self.name = name
+        #: The caller's label, written in the ``label`` column of the ledger rows this
+        #: object charges (e.g. ``"nightly 2026-12-07"``).
+        self.label = label
         self._lock = threading.Lock()
         self._serial = next_serial()  # the global order in which locks are taken
+        self._pid = os.getpid()  # an in-memory budget belongs to this process
         self._entries: list[dict[str, Any]] = []
         self._state = Spent()
+        #: The store that keeps the budget (None: in this process's memory).
+        self.store: BudgetStore | None = None
+        if store is not None:
+            if name is None:
+                raise ValueError(
+                    "a budget kept in a store needs a name, its key in the store: "
+                    "PrivacyBudget(epsilon=..., store='budget.sqlite', name='survey')"
+                )
+            kept = as_store(store)
+            kept.open_budget(name, Cap(self.epsilon, self.delta, self.accounting))
+            self.store = kept
 
     # ------------------------------------------------------------------ context
     def __enter__(self) -> PrivacyBudget:
@@ -360,9 +425,12 @@ class PrivacyBudget:
         entry = {"statistic": statistic, "columns": columns, "mechanism": mechanism, **details}
         charge_together([(self, "the budget")], epsilon, delta, entry, rho)
 
-    def _after(self, eps: float, dlt: float, rho: float | None) -> Step:
-        """What this budget would hold after a release (caller holds the lock)."""
-        old = self._state
+    def _step(self, old: Spent, eps: float, dlt: float, rho: float | None) -> Step:
+        """What this budget would hold after a release, from its totals ``old``.
+
+        The caller holds the lock (and, for a budget in a store, the store's
+        transaction in which ``old`` was read).
+        """
         gauss_rho = old.gauss_rho + (rho if rho is not None else 0.0)
         eps_sum, delta_sum = old.epsilon + eps, old.delta + dlt
         if self.accounting == "basic":
@@ -381,10 +449,11 @@ class PrivacyBudget:
         state = Spent(eps_sum, delta_sum, gauss_rho, total, spent)
         return Step(state, charged, over, approximate=False)
 
-    def _refusal(self, eps: float, dlt: float, step: Step, role: str) -> str:
-        """Why this budget refuses ``step`` (caller holds the lock)."""
+    def _refusal(self, old: Spent, eps: float, dlt: float, step: Step, role: str) -> str:
+        """Why this budget, with totals ``old``, refuses ``step`` (caller holds the lock)."""
         label = f"{role} {self.name!r}" if self.name else role
-        old = self._state
+        if self.store is not None:
+            label += f" (kept in {str(self.store)!r})"
         if self.accounting == "basic":
             return (
                 f"only epsilon={max(self.epsilon - old.epsilon, 0):g}, "
@@ -407,25 +476,56 @@ class PrivacyBudget:
             f"and the release needs rho={step.rho:g}"
         )
 
-    def _record(
-        self, eps: float, dlt: float, step: Step, now: float, entry: dict[str, Any]
-    ) -> None:
-        """Spend and add a ledger row (caller holds the lock and has checked)."""
-        charged = step.state.spent_epsilon - self._state.spent_epsilon
+    def _row(
+        self, old: Spent, eps: float, dlt: float, step: Step, now: float, entry: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The ledger row of a release this budget admits (from its totals ``old``)."""
+        return ledger_row(
+            entry,
+            time=now,
+            epsilon=eps,
+            delta=dlt,
+            rho=step.rho,
+            charged_epsilon=step.state.spent_epsilon - old.spent_epsilon,
+            label=self.label,
+        )
+
+    def _apply(self, step: Step, row: dict[str, Any]) -> None:
+        """Spend and add a ledger row, in memory (caller holds the lock and has checked)."""
         self._state = step.state
-        row = {
-            "time": now,
-            "statistic": entry.get("statistic", ""),
-            "columns": tuple(entry.get("columns", ())),
-            "epsilon": eps,
-            "delta": dlt,
-            "rho": step.rho,
-            "charged_epsilon": charged,
-            "mechanism": entry.get("mechanism", ""),
-        }
-        for key, value in entry.items():  # the details, after the fixed columns
-            row.setdefault(key, value)
         self._entries.append(row)
+
+    @property
+    def _identity(self) -> tuple[Any, ...]:
+        """Two budget objects with one identity are one budget (charged once)."""
+        if self.store is not None:
+            return ("store", self.store.key, self.name)
+        return ("memory", id(self))
+
+    def _check_process(self, role: str, pid: int) -> None:
+        """Refuse a charge to an in-memory budget from a process other than its owner."""
+        if self._pid == pid:
+            return
+        if self.store is not None:  # a durable budget: any process may charge it
+            self._lock = threading.Lock()  # (a lock copied by fork may be held)
+            self._pid = pid
+            return
+        label = f"{role} {self.name!r}" if self.name else role
+        raise BudgetProcessError(
+            f"{label} is an in-memory budget of process {self._pid}, and this is process "
+            f"{pid}: a forked child charges a copy of it that its parent never sees, so "
+            f"the cap would not hold. Nothing was charged. To cap the releases of several "
+            f"processes, keep the budget in a store and open it in each of them: "
+            f"PrivacyBudget(epsilon=..., store='budget.sqlite', name='survey')"
+        )
+
+    def _totals(self) -> Spent:
+        """The running totals: from the store, or from memory under the lock."""
+        if self.store is not None:
+            assert self.name is not None
+            return self.store.totals(self.name)
+        with self._lock:
+            return self._state
 
     # ------------------------------------------------------------------ reports
     @property
@@ -435,10 +535,10 @@ class PrivacyBudget:
         ``"basic"`` accounting: the sums of the releases' epsilons and deltas;
         ``.rho`` is the total rho of the Gaussian releases (for information).
         ``"zcdp"`` accounting: ``(epsilon_for(rho, delta), delta)`` for the total
-        ``rho`` charged (``(0.0, 0.0)`` before any release).
+        ``rho`` charged (``(0.0, 0.0)`` before any release). A budget in a store
+        reads it from the store: it includes every process's charges.
         """
-        with self._lock:
-            state = self._state
+        state = self._totals()
         if self.accounting == "basic":
             return Amount(state.epsilon, state.delta, state.gauss_rho)
         return Amount(state.spent_epsilon, self.delta if state.rho > 0 else 0.0, state.rho)
@@ -452,8 +552,7 @@ class PrivacyBudget:
         the rho left of :attr:`rho_budget`, a further release may charge up to it,
         and the pair is ``(epsilon_for(rho_left, delta), delta)``.
         """
-        with self._lock:
-            state = self._state
+        state = self._totals()
         if self.accounting == "basic":
             left_eps = max(self.epsilon - state.epsilon, 0.0)
             return Amount(left_eps, max(self.delta - state.delta, 0.0), 0.0)
@@ -469,36 +568,99 @@ class PrivacyBudget:
         ``epsilon`` and ``delta``, its ``rho`` (``"zcdp"`` accounting: the rho charged,
         ``epsilon^2 / 2`` for a pure release; ``"basic"``: a Gaussian release's rho,
         NaN for others), ``charged_epsilon`` (how much the release raised
-        ``spent.epsilon``; the column sums to it), ``mechanism``, then any details of
-        the release
-        (``bounding``, ``neighbouring``, ``split`` ...).
+        ``spent.epsilon``; the column sums to it), ``mechanism``, the grouping --
+        ``groups`` (the key columns, ``()`` if not grouped), ``keys`` (``"public"``
+        or ``"private"``), ``n_keys`` (the number of declared keys) -- the privacy
+        unit (``privacy_unit``, ``contribution_bounds``), ``label`` (the label of
+        the budget object that charged it), then any details of the release
+        (``bounding``, ``neighbouring``, ``split`` ...). A budget in a store reads
+        its ledger from the store, with the same columns and types.
         """
+        if self.store is not None:
+            assert self.name is not None
+            return ledger_frame(self.store.rows(self.name))
         with self._lock:
             rows = list(self._entries)
-        columns = [
-            "time",
-            "statistic",
-            "columns",
-            "epsilon",
-            "delta",
-            "rho",
-            "charged_epsilon",
-            "mechanism",
-        ]
-        frame = pd.DataFrame(rows)
-        if frame.empty:
-            return pd.DataFrame(columns=columns)
-        frame["time"] = pd.to_datetime(frame["time"], unit="s", utc=True)
-        extra = [c for c in frame.columns if c not in columns]
-        return frame[columns + extra]
+        return ledger_frame(rows)
+
+    @classmethod
+    def open(
+        cls,
+        store: BudgetStore | str | os.PathLike[str],
+        name: str,
+        *,
+        label: str | None = None,
+    ) -> PrivacyBudget:
+        """Open a budget that a store already holds, with the cap recorded there.
+
+        Parameters
+        ----------
+        store : BudgetStore, str or path-like
+            The store (a path: a SQLite file).
+        name : str
+            The budget's name in the store.
+        label : str, optional
+            The label of the ledger rows this object charges.
+
+        Returns
+        -------
+        PrivacyBudget
+
+        Raises
+        ------
+        BudgetStoreError
+            If the store holds no budget of that name, or cannot be used.
+        """
+        kept = as_store(store)
+        cap = kept.cap(name)
+        if cap is None:
+            raise BudgetStoreError(
+                f"the budget store {kept!r} holds no budget named {name!r}; create it "
+                f"with PrivacyBudget(epsilon=..., store=..., name={name!r})"
+            )
+        return cls(
+            cap.epsilon,
+            cap.delta,
+            accounting=cap.accounting,
+            name=name,
+            store=kept,
+            label=label,
+        )
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> Any:
+        if self.store is None:  # in memory: copied like any object (pickling fails)
+            return super().__reduce_ex__(protocol)
+        return (
+            _reopen,
+            (self.store, self.name, self.epsilon, self.delta, self.accounting, self.label),
+        )
 
     def __repr__(self) -> str:
-        spent = self.spent
         name = f"{self.name!r}, " if self.name else ""
-        rho = f", rho={spent.rho:g}" if spent.rho > 0 else ""
         mode = ", accounting='zcdp'" if self.accounting == "zcdp" else ""
+        kept = f", store={self.store!r}" if self.store is not None else ""
+        try:
+            spent = self.spent
+            count = self.store.count(self.name) if self.store and self.name else len(self._entries)
+        except BudgetStoreError:
+            return (
+                f"PrivacyBudget({name}epsilon={self.epsilon:g}, delta={self.delta:g}{mode}{kept})"
+            )
+        rho = f", rho={spent.rho:g}" if spent.rho > 0 else ""
         return (
-            f"PrivacyBudget({name}epsilon={self.epsilon:g}, delta={self.delta:g}{mode}; "
+            f"PrivacyBudget({name}epsilon={self.epsilon:g}, delta={self.delta:g}{mode}{kept}; "
             f"spent epsilon={spent.epsilon:g}, delta={spent.delta:g}{rho}; "
-            f"{len(self._entries)} releases)"
+            f"{count} releases)"
         )
+
+
+def _reopen(
+    store: BudgetStore,
+    name: str,
+    epsilon: float,
+    delta: float,
+    accounting: str,
+    label: str | None,
+) -> PrivacyBudget:
+    """A budget in a store, opened again (in another process, after pickling)."""
+    return PrivacyBudget(epsilon, delta, accounting=accounting, name=name, store=store, label=label)

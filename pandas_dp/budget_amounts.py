@@ -7,20 +7,28 @@ would hold after one more release, with its verdict; both are computed by
 :class:`~pandas_dp.PrivacyBudget` (:mod:`pandas_dp.budget`) under its lock and
 applied by the atomic charge of :mod:`pandas_dp.budget_charging`.
 :func:`check_amount` validates an epsilon, delta or rho before anything is charged.
+:func:`ledger_row` makes a ledger row, the same for a budget in memory and one in a
+store, and :func:`ledger_frame` the ledger's DataFrame of such rows.
 """
 
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+import pandas as pd
 
 __all__ = [
     "ACCOUNTINGS",
+    "LEDGER_COLUMNS",
+    "LEDGER_DEFAULTS",
     "RELATIVE_TOLERANCE",
     "Amount",
     "Spent",
     "Step",
     "check_amount",
+    "ledger_frame",
+    "ledger_row",
 ]
 
 #: Spending may exceed the total by this relative amount, so that ten charges of
@@ -29,6 +37,52 @@ RELATIVE_TOLERANCE = 1e-9  # (in "zcdp" accounting: of the total rho)
 
 #: The accounting rules a budget may use.
 ACCOUNTINGS = ("basic", "zcdp")
+
+#: The ledger's fixed columns, in order; a release's further details follow them.
+LEDGER_COLUMNS = (
+    "time",
+    "statistic",
+    "columns",
+    "epsilon",
+    "delta",
+    "rho",
+    "charged_epsilon",
+    "mechanism",
+    "groups",
+    "keys",
+    "n_keys",
+    "privacy_unit",
+    "contribution_bounds",
+    "label",
+)
+
+#: The fixed columns that hold Python objects (strings, tuples, dicts, None).
+_OBJECT_COLUMNS = (
+    "statistic",
+    "columns",
+    "mechanism",
+    "groups",
+    "keys",
+    "n_keys",
+    "privacy_unit",
+    "contribution_bounds",
+    "label",
+)
+
+#: What a fixed column of the release's entry holds when the entry lacks it:
+#: ``groups`` the key columns (``()``: not grouped), ``keys`` ``"public"`` or
+#: ``"private"``, ``n_keys`` the number of declared keys, ``privacy_unit`` the unit's
+#: column and ``contribution_bounds`` its bounds (a dict).
+LEDGER_DEFAULTS: dict[str, Any] = {
+    "statistic": "",
+    "columns": (),
+    "mechanism": "",
+    "groups": (),
+    "keys": None,
+    "n_keys": None,
+    "privacy_unit": None,
+    "contribution_bounds": None,
+}
 
 
 class Amount(tuple[float, float]):
@@ -120,3 +174,80 @@ def check_amount(name: str, value: float, *, allow_zero: bool) -> float:
         need = "a finite number >= 0" if allow_zero else "a positive finite number"
         raise ValueError(f"{name} must be {need}; got {value!r}")
     return number
+
+
+def ledger_row(
+    entry: dict[str, Any],
+    *,
+    time: float,
+    epsilon: float,
+    delta: float,
+    rho: float,
+    charged_epsilon: float,
+    label: str | None,
+) -> dict[str, Any]:
+    """One ledger row: the fixed columns in order, then the entry's other details.
+
+    Parameters
+    ----------
+    entry : dict
+        The release's entry (``statistic``, ``columns``, ``mechanism``, the grouping
+        and privacy-unit fields of :data:`LEDGER_DEFAULTS`, any details).
+    time : float
+        When it was charged (seconds since the epoch).
+    epsilon, delta : float
+        The release's own (epsilon, delta).
+    rho : float
+        The rho charged or recorded (NaN: none).
+    charged_epsilon : float
+        By how much the release raised the budget's ``spent.epsilon``.
+    label : str or None
+        The label of the budget object that charged it.
+
+    Returns
+    -------
+    dict
+        ``columns`` and ``groups`` as tuples.
+    """
+    row: dict[str, Any] = {"time": time}
+    for key in LEDGER_COLUMNS[1:]:
+        row[key] = entry.get(key, LEDGER_DEFAULTS.get(key))
+    row.update(epsilon=epsilon, delta=delta, rho=rho, charged_epsilon=charged_epsilon, label=label)
+    row["columns"] = _as_tuple(row["columns"])
+    row["groups"] = _as_tuple(row["groups"])
+    for key, value in entry.items():  # the details, after the fixed columns
+        row.setdefault(key, value)
+    return row
+
+
+def _as_tuple(value: Any) -> tuple[Any, ...]:
+    """Column names as a tuple (one name, a str, is one column; None is none)."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    return tuple(value)
+
+
+def ledger_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The ledger's DataFrame: the fixed columns, then every detail met in ``rows``.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Rows made by :func:`ledger_row` (or read back from a store), oldest first.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``time`` as UTC timestamps; empty with the fixed columns if ``rows`` is.
+    """
+    columns = list(LEDGER_COLUMNS)
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return pd.DataFrame(columns=columns)
+    frame["time"] = pd.to_datetime(frame["time"], unit="s", utc=True)
+    for c in _OBJECT_COLUMNS:  # None stays None (not NaN), tuples stay tuples
+        frame[c] = pd.Series([r.get(c) for r in rows], index=frame.index, dtype=object)
+    extra = [c for c in frame.columns if c not in columns]
+    return frame[columns + extra]

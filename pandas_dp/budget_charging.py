@@ -7,9 +7,13 @@ The machinery behind ``with budget:``, :func:`active_budgets` and :func:`charge_
   variable), opened and closed by :func:`open_block` and :func:`close_block`;
 * the process-wide blocks, open in any thread or task, and the process-wide default
   budget (:func:`swap_default`, behind :func:`~pandas_dp.budget.set_default_budget`);
-* the atomic charge (:func:`charge_together`): the budgets' locks are taken in the
-  order of their serial numbers (:func:`next_serial`), every budget is asked, and
-  the release is recorded in every ledger or in none.
+* the atomic charge (:func:`charge_together`): an in-memory budget of another
+  process is refused (:class:`~pandas_dp.errors.BudgetProcessError`), the budgets'
+  locks are taken in the order of their serial numbers (:func:`next_serial`), the
+  transactions of the stores of durable budgets are opened
+  (:func:`~pandas_dp.budget_store.store_transactions`), every budget is asked, and
+  the release is recorded in every ledger -- the stores' committed first -- or in
+  none.
 
 What one budget admits, and what it records, is decided by the budget itself
 (:class:`~pandas_dp.budget.PrivacyBudget`, under its lock).
@@ -17,14 +21,17 @@ What one budget admits, and what it records, is decided by the budget itself
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import itertools
+import os
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pandas_dp.budget_amounts import check_amount
+from pandas_dp.budget_store import StoreTransaction, store_transactions
 from pandas_dp.errors import BudgetExceededError
 
 if TYPE_CHECKING:
@@ -84,11 +91,12 @@ def _active_with_roles() -> list[tuple[PrivacyBudget, str]]:
 
 
 def _unique(pairs: list[tuple[PrivacyBudget, str]]) -> list[tuple[PrivacyBudget, str]]:
-    seen: set[int] = set()
+    """Each budget once: two objects opening one budget of one store are one budget."""
+    seen: set[tuple[Any, ...]] = set()
     unique = []
     for budget, role in pairs:
-        if id(budget) not in seen:
-            seen.add(id(budget))
+        if budget._identity not in seen:
+            seen.add(budget._identity)
             unique.append((budget, role))
     return unique
 
@@ -247,6 +255,11 @@ def charge_all(
     BudgetExceededError
         If the release would overspend any of the budgets; the message names each
         budget that refused. Nothing is then spent from any of them.
+    BudgetProcessError
+        If an active in-memory budget belongs to another process (this is a forked
+        child): nothing is spent. Share a budget between processes with ``store=``.
+    BudgetStoreError
+        If the store of a durable budget cannot be used: nothing is spent.
     ValueError
         If ``epsilon``, ``delta`` or ``rho`` is not a valid amount.
     """
@@ -266,9 +279,12 @@ def charge_together(
     """Charge one release to each of ``pairs``' budgets, atomically, or raise.
 
     The budgets' locks are taken in the order of their serial numbers, so two
-    threads charging overlapping sets of budgets never deadlock; every budget is
-    asked whether it admits the release, and only if all of them do is the release
-    recorded in every ledger.
+    threads charging overlapping sets of budgets never deadlock; then one
+    transaction is opened per store of the durable budgets, in the order of the
+    stores' keys (so processes never wait on each other in a cycle), and each
+    stored budget's totals are read in it. Every budget is asked whether it admits
+    the release, and only if all of them do is the release recorded: in the stores,
+    which commit, then in memory. A refusal rolls every store back.
 
     Parameters
     ----------
@@ -291,6 +307,14 @@ def charge_together(
     ------
     BudgetExceededError
         If any budget refuses; nothing is then recorded anywhere.
+    BudgetProcessError
+        If an in-memory budget was made by another process (a forked child charging
+        its copy); nothing is recorded anywhere.
+    BudgetStoreError
+        If a store cannot be used (not a store, corrupt, locked beyond its
+        timeout); nothing is recorded anywhere -- unless a store fails while
+        committing after another committed, which then keeps the charge (a charge
+        without a release is safe).
     ValueError
         If ``epsilon``, ``delta`` or ``rho`` is not a valid amount.
     """
@@ -299,33 +323,59 @@ def charge_together(
     zcdp = None if rho is None else check_amount("rho", rho, allow_zero=False)
     if not pairs:  # no budget to charge or record in (the amounts are checked)
         return ()
+    pid = os.getpid()
+    for budget, role in pairs:  # an in-memory budget of another process: refused
+        budget._check_process(role, pid)
     # (one budget, the usual case, needs no ordering)
     ordered = [pairs[0][0]] if len(pairs) == 1 else sorted((b for b, _ in pairs), key=_serial)
+    stores = [budget.store for budget, _ in pairs if budget.store is not None]
+    opened: contextlib.AbstractContextManager[dict[str, StoreTransaction]] = (
+        store_transactions(stores) if stores else contextlib.nullcontext({})
+    )
     taken: list[threading.Lock] = []
     try:
         for budget in ordered:
             budget._lock.acquire()
             taken.append(budget._lock)
-        steps = [budget._after(eps, dlt, zcdp) for budget, _ in pairs]
-        refusals = [
-            budget._refusal(eps, dlt, step, role)
-            for (budget, role), step in zip(pairs, steps, strict=True)
-            if step.over
-        ]
-        if refusals:
-            what = entry.get("statistic") or "this statistic"
-            spared = " on any budget" if len(pairs) > 1 else ""
-            needs = f"epsilon={eps:g}, delta={dlt:g}"
-            if zcdp is not None:
-                needs += f" (rho={zcdp:g})"
-            raise BudgetExceededError(
-                f"releasing {what} needs {needs}, but "
-                + "; and ".join(refusals)
-                + f". Nothing was spent{spared}; lower epsilon or start a new budget"
-            )
-        now = time.time()
-        for (budget, _), step in zip(pairs, steps, strict=True):
-            budget._record(eps, dlt, step, now, entry)
+        with opened as txns:  # commits every store's charge at the end, or none
+            olds = [
+                budget._state
+                if budget.store is None
+                else txns[budget.store.key].totals(str(budget.name))
+                for budget, _ in pairs
+            ]
+            steps = [
+                budget._step(old, eps, dlt, zcdp)
+                for (budget, _), old in zip(pairs, olds, strict=True)
+            ]
+            refusals = [
+                budget._refusal(old, eps, dlt, step, role)
+                for (budget, role), old, step in zip(pairs, olds, steps, strict=True)
+                if step.over
+            ]
+            if refusals:  # (the stores' transactions roll back)
+                what = entry.get("statistic") or "this statistic"
+                spared = " on any budget" if len(pairs) > 1 else ""
+                needs = f"epsilon={eps:g}, delta={dlt:g}"
+                if zcdp is not None:
+                    needs += f" (rho={zcdp:g})"
+                raise BudgetExceededError(
+                    f"releasing {what} needs {needs}, but "
+                    + "; and ".join(refusals)
+                    + f". Nothing was spent{spared}; lower epsilon or start a new budget"
+                )
+            now = time.time()
+            rows = [
+                budget._row(old, eps, dlt, step, now, entry)
+                for (budget, _), old, step in zip(pairs, olds, steps, strict=True)
+            ]
+            for (budget, _), step, row in zip(pairs, steps, rows, strict=True):
+                if budget.store is not None:
+                    txns[budget.store.key].record(str(budget.name), step.state, row)
+        # every store has committed: the in-memory budgets record the release too
+        for (budget, _), step, row in zip(pairs, steps, rows, strict=True):
+            if budget.store is None:
+                budget._apply(step, row)
     finally:
         for lock in reversed(taken):
             lock.release()

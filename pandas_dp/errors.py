@@ -6,12 +6,20 @@ catches ``ValueError`` or ``RuntimeError`` keeps working).
 
 None of these is ever raised because of a value in the data: they depend only on
 the call's arguments and on what was declared public (bounds, categories, ``n``).
+The one exception is :class:`ComputeError`, which stands in for a lazy engine's
+failure while reading the data and says nothing about its cause.
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 __all__ = [
     "BudgetExceededError",
+    "BudgetProcessError",
+    "BudgetStoreError",
+    "ComputeError",
+    "DerivedResultError",
     "InvalidBoundsError",
     "MissingBoundsError",
     "PandasDPError",
@@ -98,8 +106,70 @@ class InvalidBoundsError(PandasDPError, ValueError):
     """
 
 
+class ComputeError(PandasDPError, RuntimeError):
+    """Reading or measuring the data failed; the cause is withheld.
+
+    The one exception here that data can cause: a lazy engine (Dask) reads the data
+    only when it computes, and a value that does not parse as its column's dtype, a
+    partition whose dtypes differ from the frame's meta, or an input file that moved
+    can make that compute fail. The original error's message may quote a private
+    value or name its row, so it is replaced by this one, which names only public
+    facts (the release, the columns read and their declared dtypes) and says what to
+    fix. The original is not attached (``__cause__`` and ``__context__`` are
+    ``None``). When raised after the charge, the charge stands.
+
+    Parameters
+    ----------
+    message : str
+        The content-free message.
+    columns : mapping, optional
+        The columns the failed computation read, each with its declared (meta) dtype.
+    charged : bool, default True
+        Whether the release had been charged when the computation failed.
+    """
+
+    def __init__(
+        self, message: str, *, columns: dict[Hashable, str] | None = None, charged: bool = True
+    ) -> None:
+        super().__init__(message)
+        self.columns = dict(columns or {})
+        self.charged = charged
+
+
 class BudgetExceededError(PandasDPError, RuntimeError):
     """A release would spend more privacy budget than remains.
 
     Raised before any data is read; nothing is recorded in the ledger.
+    """
+
+
+class BudgetProcessError(PandasDPError, RuntimeError):
+    """An in-memory budget was charged from a process other than the one that made it.
+
+    An in-memory :class:`~pandas_dp.PrivacyBudget` lives in the memory of its process.
+    A forked child holds a copy of it, and what the child charged to the copy would
+    never reach the parent, so the cap would not hold: the charge is refused, before
+    any data is read. Budgets shared by several processes are kept in a store
+    (``PrivacyBudget(..., store="budget.sqlite", name="survey")``).
+    """
+
+
+class BudgetStoreError(PandasDPError, RuntimeError):
+    """A durable budget's store cannot be used; nothing was charged.
+
+    The file is not a budget store (or of an unknown version), it is corrupt, it stayed
+    locked by another connection beyond the timeout, or the named budget in it has
+    another cap than the one asked for.
+    """
+
+
+class DerivedResultError(PandasDPError, ValueError):
+    """A release's metadata was read from an object computed from the release.
+
+    pandas copies ``attrs`` onto the objects it derives (``p * 100``, ``p.loc[...]``,
+    ``p.sort_values()`` ...). Such an object no longer holds the released numbers
+    under the released labels, so the record's intervals do not describe it:
+    ``interval()`` raises this error, and the record's tables say so. An object that
+    still holds exactly the release (``p.copy()``, ``p.rename("name")``) keeps a
+    working record.
     """

@@ -20,14 +20,26 @@ with ``--html`` writes a self-contained report: the table, the intervals, one pl
 per column (if matplotlib is installed), the metadata of every release and the
 ledger.
 
+``--budget-store PATH --budget-name NAME`` also charges the whole report, as one
+release of (``--epsilon``, ``--delta``), to a durable budget kept in a SQLite file,
+so that runs on different days or in different processes share one cap (see
+:mod:`pandas_dp.budget_store`). ``--budget-epsilon`` (and ``--budget-delta``) state
+its cap: they create the budget on the first run and are checked against it later;
+without them the budget must exist, and its recorded cap applies. The charge is
+committed before the data file is read; a run the shared budget cannot admit exits
+with status 2 having read and charged nothing.
+
 Everything that can be wrong with the command -- the schema file, a column name,
 a missing declaration, the budget -- is checked before the data file is read and
 before anything is charged; such errors exit with status 2 and a one-line message
 on stderr. Reading the data cannot fail on a data value: a numeric column's
 unparsable entries are missing values, a boolean column's entries other than
 true/false (or 1/0) too, and a byte that is not UTF-8 reads as a replacement
-character. A file that is not CSV at all (a quote that is never closed) stops the
-command the same way, with status 2, before anything is charged.
+character. Nor can one record: a CSV file is read one physical line per record
+(:mod:`pandas_dp.cli.csv_lines`), and a malformed record (a quote never closed, too
+many fields) is a row of missing values, never an error or a message. Only a
+problem of the whole file (empty, damaged) stops the command, with status 2, before
+anything is charged.
 
 The command is this module; it uses :mod:`pandas_dp.cli.schemas` (reading and
 writing the YAML schema, locating the bundled example) and
@@ -273,6 +285,75 @@ def _precheck_budget(epsilon: float, delta: float, mechanism: str) -> pandas_dp.
         raise CLIError(str(err)) from None
 
 
+def _open_shared(
+    store: str | os.PathLike[str] | None,
+    name: str | None,
+    epsilon: float | None,
+    delta: float | None,
+    label: str | None,
+) -> pandas_dp.PrivacyBudget | None:
+    """The durable budget of ``--budget-store`` and ``--budget-name``, if given."""
+    if store is None and name is None:
+        if epsilon is not None or delta is not None or label is not None:
+            raise CLIError(
+                "--budget-epsilon, --budget-delta and --budget-label describe a shared "
+                "budget: give it with --budget-store PATH --budget-name NAME"
+            )
+        return None
+    if store is None or name is None:
+        raise CLIError(
+            "--budget-store and --budget-name go together: the file of the shared budget "
+            "and the budget's name in it, e.g. --budget-store budget.sqlite "
+            "--budget-name survey"
+        )
+    if delta is not None and epsilon is None:
+        raise CLIError("--budget-delta needs --budget-epsilon (the cap of the shared budget)")
+    try:
+        if epsilon is None:
+            if pandas_dp.SQLiteBudgetStore(store).cap(name) is None:
+                raise CLIError(
+                    f"--budget-store {str(store)!r} holds no budget named {name!r}; create "
+                    f"it by giving its cap, e.g. --budget-epsilon 10"
+                )
+            return pandas_dp.PrivacyBudget.open(store, name, label=label)
+        return pandas_dp.PrivacyBudget(epsilon, delta or 0.0, store=store, name=name, label=label)
+    except (PandasDPError, ValueError, TypeError) as err:
+        raise CLIError(f"--budget-store {str(store)!r}: {err}") from None
+
+
+def _where(shared: pandas_dp.PrivacyBudget) -> str:
+    """The file of a shared budget, for messages."""
+    return repr(str(shared.store))
+
+
+def _charge_shared(
+    shared: pandas_dp.PrivacyBudget,
+    plan: _Plan,
+    by: list[str],
+    source: str,
+    *,
+    epsilon: float,
+    delta: float,
+    mechanism: str,
+) -> None:
+    """Charge the whole report to the shared budget, before the data is read."""
+    try:
+        shared.charge(
+            epsilon,
+            delta,
+            statistic="pandas-dp describe",
+            columns=tuple(plan.columns),
+            mechanism=mechanism,
+            groups=tuple(by),
+            keys="public" if by else None,
+            source=source,
+        )
+    except PandasDPError as err:  # refused, or the store cannot be used: nothing spent
+        raise CLIError(
+            f"the shared budget {shared.name!r} in {_where(shared)}: {err}. The data was not read"
+        ) from None
+
+
 # ----------------------------------------------------------------------------- main
 
 
@@ -327,6 +408,35 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     d.add_argument(
+        "--budget-store",
+        metavar="PATH",
+        help=(
+            "charge the report to a durable budget kept in this SQLite file (created if "
+            "new), shared by every run and process that opens it"
+        ),
+    )
+    d.add_argument(
+        "--budget-name", metavar="NAME", help="the shared budget's name in --budget-store"
+    )
+    d.add_argument(
+        "--budget-epsilon",
+        type=float,
+        default=None,
+        help="the shared budget's total epsilon (creates it; checked against it later)",
+    )
+    d.add_argument(
+        "--budget-delta",
+        type=float,
+        default=None,
+        help="the shared budget's total delta (default 0)",
+    )
+    d.add_argument(
+        "--budget-label",
+        metavar="TEXT",
+        default=None,
+        help="a label for the shared budget's ledger row, e.g. 'nightly 2026-12-07'",
+    )
+    d.add_argument(
         "--progress",
         choices=("auto", "always", "never"),
         default="auto",
@@ -348,6 +458,11 @@ def describe(
     progress: str = "auto",
     reader: Callable[..., pd.DataFrame] | None = None,
     sep: str | None = None,
+    budget_store: str | os.PathLike[str] | None = None,
+    budget_name: str | None = None,
+    budget_epsilon: float | None = None,
+    budget_delta: float | None = None,
+    budget_label: str | None = None,
 ) -> Report:
     """Run ``pandas-dp describe`` without printing: check, read, release.
 
@@ -377,6 +492,19 @@ def describe(
     sep : str, optional
         The delimiter of a CSV file: one character, or ``"tab"``, ``"semicolon"``,
         ``"comma"``, ``"pipe"``. By default a comma (a tab for ``.tsv`` files).
+    budget_store : str or path-like, optional
+        A SQLite file keeping a durable budget (created if new): the whole report is
+        charged to it, as one release of (``epsilon``, ``delta``), before the data is
+        read. Needs ``budget_name``.
+    budget_name : str, optional
+        The durable budget's name in ``budget_store``.
+    budget_epsilon : float, optional
+        The durable budget's total epsilon: creates the budget if the store lacks it,
+        and must equal its cap if not. Without it the budget must exist.
+    budget_delta : float, optional
+        The durable budget's total delta (default 0; with ``budget_epsilon``).
+    budget_label : str, optional
+        The label of the durable budget's ledger row (e.g. ``"nightly 2026-12-07"``).
 
     Returns
     -------
@@ -386,7 +514,8 @@ def describe(
     ------
     CLIError
         For any problem found before the data is read (nothing read, nothing charged):
-        the arguments, the schema file and its declarations, the data file's header.
+        the arguments, the schema file and its declarations, the data file's header,
+        and a durable budget that refuses the report or cannot be used.
 
     Examples
     --------
@@ -403,6 +532,7 @@ def describe(
             f"--seed for secure noise"
         )
     delimiter = _check_sep(sep)
+    shared = _open_shared(budget_store, budget_name, budget_epsilon, budget_delta, budget_label)
     schema = load_schema(schema_path)
     by = list(by)
     try:
@@ -411,6 +541,10 @@ def describe(
         # a declaration of the schema that is unusable (an infinite bound, an empty isin)
         raise CLIError(f"schema file {str(schema_path)!r}: {err}") from None
     options: dict[str, Any] = {"sep": delimiter} if delimiter is not None else {}
+    if shared is not None:  # committed before the data is read
+        _charge_shared(
+            shared, plan, by, Path(data).name, epsilon=epsilon, delta=delta, mechanism=chosen
+        )
     frame = (reader or read_table)(data, plan.read, schema, progress=progress, **options)
     try:
         releases = _release(
@@ -436,8 +570,25 @@ def describe(
         releases=releases,
         budget=budget,
         declarations=plan.declarations,
-        settings={"epsilon": epsilon, "delta": delta, "mechanism": chosen, "seed": seed},
+        settings={
+            "epsilon": epsilon,
+            "delta": delta,
+            "mechanism": chosen,
+            "seed": seed,
+            "shared budget": shared,
+        },
     )
+
+
+def _shared_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The shared-budget flags as :func:`describe`'s keyword arguments."""
+    return {
+        "budget_store": args.budget_store,
+        "budget_name": args.budget_name,
+        "budget_epsilon": args.budget_epsilon,
+        "budget_delta": args.budget_delta,
+        "budget_label": args.budget_label,
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -476,6 +627,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     seed=args.seed,
                     progress=args.progress,
                     sep=args.sep,
+                    **_shared_options(args),
                 )
         else:
             if args.data is None or args.schema is None:
@@ -491,11 +643,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 seed=args.seed,
                 progress=args.progress,
                 sep=args.sep,
+                **_shared_options(args),
             )
     except CLIError as err:
         sys.stderr.write(f"pandas-dp describe: error: {_one_line(str(err))}\n")
         return EXIT_USAGE
     print_report(report, sys.stdout)
+    shared = report.settings.get("shared budget")
+    if shared is not None:
+        left = shared.remaining
+        sys.stdout.write(
+            f"\nShared budget {shared.name!r} in {_where(shared)}: "
+            f"epsilon {left.epsilon:g}, delta {left.delta:g} remain of "
+            f"epsilon {shared.epsilon:g}, delta {shared.delta:g}\n"
+        )
     if args.html:
         write_html(report, args.html)
         sys.stdout.write(f"\nwrote {args.html}\n")
