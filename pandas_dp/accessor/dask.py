@@ -18,6 +18,18 @@ measured. Either way the release equals the pandas accessor's on the same rows.
 Not yet on Dask (refused before the budget is charged): predicate counts
 (``ddf.dp.counts``), ``out_of_bounds="raise"`` and ``method="direct"`` covariances.
 
+Dask reads the data only when it computes, after the charge. What the frame's meta
+(its public dtypes, ``ddf.dtypes``) rules out is refused before: a numeric
+statistic of a text column, with the Dask way to convert it. A failure while
+computing (a value that does not parse as its column's meta dtype: ``dd.read_csv``
+infers the dtypes from the first block only) raises a
+:class:`~pandas_dp.errors.ComputeError` that names the call, the columns read and
+their meta dtypes, never a value or a row: the original error is dropped. (A
+``distributed`` worker still writes its own task failures, with the original
+message, to its log, the ``distributed.worker`` logger: keep worker logs as private
+as the data, or read text columns as text and convert them with
+``dd.to_numeric(..., errors="coerce")`` so that no record can fail.)
+
 Examples
 --------
 >>> import pandas as pd, dask.dataframe as dd, pandas_dp
@@ -38,12 +50,16 @@ from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
 import numpy as np
+import pandas as pd
 
 from pandas_dp import statistics as st
+from pandas_dp.accessor._base import _is_numeric
 from pandas_dp.accessor.frame import DPFrameAccessor
 from pandas_dp.accessor.groupby import DPGroupBy
 from pandas_dp.accessor.series import DPSeriesAccessor
 from pandas_dp.budget import PrivacyBudget
+from pandas_dp.engines._dask_partitions import compute_error
+from pandas_dp.errors import ComputeError
 from pandas_dp.result import DPInt
 
 __all__ = ["DaskFrameAccessor", "DaskGroupBy", "DaskSeriesAccessor", "register"]
@@ -72,8 +88,89 @@ def _refuse(method: str, kwargs: dict[str, Any]) -> None:
         )
 
 
+#: Statistics whose columns (the first argument) must be numeric.
+_NUMERIC = frozenset({"mean", "sum", "var", "std", "median", "quantile", "cov", "corr"})
+
+
+def _labels(columns: Any) -> list[Hashable]:
+    """The labels a ``columns`` argument names (``None``: the numeric ones, by dtype)."""
+    if columns is None:
+        return []
+    if isinstance(columns, list | pd.Index | np.ndarray | pd.Series):
+        return list(columns)
+    return [columns]
+
+
+def _statistics(func: Any) -> set[str]:
+    """The statistics an ``agg`` argument names (anything else: left to the shared checks)."""
+    if isinstance(func, str):
+        return {func}
+    if isinstance(func, list | tuple):
+        return {s for s in func if isinstance(s, str)}
+    return set()
+
+
+def _needs_numeric(method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Hashable]:
+    """The columns named by a call of a frame or group-by method that must be numeric."""
+    if method in _NUMERIC:
+        return _labels(args[0] if args else kwargs.get("columns"))
+    if method == "agg":
+        func = args[0] if args else kwargs.get("func")
+        if isinstance(func, dict):
+            return [c for c, stats in func.items() if _statistics(stats) - {"count"}]
+    if method == "describe" and isinstance(kwargs.get("bounds"), dict):
+        return list(kwargs["bounds"])  # a column named in a bounds dict is numeric
+    return []
+
+
+def _series_needs_numeric(method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    if method in _NUMERIC:
+        return True
+    func = args[0] if args else kwargs.get("func")
+    return method == "agg" and bool(_statistics(func) - {"count"})
+
+
+def _check_meta(owner: Any, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """Refuse, from the meta's public dtypes, a numeric statistic of a text column.
+
+    Runs before the charge and reads nothing: Dask would read the data only after
+    it, and fail on the first value that does not parse (the shared checks that
+    follow refuse the same calls, with the pandas way to convert a column).
+    """
+    if isinstance(owner, DaskSeriesAccessor):
+        series = owner._obj
+        named = {series.name: series} if _series_needs_numeric(method, args, kwargs) else {}
+    else:
+        frame = owner._frame if isinstance(owner, DaskGroupBy) else owner._obj
+        wanted = _needs_numeric(method, args, kwargs)
+        named = {c: frame[c] for c in wanted if _has(frame, c)}
+    for label, column in named.items():
+        if not _is_numeric(column):  # reads the meta's dtype only
+            raise TypeError(
+                f"{owner._CALL}.{method} needs numeric columns, but column {label!r} has "
+                f"dtype {column.dtype} in the Dask frame's meta (ddf.dtypes: declared or inferred "
+                f"when the data were read). Expected a numeric or boolean dtype; nothing "
+                f"was charged and nothing was read. To fix: convert it so that a value "
+                f"that does not parse becomes a missing value, ddf[{label!r}] = "
+                f"dd.to_numeric(ddf[{label!r}], errors='coerce'); or, if every value is "
+                f"known to parse, declare its dtype where the data are read "
+                f"(dd.read_csv(..., dtype={{{label!r}: 'float64'}})) or convert it with "
+                f".astype('float64')"
+            )
+
+
+def _has(frame: Any, label: Hashable) -> bool:
+    """Whether ``label`` is a column of the Dask frame (a missing one: refused later)."""
+    try:
+        return label in frame.columns
+    except TypeError:  # an unhashable label: the shared checks refuse it
+        return False
+
+
 def _checked(cls: type[_T]) -> type[_T]:
-    """Give ``cls`` its base's public methods, each refusing what Dask cannot do yet."""
+    """Wrap ``cls``'s public methods: refuse what Dask cannot do yet or what the meta
+    rules out (before any charge), and name the call in a failed computation's
+    content-free error."""
     for name in dir(cls):
         if name.startswith("_"):
             continue
@@ -85,18 +182,36 @@ def _checked(cls: type[_T]) -> type[_T]:
             @functools.wraps(method)
             def call(self: Any, *args: Any, **kwargs: Any) -> Any:
                 _refuse(name, kwargs)
-                return method(self, *args, **kwargs)
+                _check_meta(self, name, args, kwargs)
+                try:
+                    return method(self, *args, **kwargs)
+                except ComputeError as exc:  # content-free already: add the call's name
+                    columns, charged = exc.columns, exc.charged
+                # raised outside the handler: no exception chained to it
+                release = f"{self._CALL}.{name}"
+                raise compute_error(columns, release=release, charged=charged) from None
 
             return call
 
-        if name not in cls.__dict__:  # an override below checks for itself
-            setattr(cls, name, wrap(attr))
+        setattr(cls, name, wrap(attr))
     return cls
 
 
 def _public_length(obj: Any, neighbouring: str) -> int | None:
-    """``len(ddf)`` where the length is declared public, else ``None`` (never computed)."""
-    return len(obj) if neighbouring == "substitute" else None
+    """``len(ddf)`` where the length is declared public, else ``None`` (never computed).
+
+    It is computed before the charge: a failure there is content-free as well.
+    """
+    if neighbouring != "substitute":
+        return None
+    try:
+        return len(obj)
+    except Exception:  # dropped unread: its message may quote a private value
+        pass
+    columns = obj.dtypes.astype(str).to_dict() if hasattr(obj, "columns") else {}
+    if not columns:
+        columns = {obj.name: str(obj.dtype)}
+    raise compute_error(columns, charged=False)
 
 
 @_checked
@@ -108,6 +223,9 @@ class DaskGroupBy(DPGroupBy):
     every partition numbers its rows by them.
     """
 
+    #: How a call is named in error messages.
+    _CALL = "ddf.dp.groupby(...)"
+
     def _rows(self, neighbouring: str) -> int | None:
         return _public_length(self._frame, neighbouring)
 
@@ -117,6 +235,7 @@ class DaskFrameAccessor(DPFrameAccessor):
     """``ddf.dp``: the methods of :class:`~pandas_dp.DPFrameAccessor` on a Dask DataFrame."""
 
     __slots__ = ()
+    _CALL = "ddf.dp"
 
     def _rows(self, neighbouring: str) -> int | None:
         return _public_length(self._obj, neighbouring)
@@ -146,6 +265,7 @@ class DaskSeriesAccessor(DPSeriesAccessor):
     """``dseries.dp``: the methods of :class:`~pandas_dp.DPSeriesAccessor` on a Dask Series."""
 
     __slots__ = ()
+    _CALL = "dseries.dp"
 
     def _rows(self, neighbouring: str) -> int | None:
         return _public_length(self._obj, neighbouring)

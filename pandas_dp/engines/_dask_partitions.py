@@ -10,7 +10,12 @@ The machinery of :mod:`pandas_dp.engines.dask`, which re-exports its public name
 * :func:`_reduce`: a kernel run inside each partition's own task, the partials
   added in a tree of ``_FAN_IN``-way sums;
 * the per-partition values of a plan (:func:`_partition_values`, the pandas path on
-  one partition, counts as Python integers) and their exact sum (:func:`_add`).
+  one partition, counts as Python integers) and their exact sum (:func:`_add`);
+* :func:`_run`, the one place a computation runs: any failure inside it (a value
+  that does not parse, a partition whose dtypes differ from the meta, an input file
+  that vanished) becomes a content-free :class:`~pandas_dp.errors.ComputeError`
+  (:func:`compute_error`), the original dropped unread: its message may quote a
+  private value or name a row.
 
 Only partial sums and counts leave a partition, never a row or a group code.
 """
@@ -27,11 +32,12 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp.engines.pandas import Groups
+from pandas_dp.errors import ComputeError
 
 if TYPE_CHECKING:
     from pandas_dp.plan import Measurement
 
-__all__ = ["PartitionGroups", "is_dask"]
+__all__ = ["PartitionGroups", "compute_error", "is_dask"]
 
 #: Partials added per task of the combining tree.
 _FAN_IN = 16
@@ -126,6 +132,8 @@ class _Columns:
     def __init__(self) -> None:
         self.series: list[Any] = []
         self.names: dict[str, str] = {}
+        #: each column read, by its label, with its meta dtype (public)
+        self.dtypes: dict[Hashable, str] = {}
         #: the column (positional name) to shuffle the rows by: a privacy unit
         self.shuffle: str | None = None
 
@@ -142,6 +150,7 @@ class _Columns:
             name = f"c{len(self.series)}"
             self.names[token] = name
             self.series.append(series.rename(name))
+            self.dtypes.setdefault(series.name, str(series.dtype))
         return _Column(name, series.name)
 
     def frame(self) -> Any:
@@ -258,18 +267,87 @@ def _add_boxed(add: Callable[..., Any], *boxes: pd.Series) -> Any:
 # ----------------------------------------------------------------------------- partials
 
 
-def _compute(value: Any) -> Any:
+def _run(cols: _Columns, kernel: Callable[[pd.DataFrame], Any], add: Callable[..., Any]) -> Any:
+    """``kernel`` on every partition of ``cols.frame()``, added: one ``dask.compute``.
+
+    Any failure while Dask reads and measures the partitions raises the
+    content-free :func:`compute_error` instead, with no exception chained to it:
+    the original is dropped unread, as its message may quote a private value or
+    name a row.
+    """
     import dask
 
-    (out,) = dask.compute(value)
-    return out
+    frame = cols.frame()
+    try:
+        (out,) = dask.compute(_reduce(frame, kernel, add))
+    except Exception:  # dropped unread: its message may quote a private value
+        pass
+    else:
+        return out
+    # raised outside the handler: no __context__ refers to the original
+    raise compute_error(cols.dtypes) from None
 
 
-def _frame_of(series: Sequence[Any], groups: PartitionGroups | None) -> tuple[Any, list[Any]]:
+def compute_error(
+    columns: Mapping[Hashable, str], *, release: str | None = None, charged: bool = True
+) -> ComputeError:
+    """The content-free error of a failed Dask computation (public facts only).
+
+    Parameters
+    ----------
+    columns : mapping
+        The columns read, each with its meta dtype (public).
+    release : str, optional
+        The call that failed (e.g. ``"ddf.dp.mean"``); ``None``: not known here.
+    charged : bool, default True
+        Whether the failure came after the charge (it stands) or before it (the
+        public row count of ``neighbouring="substitute"``: nothing was charged).
+
+    Returns
+    -------
+    ComputeError
+
+    Examples
+    --------
+    >>> e = compute_error({"x": "int64"}, release="ddf.dp.mean")
+    >>> str(e).startswith("ddf.dp.mean failed while Dask read the data")
+    True
+    """
+    what = release or "A release on Dask data"
+    read = ", ".join(f"{c!r} ({d})" for c, d in columns.items()) or "none"
+    if charged:
+        when = "after the privacy budget was charged (the charge stands)"
+    else:
+        when = (
+            "while counting its rows, before the privacy budget was charged (nothing "
+            "was charged): neighbouring='substitute' declares len(ddf) public"
+        )
+    numeric = [c for c, d in columns.items() if d.lower().startswith(("int", "uint", "float"))]
+    x = next(iter(numeric or columns), "x")
+    message = (
+        f"{what} failed while Dask read the data, {when}. The cause is withheld: "
+        f"Dask's and pandas' messages can quote a private value or name its row. "
+        f"Columns read, with the dtypes of the frame's meta: {read}. Expected every "
+        f"value of every partition to parse as its column's meta dtype, and every input "
+        f"file to stay in place until the release is computed. Usual causes: text in a "
+        f"numeric column (dd.read_csv infers the dtypes from the first block of the file "
+        f"only, and parses every column of the file, read or not), a partition whose "
+        f"dtypes differ from the meta, or an input file that moved or vanished. To fix: "
+        f"read such a column as text and convert it, so that a value that does not parse "
+        f"becomes a missing value and no single record can make a release fail -- "
+        f"dd.read_csv(..., dtype={{{x!r}: 'string'}}), then ddf[{x!r}] = "
+        f"dd.to_numeric(ddf[{x!r}], errors='coerce') -- or leave such columns unread "
+        f"(usecols=[...]); check that the input files are still in place; then release "
+        f"again."
+    )
+    return ComputeError(message, columns=dict(columns), charged=charged)
+
+
+def _frame_of(series: Sequence[Any], groups: PartitionGroups | None) -> tuple[_Columns, list[Any]]:
     cols = _Columns()
     markers = [cols.marker(s) for s in series]
     g = None if groups is None else _template(groups, cols)
-    return cols.frame(), [markers, g]
+    return cols, [markers, g]
 
 
 def _sum_arrays(*parts: NDArray[np.int64]) -> NDArray[np.int64]:

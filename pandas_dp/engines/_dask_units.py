@@ -24,10 +24,9 @@ from pandas_dp.engines import codes as local_codes
 from pandas_dp.engines._dask_partitions import (
     PartitionGroups,
     _Columns,
-    _compute,
     _frame_of,
     _local,
-    _reduce,
+    _run,
     _sum_arrays,
     _template,
 )
@@ -133,13 +132,13 @@ def observed_groups(column: Any, *, sort: bool = False) -> tuple[PartitionGroups
     >>> list(keys), row_counts(s.to_frame(), g).tolist()
     (['b', 'a', 'c'], [2, 1, 1])
     """
-    frame, (markers, _) = _frame_of([column], None)
+    cols, (markers, _) = _frame_of([column], None)
     marker = markers[0]
 
     def kernel(part: pd.DataFrame) -> pd.Index:
         return local_codes.observed_codes(_local(marker, part), sort=False)[1]
 
-    uniques: pd.Index = _compute(_reduce(frame, kernel, _first_seen))
+    uniques: pd.Index = _run(cols, kernel, _first_seen)
     if sort:
         uniques = local_codes.observed_codes(pd.Series(uniques), sort=True)[1]
     label = column.name
@@ -197,5 +196,5 @@ def observed_counts(
         codes = _local(g, part)
         return np.asarray(local(codes, None if u is None else _local(u, part)), dtype=np.int64)
 
-    result: NDArray[np.int64] = _compute(_reduce(cols.frame(), kernel, _sum_arrays))
+    result: NDArray[np.int64] = _run(cols, kernel, _sum_arrays)
     return result

@@ -69,13 +69,13 @@ from pandas_dp.engines._dask_partitions import (
     PartitionGroups,
     _add,
     _Columns,
-    _compute,
     _frame_of,
     _local,
     _partition_values,
-    _reduce,
+    _run,
     _sum_arrays,
     _template,
+    compute_error,
     is_dask,
 )
 from pandas_dp.engines._dask_units import observed_counts, observed_groups, truncated
@@ -88,6 +88,7 @@ if TYPE_CHECKING:
 __all__ = [
     "PartitionGroups",
     "category_counts",
+    "compute_error",
     "exact_values",
     "is_dask",
     "moments",
@@ -130,8 +131,6 @@ def exact_values(
         whole numbers, sums as object vectors of exact ``Fraction`` values), equal
         to it on the same rows.
     """
-    import dask
-
     ms = list(measurements)
     if not ms:  # e.g. private keys' len: the selection's counts are the release
         return {}
@@ -151,8 +150,7 @@ def exact_values(
         if frame is None:
             raise ValueError("the Dask engine was given no column to read")
         cols.marker(frame[frame.columns[0]] if hasattr(frame, "columns") else frame)
-    total = _reduce(cols.frame(), partial(_partition_values, additive, template, local), _add)
-    (exact,) = dask.compute(total)
+    exact = _run(cols, partial(_partition_values, additive, template, local), _add)
     return finish(exact)
 
 
@@ -238,7 +236,7 @@ def moments(
     >>> moments(s, 0.0, 4.0, squares=False).total_value
     array([1.5])
     """
-    frame, (markers, g) = _frame_of([series], groups)
+    cols, (markers, g) = _frame_of([series], groups)
 
     def kernel(part: pd.DataFrame) -> MomentSums:
         codes = None if g is None else _local(g, part)
@@ -255,7 +253,7 @@ def moments(
             parts[0].square_step,
         )
 
-    result: MomentSums = _compute(_reduce(frame, kernel, add))
+    result: MomentSums = _run(cols, kernel, add)
     return result
 
 
@@ -282,7 +280,7 @@ def products(
     >>> products([df["a"], df["b"]], [0, 0], [2, 2]).count
     array([1])
     """
-    frame, (markers, _) = _frame_of(list(columns), None)
+    cols, (markers, _) = _frame_of(list(columns), None)
 
     def kernel(part: pd.DataFrame) -> ProductSums:
         return local_sums.products([_local(m, part) for m in markers], lowers, uppers)
@@ -297,7 +295,7 @@ def products(
             first.product_steps,
         )
 
-    result: ProductSums = _compute(_reduce(frame, kernel, add))
+    result: ProductSums = _run(cols, kernel, add)
     return result
 
 
@@ -327,7 +325,7 @@ def category_counts(
     >>> c.counts, c.missing, c.other
     (array([[2, 1]]), array([1]), array([1]))
     """
-    frame, (markers, g) = _frame_of([series], groups)
+    cols, (markers, g) = _frame_of([series], groups)
 
     def kernel(part: pd.DataFrame) -> CategoryCounts:
         codes = None if g is None else _local(g, part)
@@ -340,7 +338,7 @@ def category_counts(
             sum((p.other for p in parts[1:]), parts[0].other),
         )
 
-    result: CategoryCounts = _compute(_reduce(frame, kernel, add))
+    result: CategoryCounts = _run(cols, kernel, add)
     return result
 
 
@@ -353,13 +351,13 @@ def present_counts(series: Any, groups: PartitionGroups | None = None) -> NDArra
     >>> present_counts(dd.from_pandas(pd.Series(["a", None, "b"]), npartitions=2))
     array([2])
     """
-    frame, (markers, g) = _frame_of([series], groups)
+    cols, (markers, g) = _frame_of([series], groups)
 
     def kernel(part: pd.DataFrame) -> NDArray[np.int64]:
         codes = None if g is None else _local(g, part)
         return local_engine.present_counts(_local(markers[0], part), codes)
 
-    result: NDArray[np.int64] = _compute(_reduce(frame, kernel, _sum_arrays))
+    result: NDArray[np.int64] = _run(cols, kernel, _sum_arrays)
     return result
 
 
@@ -373,11 +371,11 @@ def row_counts(frame: Any, groups: PartitionGroups | None = None) -> NDArray[np.
     array([5])
     """
     first = frame[frame.columns[0]] if hasattr(frame, "columns") else frame
-    data, (_, g) = _frame_of([first], groups)
+    cols, (_, g) = _frame_of([first], groups)
 
     def kernel(part: pd.DataFrame) -> NDArray[np.int64]:
         codes = None if g is None else _local(g, part)
         return local_engine.row_counts(codes, len(part))
 
-    result: NDArray[np.int64] = _compute(_reduce(data, kernel, _sum_arrays))
+    result: NDArray[np.int64] = _run(cols, kernel, _sum_arrays)
     return result
