@@ -3,11 +3,14 @@
 :func:`read_header` reads only the column names (so the command can check its plan
 before any data is parsed); :func:`read_table` reads the chosen columns in chunks,
 reporting a :class:`Progress` percentage, and gives each column its declared type in
-a way no data value can make fail.
+a way no data value can make fail. A CSV file is read one physical line per record
+by :mod:`pandas_dp.cli.csv_lines`: whatever one record holds, the reading neither
+fails nor warns (a malformed record is a row of missing values).
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import time
@@ -19,6 +22,14 @@ import numpy as np
 import pandas as pd
 
 from pandas_dp.cli._errors import CLIError
+from pandas_dp.cli.csv_lines import (
+    READ_ERRORS,
+    check_delimiter,
+    header_names,
+    open_lines,
+    parse_records,
+    text_column,
+)
 
 __all__ = ["CHUNK_ROWS", "Progress", "read_header", "read_table"]
 
@@ -130,8 +141,18 @@ def _check_parquet_engine() -> None:
 def _separator(where: Path, sep: str | None) -> str:
     """The CSV delimiter: ``sep``, else a tab for ``.tsv`` files and a comma otherwise."""
     if sep is not None:
+        check_delimiter(sep)
         return sep
     return "\t" if ".tsv" in [s.lower() for s in where.suffixes] else ","
+
+
+def _damaged(where: Path, err: BaseException, what: str) -> CLIError:
+    """The error of a file that cannot be read to its end: its kind, never its text."""
+    return CLIError(
+        f"cannot read {what} of {str(where)!r} ({type(err).__name__}): the file is "
+        f"damaged, cut short or not what its name says; nothing was charged. Check "
+        f"the file (e.g. decompress it by hand)"
+    )
 
 
 def read_header(path: str | os.PathLike[str], *, sep: str | None = None) -> list[str]:
@@ -151,25 +172,31 @@ def read_header(path: str | os.PathLike[str], *, sep: str | None = None) -> list
     Raises
     ------
     CLIError
-        A missing file, an unknown extension, Parquet without pyarrow, or an
-        unreadable header.
+        A missing file, an unknown extension, Parquet without pyarrow, an empty
+        file or an unreadable header.
     """
     where = Path(path)
     kind, compression = _kind(where)
     if not where.is_file():
         raise CLIError(f"data file {str(where)!r} does not exist")
-    try:
-        if kind == "parquet":
-            _check_parquet_engine()
-            import pyarrow.parquet as pq  # type: ignore[import-untyped]
+    if kind == "parquet":
+        _check_parquet_engine()
+        import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
+        try:
             return [str(c) for c in pq.read_schema(where).names]
-        head = pd.read_csv(where, nrows=0, sep=_separator(where, sep), compression=compression)
-        return [str(c) for c in head.columns]
-    except CLIError:
-        raise
-    except Exception as err:
-        raise CLIError(f"cannot read the header of {str(where)!r}: {err}") from None
+        except Exception as err:  # pyarrow raises several kinds; all mean a bad file
+            raise _damaged(where, err, "the Parquet schema") from None
+    delimiter = _separator(where, sep)
+    try:
+        with open_lines(where, compression) as (text, _):
+            first = text.readline()
+    except READ_ERRORS as err:
+        raise _damaged(where, err, "the header") from None
+    try:
+        return header_names(first, delimiter)
+    except CLIError as err:
+        raise CLIError(f"data file {str(where)!r}: {err}") from None
 
 
 def _dtype_kind(schema: Any, column: Hashable) -> str:
@@ -201,7 +228,7 @@ def _normalise(frame: pd.DataFrame, schema: Any) -> pd.DataFrame:
             if pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype):
                 s = s.astype(np.float64)
             else:
-                s = pd.to_numeric(s, errors="coerce").astype(np.float64)
+                s = _numbers(s)
         elif kind == "bool" and s.dtype != np.bool_:
             words = s.astype("string").str.strip().str.lower()
             s = pd.Series(pd.NA, index=s.index, dtype="boolean")
@@ -209,6 +236,24 @@ def _normalise(frame: pd.DataFrame, schema: Any) -> pd.DataFrame:
             s[words.isin(_FALSE).fillna(False).to_numpy(dtype=bool)] = False
         out[c] = s
     return pd.DataFrame(out, index=frame.index)
+
+
+def _number(value: Any) -> float:
+    """One value as a float, or NaN (never an error)."""
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        return float("nan")
+
+
+def _numbers(s: pd.Series) -> pd.Series:
+    """``s`` as float64, an entry that is not a number missing; never raises, whatever
+    the entries (text, or objects of any kind from a Parquet file)."""
+    try:
+        return pd.to_numeric(s, errors="coerce").astype(np.float64)
+    except (TypeError, ValueError, OverflowError):  # objects to_numeric refuses
+        values = [_number(v) if isinstance(v, str | int | float) else np.nan for v in s]
+        return pd.Series(values, index=s.index, dtype=np.float64)
 
 
 def read_table(
@@ -228,11 +273,13 @@ def read_table(
         A ``.csv`` file (optionally ``.gz``, ``.bz2``, ``.xz``, ``.zst``, ``.zip``)
         or a ``.parquet`` file (needs pyarrow).
     columns : sequence of str
-        The columns to read (others are never parsed).
+        The columns to read (others are never typed).
     schema : pandera.pandas.DataFrameSchema
         Gives each column its type: numbers become float64 (an unparsable entry
         is missing), booleans pandas' ``boolean`` (anything but true/false or 1/0
-        is missing), text stays text.
+        is missing), text stays text. A CSV file is read one physical line per
+        record; a malformed record (a quote never closed, more fields than the
+        header) is a row of missing values (:mod:`pandas_dp.cli.csv_lines`).
     progress : {"auto", "always", "never"}, default "auto"
         A percentage on ``stream`` (see :class:`Progress`).
     stream : file, optional
@@ -243,6 +290,13 @@ def read_table(
     Returns
     -------
     pandas.DataFrame
+
+    Raises
+    ------
+    CLIError
+        Only for the file as a whole, never for a record: no header line, a column
+        the header lacks, a damaged or truncated (compressed or Parquet) file. The
+        message quotes nothing of the file's content.
 
     Examples
     --------
@@ -255,50 +309,79 @@ def read_table(
     where = Path(path)
     kind, compression = _kind(where)
     meter = Progress(where.name, progress, stream=stream)
-    text = [c for c in columns if _dtype_kind(schema, c) in ("text", "bool")]
-    chunks: list[pd.DataFrame] = []
     try:
         if kind == "parquet":
-            _check_parquet_engine()
-            import pyarrow.parquet as pq  # type: ignore[import-untyped]
-
-            parquet = pq.ParquetFile(where)
-            total = max(parquet.metadata.num_rows, 1)
-            done = 0
-            for batch in parquet.iter_batches(batch_size=CHUNK_ROWS, columns=list(columns)):
-                chunks.append(batch.to_pandas())
-                done += batch.num_rows
-                meter.update(done / total)
+            chunks = _read_parquet(where, columns, schema, meter)
         else:
-            size = max(where.stat().st_size, 1)
-            with where.open("rb") as raw:
-                reader = pd.read_csv(
-                    raw,
-                    sep=_separator(where, sep),
-                    usecols=list(columns),
-                    dtype={c: str for c in text},
-                    compression=compression,
-                    chunksize=CHUNK_ROWS,
-                    encoding_errors="replace",  # a byte that is not UTF-8: a junk value
-                )
-                with reader:
-                    for chunk in reader:
-                        chunks.append(chunk)
-                        meter.update(raw.tell() / size)
-    except pd.errors.ParserError as err:  # the file is not CSV, e.g. a quote never closed
-        raise CLIError(
-            f"data file {str(where)!r} is not valid CSV ({_one_line(err)}); nothing was "
-            f"charged. Check the file's quoting, or pass the delimiter with --sep"
-        ) from None
+            chunks = _read_csv(where, columns, schema, meter, _separator(where, sep), compression)
     finally:
         meter.close()
     if not chunks:
         frame = pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
-    else:
-        frame = pd.concat(chunks, ignore_index=True) if len(chunks) > 1 else chunks[0]
-    return _normalise(frame[list(columns)], schema)
+        return _normalise(frame, schema)
+    return pd.concat(chunks, ignore_index=True) if len(chunks) > 1 else chunks[0]
 
 
-def _one_line(err: Exception) -> str:
-    """An error's message on one line."""
-    return " ".join(str(err).split())
+def _read_parquet(
+    where: Path, columns: Sequence[str], schema: Any, meter: Progress
+) -> list[pd.DataFrame]:
+    """The typed chunks of a Parquet file (a damaged file: a content-free error)."""
+    _check_parquet_engine()
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+    chunks: list[pd.DataFrame] = []
+    try:
+        parquet = pq.ParquetFile(where)
+        total = max(parquet.metadata.num_rows, 1)
+        done = 0
+        for batch in parquet.iter_batches(batch_size=CHUNK_ROWS, columns=list(columns)):
+            chunks.append(_normalise(batch.to_pandas()[list(columns)], schema))
+            done += batch.num_rows
+            meter.update(done / total)
+    except Exception as err:  # pyarrow raises several kinds; all mean a bad file
+        raise _damaged(where, err, "the data") from None
+    return chunks
+
+
+def _read_csv(
+    where: Path,
+    columns: Sequence[str],
+    schema: Any,
+    meter: Progress,
+    sep: str,
+    compression: str | None,
+) -> list[pd.DataFrame]:
+    """The typed chunks of a CSV file, one physical line per record.
+
+    Only the file as a whole can make this fail (no header, a column the header
+    lacks, a damaged compressed stream); no record can (see
+    :mod:`pandas_dp.cli.csv_lines`).
+    """
+    text_like = {c for c in columns if _dtype_kind(schema, c) != "number"}
+    chunks: list[pd.DataFrame] = []
+    size = max(where.stat().st_size, 1)
+    try:
+        with open_lines(where, compression) as (text, raw):
+            try:
+                names = header_names(text.readline(), sep)
+            except CLIError as err:
+                raise CLIError(f"data file {str(where)!r}: {err}") from None
+            absent = [c for c in columns if c not in names]
+            if absent:
+                raise CLIError(
+                    f"column(s) {absent} are not in the header of {str(where)!r}; it has {names}"
+                )
+            wanted = [names.index(c) for c in columns]
+            while lines := list(itertools.islice(text, CHUNK_ROWS)):
+                values = parse_records(lines, sep, len(names), wanted)
+                frame = pd.DataFrame(
+                    {
+                        c: text_column(v) if c in text_like else pd.Series(v, dtype=object)
+                        for c, v in zip(columns, values, strict=True)
+                    }
+                )
+                chunks.append(_normalise(frame, schema))
+                meter.update(raw.tell() / size)
+    except READ_ERRORS as err:
+        raise _damaged(where, err, "the data") from None
+    return chunks
