@@ -206,3 +206,16 @@ def test_describe_refuses_an_unknown_method_before_the_charge() -> None:
     assert budget.spent[0] == 0.0
     tree = DF.dp.describe(epsilon=1.0, bounds=BOUNDS, random_state=0)
     assert tree.attrs["dp"].details["percentile estimator"]["bins"] == 1024
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_a_text_column_given_bounds_is_refused_before_the_charge(grouped: bool) -> None:
+    """describe with bounds naming a text column used to charge, then fail while
+    converting it, with the private value in the message (issue 30)."""
+    df = pd.DataFrame({"x": ["1", "2", "secret-value-123"] * 10, "g": ["a", "b", "a"] * 10})
+    budget = pandas_dp.PrivacyBudget(epsilon=10)
+    dp = df.dp.groupby("g", keys=["a", "b"]) if grouped else df.dp
+    with pytest.raises(TypeError, match="numeric columns") as info:
+        dp.describe(["x"], epsilon=1.0, bounds={"x": (0, 5)}, budget=budget)
+    assert "secret" not in str(info.value)
+    assert budget.ledger.empty

@@ -499,6 +499,6 @@ def describe_columns(
     if strict and declared.undeclared:
         raise MissingBoundsError([str(c) for c in declared.undeclared], what="bounds or categories")
     numeric = {c: frame[c] for c in declared.numeric}
-    _check_real("describe", numeric)
+    _check_numeric("describe", numeric)  # a text column's values must never reach the engine
     categorical = {c: frame[c] for c in declared.categorical}
     return numeric, declared.numeric, categorical, declared.categorical, declared.undeclared
