@@ -22,6 +22,7 @@ Every measurement gets an equal share of epsilon (reported in the metadata).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
@@ -34,13 +35,15 @@ import pandas as pd
 
 from pandas_dp import constraints, engines
 from pandas_dp import estimators as est
+from pandas_dp.accounting import rho_of_noise
 from pandas_dp.bounding import apply_noise_exact, halfwidth
 from pandas_dp.declared_columns import NumericDeclaration
 from pandas_dp.errors import InvalidBoundsError
+from pandas_dp.grouping_facts import grouping_facts
 from pandas_dp.moment_weights import MOMENT_WEIGHTS
 from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.plan import Measurement, Plan, direct_allowance, engine_input
-from pandas_dp.result import DPMetadata
+from pandas_dp.result import DPMetadata, attach
 from pandas_dp.sensitivity import output_range, pair_sensitivity, sensitivity
 from pandas_dp.settings import Settings
 from pandas_dp.statistics import validate
@@ -152,7 +155,8 @@ def release_cov(
         if not ddof < n:
             raise ValueError(f"ddof must be below n={n} (the public row count); got {ddof}")
         release = _Direct(labels, widths, n, settings)
-        Plan(settings).charge(name, tuple(labels))
+        # calibrated outside a plan: a Gaussian release passes the rho of its two vectors
+        Plan(settings).charge(name, tuple(labels), rho=release.rho())
         if settings.out_of_bounds == "raise":
             validate(columns, decls)
         sums = engines.products(
@@ -189,7 +193,8 @@ def release_cov(
         if corr
         else partial(_scaled_bounds, raw_interval, factor)
     )
-    frame.attrs["dp"] = DPMetadata(
+    meta = DPMetadata(
+        **grouping_facts(settings.contributions, None),
         statistic=name,
         columns=tuple(labels),
         mechanism=settings.mechanism,
@@ -217,7 +222,7 @@ def release_cov(
         _interval=interval,
         _index=[(a, b) for a in labels for b in labels],
     )
-    return frame
+    return attach(frame, meta)
 
 
 def _corr_bounds(
@@ -471,7 +476,38 @@ class _Direct:
         self.var_plan = settings.noise(
             self.var_sens, np.zeros(p), self.limits, share=p / self.entries
         )
+        # the widest caps the covariances can get, ``n w_i w_j / (4 (n - 1))``: public
+        self.public_caps = np.array(
+            [n * widths[i] * widths[j] / (4.0 * (n - 1)) for i, j in self.off]
+        )
+        # Gaussian noise is calibrated now, on the grid of the widest caps, so that its
+        # scale -- and the rho charged before the release -- does not depend on the
+        # released variances; only the range it is clamped to does (see :meth:`run`)
+        self.cov_noise: NoisePlan | None = None
+        if self.off and settings.mechanism == "gaussian":
+            self.cov_noise = settings.noise(
+                self.cov_sens,
+                -self.public_caps,
+                self.public_caps,
+                share=len(self.off) / self.entries,
+            )
         self.cov_plan: NoisePlan | None = None
+
+    def rho(self) -> float | None:
+        """The zCDP ``rho`` of the release: its variances' vector plus its covariances'.
+
+        One row moves every entry of each vector by up to its sensitivity (the
+        default joint L2 norm, ``sqrt(size)`` in units of the sensitivities). None
+        for Laplace noise (a pure release, charged by its epsilon).
+        """
+        rho = rho_of_noise(self.var_plan, self.var_sens)
+        if rho is None:
+            return None
+        if self.cov_noise is not None:
+            cov_rho = rho_of_noise(self.cov_noise, self.cov_sens)
+            assert cov_rho is not None  # a Gaussian plan has a rho
+            rho += cov_rho
+        return rho
 
     def run(
         self, sums: list[Fraction], products: dict[tuple[int, int], Fraction]
@@ -497,7 +533,10 @@ class _Direct:
                 ]
             )
             m = len(self.off)
-            self.cov_plan = st.noise(self.cov_sens, -cap, cap, share=m / self.entries)
+            if self.cov_noise is not None:  # Gaussian: the scale charged, the caps' range
+                self.cov_plan = dataclasses.replace(self.cov_noise, lower=-cap, upper=cap)
+            else:
+                self.cov_plan = st.noise(self.cov_sens, -cap, cap, share=m / self.entries)
             theta = [exact(i, j) for i, j in self.off]
             noisy = apply_noise_exact(theta, self.cov_plan, st.source)
             for k, (i, j) in enumerate(self.off):

@@ -31,6 +31,7 @@ from pandas_dp.moment_weights import pair_count_is_better, weights_name
 from pandas_dp.plan import Plan, engine_input
 from pandas_dp.quantile_estimators import Estimator, estimator_for
 from pandas_dp.quantiles import check_bins, check_method, default_bins
+from pandas_dp.result import attach
 from pandas_dp.settings import Settings
 
 __all__ = ["DESCRIBE_METHOD", "DESCRIBE_METHOD_NOTE", "check_percentiles", "release_describe"]
@@ -242,11 +243,12 @@ def release_describe(
             [[cells[g][pair] for pair in pairs] for g in range(groups)],
             index=keys,
             columns=pd.MultiIndex.from_tuples(pairs),
+            dtype=np.float64,  # (also when no private key is kept: no rows to infer it from)
         )
         entry_fns = [fns[g][pair] for g in range(groups) for pair in pairs]
         index = [(key, *pair) for key in keys for pair in pairs]
         released = table.to_numpy()
-    table.attrs["dp"] = st.build_metadata(
+    meta = st.build_metadata(
         "describe",
         list(columns),
         plan,
@@ -266,7 +268,7 @@ def release_describe(
             **plan.group_details(),
         },
     )
-    return table
+    return attach(table, meta)
 
 
 def _public(value: float, alpha: float) -> tuple[float, float]:

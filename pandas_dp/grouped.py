@@ -24,7 +24,7 @@ import pandas as pd
 
 from pandas_dp import constraints
 from pandas_dp.category_declarations import CategoricalDeclaration
-from pandas_dp.grouping import Grouping
+from pandas_dp.grouping import Grouping, safe_multiindex
 from pandas_dp.histogram_estimates import count_bounds, share_bounds
 from pandas_dp.histograms import (
     buckets,
@@ -36,6 +36,7 @@ from pandas_dp.histograms import (
 from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.plan import Plan, engine_input
 from pandas_dp.records import build_metadata
+from pandas_dp.result import attach
 from pandas_dp.settings import Settings
 from pandas_dp.statistics import validate
 
@@ -71,8 +72,7 @@ def _group_sizes(
         details=plan.group_details(),
     )
     out = pd.Series(values.astype(np.int64), index=index, dtype="int64")
-    out.attrs["dp"] = meta
-    return out, plan.noise_for(key)
+    return attach(out, meta), plan.noise_for(key)
 
 
 def release_contingency(
@@ -115,8 +115,7 @@ def release_contingency(
             _interval=partial(reordered, meta._interval, order),
             _index=list(out.index),
         )
-    out.attrs["dp"] = meta
-    return out
+    return attach(out, meta)
 
 
 def release_group_counts(
@@ -192,8 +191,7 @@ def release_group_counts(
         name="proportion" if normalize else "count",
         dtype="float64" if normalize else "int64",
     )
-    out.attrs["dp"] = meta
-    return out
+    return attach(out, meta)
 
 
 def _cells(
@@ -205,14 +203,35 @@ def _cells(
         (*(key if isinstance(key, tuple) else (key,)), label) for key in keys for label in labels
     ]
     names = [*grouping.by, column]
-    if not tuples:
-        return pd.MultiIndex.from_arrays([[] for _ in names], names=names)
-    index = pd.MultiIndex.from_tuples(tuples, names=names)
+    if not tuples:  # no key kept: each level typed as it would be with keys
+        return _no_cells(keys, labels, public, names)
     typed = typed_labels(labels * len(keys), public)
-    if not isinstance(typed, list):
-        arrays = [index.get_level_values(i) for i in range(index.nlevels - 1)]
-        index = pd.MultiIndex.from_arrays([*arrays, typed], names=names)
-    return index
+    try:
+        index = pd.MultiIndex.from_tuples(tuples, names=names)
+        if not isinstance(typed, list):
+            arrays = [index.get_level_values(i) for i in range(index.nlevels - 1)]
+            index = pd.MultiIndex.from_arrays([*arrays, typed], names=names)
+        return index
+    except Exception:  # private keys whose comparison raises: levels left unsorted
+        levels = [[t[i] for t in tuples] for i in range(len(names) - 1)]
+        return safe_multiindex([*levels, typed], names=names)
+
+
+def _no_cells(keys: pd.Index, labels: list[Any], public: Any, names: list[Any]) -> pd.Index:
+    """The empty (key..., category) index of a release that kept no key: the keys'
+    levels of the (empty) released keys' dtypes, the categories' level as the
+    declared labels are typed when cells exist (public facts only)."""
+    if isinstance(keys, pd.MultiIndex):
+        levels = [keys.get_level_values(i)[:0] for i in range(keys.nlevels)]
+    else:
+        levels = [keys[:0]]
+    typed = typed_labels(labels, public)
+    try:
+        category = pd.Index(typed)[:0]
+    except Exception:  # (labels pandas cannot hold in one Index: as objects)
+        category = pd.Index([], dtype=object)
+    empty: pd.Index = pd.MultiIndex.from_arrays([*levels, category], names=names)
+    return empty
 
 
 def _group_shares(noise: Any, counts: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:

@@ -30,8 +30,10 @@ import numpy as np
 import pandas as pd
 
 from pandas_dp import constraints, engines
+from pandas_dp.accounting import rho_of_noise
 from pandas_dp.bounding import apply_noise
 from pandas_dp.category_declarations import CategoricalDeclaration
+from pandas_dp.grouping_facts import grouping_facts
 from pandas_dp.histogram_estimates import (
     direct_interval,
     divided_bounds,
@@ -44,7 +46,7 @@ from pandas_dp.histogram_estimates import (
 )
 from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.plan import Plan, engine_input
-from pandas_dp.result import DPMetadata, deferred
+from pandas_dp.result import DPMetadata, attach, deferred
 from pandas_dp.sensitivity import output_range, sensitivity
 from pandas_dp.settings import Settings
 
@@ -136,9 +138,20 @@ def _split_key(decl: CategoricalDeclaration, measured: str = "category_counts") 
     return f"{decl.column}: {measured}"
 
 
-def _charge(settings: Settings, statistic: str, columns: tuple[Hashable, ...], key: str) -> None:
-    """Charge the whole budget to the one measurement ``key`` (recorded in the ledger)."""
-    Plan(settings).charge(statistic, columns, split={key: settings.epsilon})
+def _charge(
+    settings: Settings,
+    statistic: str,
+    columns: tuple[Hashable, ...],
+    key: str,
+    rho: float | None = None,
+) -> None:
+    """Charge the whole budget to the one measurement ``key`` (recorded in the ledger).
+
+    ``rho`` is the zCDP parameter of a Gaussian vector calibrated outside a plan
+    (:func:`~pandas_dp.accounting.rho_of_noise`), which ``accounting="zcdp"``
+    budgets charge; ``None`` for Laplace noise.
+    """
+    Plan(settings).charge(statistic, columns, split={key: settings.epsilon}, rho=rho)
 
 
 def _validation(
@@ -274,16 +287,17 @@ def _ordered(
     """The result Series, sorted by the released values like pandas if asked."""
     if not sort:
         out = pd.Series(values, index=_index(labels, column, public), name=name)
-        out.attrs["dp"] = meta
-        return out
+        return attach(out, meta)
     assert meta._interval is not None
     order = np.argsort(values if ascending else -values, kind="stable")
     ranked = [labels[i] for i in order]
     out = pd.Series(values[order], index=_index(ranked, column, public), name=name)
-    out.attrs["dp"] = dataclasses.replace(
-        meta, _interval=partial(reordered, meta._interval, order), _index=ranked
+    return attach(
+        out,
+        dataclasses.replace(
+            meta, _interval=partial(reordered, meta._interval, order), _index=ranked
+        ),
     )
-    return out
 
 
 def reordered(
@@ -322,6 +336,7 @@ def _histogram_meta(
         **(extra or {}),
     }
     return DPMetadata(
+        **grouping_facts(settings.contributions, None),
         statistic=statistic,
         columns=(decl.column,),
         mechanism=settings.mechanism,
@@ -412,17 +427,20 @@ def release_proportions(
     # rows under substitute): the entries it moves, each partially
     per_level = (2 if rel == "substitute" else 1) * settings.contributions.rows
     moved = float(sum(min(per_level, size) for size in sizes))
+    joint_l2 = per_level_l2 * math.sqrt(levels)
     plan = settings.noise(
         np.full(m, unit),
         np.full(m, lo),
         np.full(m, hi),
         integer=counts,
         joint_l1=per_level_l1 * levels,
-        joint_l2=per_level_l2 * math.sqrt(levels),
+        joint_l2=joint_l2,
         max_changed=moved,
     )
     key = _split_key(decl, "category_counts" if counts else "proportions_direct")
-    _charge(settings, "proportions", (decl.column,), key)
+    # one noised vector: a Gaussian one is charged its rho, as a plan's measurement is
+    rho = rho_of_noise(plan, unit, joint_l2)
+    _charge(settings, "proportions", (decl.column,), key, rho=rho)
     check = _validation(series, decl, settings)
     if check is not None:
         check()
@@ -491,6 +509,7 @@ def _single_bucket(
 ) -> pd.Series:
     """One bucket: the proportion is 1 whatever the data; nothing is noised or spent."""
     meta = DPMetadata(
+        **grouping_facts(settings.contributions, None),
         statistic="proportions",
         columns=(decl.column,),
         mechanism=settings.mechanism,
@@ -510,8 +529,7 @@ def _single_bucket(
         _index=pd.Index(labels),
     )
     out = pd.Series([1.0], index=_index(labels, decl.column, public), name="proportion")
-    out.attrs["dp"] = meta
-    return out
+    return attach(out, meta)
 
 
 # ----------------------------------------------------------------------------- workloads
@@ -590,6 +608,7 @@ def release_counts(
         details["privacy unit"] = str(c.unit)
         details["contribution bounds"] = {"max_rows_per_unit": c.rows}
     meta = DPMetadata(
+        **grouping_facts(settings.contributions, None),
         statistic="counts",
         columns=tuple(names),
         mechanism=settings.mechanism,
@@ -612,5 +631,4 @@ def release_counts(
         out = pd.Series(released / scale_to, index=pd.Index(names), dtype="float64")
     else:
         out = pd.Series(released.astype(np.int64), index=pd.Index(names), dtype="int64")
-    out.attrs["dp"] = meta
-    return out
+    return attach(out, meta)

@@ -19,8 +19,10 @@ threshold ``tau``:
   are released with probability ``<= delta`` in all.
 
 The kept keys' noisy counts may be released as their counts (post-processing);
-the keys' other statistics need their own share of epsilon. Output order is the
-caller's (sorted by key).
+the keys' other statistics need their own share of epsilon, and their noise
+counts every kept key a unit can move -- up to ``min(g, k)`` of them, as for the
+same keys declared (:meth:`pandas_dp.plan_calibration.PlanCalibration.max_changed`),
+never one key only. Output order is the caller's (sorted by key).
 
 Examples
 --------

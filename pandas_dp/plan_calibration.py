@@ -163,10 +163,16 @@ class PlanCalibration:
         * one entry per group (counts, sums, squares...): ``min(g, K)`` groups;
         * counts over categories (a (group, category) cell per row): ``K`` cells;
         * a group's two bound sums: the two of each group touched (their joint L1);
-        * anything else: every entry of the vector (always sound).
+        * anything else: every entry of the groups it touches (always sound).
 
-        Capped by the vector's size, except for counts laid out by a selection
-        (their plan is repeated per bucket, so the vector noised is longer).
+        Capped by the entries of the groups a unit can touch: ``min(g, K)`` groups
+        of the vector's entries per group, and no more groups than are declared.
+        With private keys the vector holds one group's entries (its plan is
+        repeated for each kept key, :meth:`~pandas_dp.plan_running.PlanRun.noise_for`)
+        while a unit moves up to ``min(g, K)`` kept keys: the count is the same as
+        for those keys declared, never one group's. Counts laid out by a selection
+        are not capped (their plan is repeated per bucket, so the vector noised is
+        longer).
 
         Parameters
         ----------
@@ -180,20 +186,30 @@ class PlanCalibration:
         s = self.settings
         c = s.contributions
         both = 2 if s.neighbouring == "substitute" else 1
-        grouped = self.grouping is not None
-        rows = min(c.rows, c.groups * c.rows_per_group) if grouped else c.rows
+        grouping = self.grouping
+        rows = min(c.rows, c.groups * c.rows_per_group) if grouping is not None else c.rows
         kind = m.source[0] if m.source else None
-        if m.statistic == "bound_sums" and m.joint_l1 is not None:
-            return float(max(1, min(m.size, round(m.joint_l1))))
         if kind == "derived":  # repeated per bucket: not capped by its size
             return float(both * rows)
+        if grouping is None:
+            cap = m.size
+        else:
+            # every key a unit can move, whether the keys are declared or private
+            groups = grouping.size  # (1 for private keys: one group's entries)
+            per_group = -(-m.size // groups)
+            touched_groups = both * min(c.groups, rows)
+            if not grouping.private:
+                touched_groups = min(touched_groups, groups)
+            cap = per_group * touched_groups
+        if m.statistic == "bound_sums" and m.joint_l1 is not None:
+            return float(max(1, min(cap, round(m.joint_l1))))
         if kind == "categories":
             touched = both * rows
-        elif grouped and kind in ("moments", "rows", "recentred", "products"):
+        elif grouping is not None and kind in ("moments", "rows", "recentred", "products"):
             touched = both * min(c.groups, rows)
         else:
-            touched = m.size
-        return float(max(1, min(m.size, touched)))
+            touched = cap
+        return float(max(1, min(cap, touched)))
 
     def _pure(self, m: Measurement, share: float) -> NoisePlan:
         """A discrete Laplace plan at the measurement's share: a pure epsilon."""

@@ -22,6 +22,7 @@ from pandas_dp import engines
 from pandas_dp.bounding import apply_noise_clamped, apply_noise_exact
 from pandas_dp.budget import charge_all
 from pandas_dp.grouping import canonical_key
+from pandas_dp.grouping_facts import grouping_facts
 from pandas_dp.measure import exact_values, kept_groups, observed_counts, recentred_values
 from pandas_dp.noise_plans import NoisePlan
 from pandas_dp.plan_calibration import PlanCalibration
@@ -102,6 +103,11 @@ class PlanRun(PlanCalibration):
         overrides it, for releases calibrated outside the plan. A plan with partition selection
         (private keys) spends a delta of its own that no rho accounts for: it is
         charged without a rho (``"zcdp"`` budgets refuse it).
+
+        The ledger entry names the grouping and the privacy unit as fields of their
+        own (:func:`~pandas_dp.grouping_facts.grouping_facts`): ``groups``, ``keys``,
+        ``n_keys`` (``None`` for private keys: the kept number is not known before
+        the selection), ``privacy_unit`` and ``contribution_bounds``.
         """
         s = self.settings
         selection = self.grouping.delta if self.grouping is not None else 0.0
@@ -120,6 +126,7 @@ class PlanRun(PlanCalibration):
             bounding=s.bounding,
             neighbouring=s.neighbouring,
             split=split if split is not None else (self.split() if self.measurements else {}),
+            **grouping_facts(s.contributions, self.grouping),
         )
 
     def run(
@@ -226,7 +233,7 @@ def _released_labels(labels: pd.Index) -> pd.Index:
     if isinstance(labels.dtype, pd.CategoricalDtype):
         labels = pd.Index(np.asarray(labels, dtype=object), dtype=object)
     if labels.dtype == object:
-        canonical: pd.Index = pd.Index([canonical_key(k) for k in labels], dtype=object)
+        canonical: pd.Index = pd.Index([_canonical(k) for k in labels], dtype=object)
         return canonical
     if pd.api.types.is_float_dtype(labels.dtype):
         positive: pd.Index = labels + 0.0  # -0.0 + 0.0 is 0.0 (IEEE 754), still a float
@@ -234,14 +241,39 @@ def _released_labels(labels: pd.Index) -> pd.Index:
     return labels
 
 
+def _canonical(key: Any) -> Any:
+    """:func:`~pandas_dp.grouping.canonical_key`, or the key itself where a hostile
+    object makes it raise (after the charge nothing may)."""
+    try:
+        return canonical_key(key)
+    except Exception:
+        return key
+
+
 def _key_order(keys: pd.Index) -> NDArray[np.intp]:
     """Positions that sort the released keys: a function of the kept keys alone.
 
-    Keys that do not compare are ordered by type name and ``repr``, never by where
-    they first appear in the data (that order would depend on the rows).
+    Keys that do not compare (or whose comparison raises anything) are ordered by
+    type name and ``repr``, never by where they first appear in the data (that
+    order would depend on the rows); keys whose ``repr`` raises come after the
+    others of their type, by hash. Nothing a key does makes it raise: it runs after
+    the charge.
     """
     try:
         return np.asarray(keys.argsort(), dtype=np.intp)
-    except TypeError:
-        names = [(type(k).__qualname__, repr(k)) for k in keys]
+    except Exception:
+        names = [_sort_name(k) for k in keys]
         return np.asarray(sorted(range(len(names)), key=names.__getitem__), dtype=np.intp)
+
+
+def _sort_name(key: Any) -> tuple[str, int, str, int]:
+    """``(type name, 0, repr, 0)``; ``(type name, 1, "", hash)`` when ``repr`` raises
+    (a kept key was grouped, so it hashes; ``0`` if that raises too)."""
+    kind = type(key).__qualname__
+    try:
+        return kind, 0, str(repr(key)), 0
+    except Exception:
+        try:
+            return kind, 1, "", hash(key)
+        except Exception:
+            return kind, 1, "", 0

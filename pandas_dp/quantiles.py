@@ -41,7 +41,7 @@ from pandas_dp.grouping import Grouping
 from pandas_dp.plan import Plan, engine_input
 from pandas_dp.quantile_estimators import Estimator, estimator_for
 from pandas_dp.records import build_metadata
-from pandas_dp.result import DPFloat
+from pandas_dp.result import DPFloat, attach
 from pandas_dp.settings import Settings
 from pandas_dp.statistics import validate
 
@@ -344,12 +344,9 @@ def _shaped(
         return DPFloat(v, {"dp": meta(v, None)})
     if scalar:  # one column: a Series by q, key or (key, q)
         out = pd.Series(flat[:, 0], index=rows, name=labels[0], dtype="float64")
-        out.attrs["dp"] = meta(flat[:, 0], list(rows))
-        return out
+        return attach(out, meta(flat[:, 0], list(rows)))
     if grouping is None and scalar_q:  # several columns, one q: a Series by column
         series = pd.Series(flat[0], index=pd.Index(labels), name=qs[0], dtype="float64")
-        series.attrs["dp"] = meta(flat[0], labels)
-        return series
+        return attach(series, meta(flat[0], labels))
     frame = pd.DataFrame(flat, index=rows, columns=pd.Index(labels))
-    frame.attrs["dp"] = meta(flat, [(r, c) for r in rows for c in labels])
-    return frame
+    return attach(frame, meta(flat, [(r, c) for r in rows for c in labels]))

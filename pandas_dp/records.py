@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pandas_dp.grouping_facts import grouping_facts
 from pandas_dp.plan import Measurement, Plan
 from pandas_dp.result import DPMetadata, deferred
 
@@ -125,6 +126,7 @@ def _fields(
         _interval=interval,
         _index=index,
         rho=plan.rho(),
+        **grouping_facts(c, grouping, plan.released_groups if grouping is not None else None),
     )
 
 

@@ -88,7 +88,10 @@ def _tables(report: Report) -> list[tuple[str, pd.DataFrame]]:
 
 
 def _ledger(report: Report) -> pd.DataFrame:
-    wanted = ["statistic", "columns", "epsilon", "delta", "mechanism"]
+    """The budget's ledger as printed: what each release read, how it was grouped and
+    on which privacy unit, and what it spent."""
+    wanted = ["statistic", "columns", "groups", "keys", "privacy_unit"]
+    wanted += ["epsilon", "delta", "mechanism"]
     ledger = report.budget.ledger
     return ledger[[c for c in wanted if c in ledger.columns]]
 

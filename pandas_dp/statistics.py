@@ -49,7 +49,7 @@ from pandas_dp.moments import (
 )
 from pandas_dp.plan import Plan, engine_input
 from pandas_dp.records import build_metadata
-from pandas_dp.result import DPFloat, DPInt, DPMetadata
+from pandas_dp.result import DPFloat, DPInt, DPMetadata, attach
 from pandas_dp.settings import Settings, typed_key
 
 __all__ = [
@@ -158,8 +158,7 @@ def release_moments(
             grouped = pd.Series(data[:, 0], index=index, name=labels[0])
         else:
             grouped = pd.DataFrame(data, index=index, columns=pd.Index(labels))
-        grouped.attrs["dp"] = meta
-        return grouped
+        return attach(grouped, meta)
     if scalar:  # one float, without a numpy round trip
         value = float(table.values[(labels[0], statistic)][0])
         meta = table.metadata(
@@ -189,8 +188,7 @@ def release_moments(
         index=pd.Index(labels),
         dtype="int64" if integer else "float64",
     )
-    out.attrs["dp"] = meta
-    return out
+    return attach(out, meta)
 
 
 class TableExtra(Protocol):
@@ -495,7 +493,7 @@ def release_agg(
             out[pair] = out[pair].astype(np.int64)
     groups = len(index)
     fns = [table.fns[pair][g] for g in range(groups) for pair in pairs]
-    out.attrs["dp"] = table.metadata(
+    meta = table.metadata(
         "agg",
         list(columns),
         out.to_numpy(),
@@ -517,7 +515,7 @@ def release_agg(
             **(table.plan.group_details() if grouping is not None else {}),
         },
     )
-    return out
+    return attach(out, meta)
 
 
 def release_count(

@@ -35,7 +35,7 @@ from pandas_dp.accessor.groupby import DPGroupBy
 from pandas_dp.budget import PrivacyBudget
 from pandas_dp.declarations import attached_schema
 from pandas_dp.describe import DESCRIBE_METHOD, check_percentiles, release_describe
-from pandas_dp.result import DPFloat, DPInt
+from pandas_dp.result import DPFloat, DPInt, attach
 from pandas_dp.settings import Contributions
 
 
@@ -404,8 +404,7 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
             out = pd.DataFrame(
                 {c: [row.get((c, s), np.nan) for s in stats] for c in requests}, index=stats
             )
-        out.attrs["dp"] = table.attrs["dp"]
-        return out
+        return attach(out, table.attrs["dp"])
 
     def describe(
         self,

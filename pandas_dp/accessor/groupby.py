@@ -35,6 +35,7 @@ from pandas_dp.accessor._groupby_quantiles import _GroupByQuantiles
 from pandas_dp.budget import PrivacyBudget
 from pandas_dp.declarations import attached_schema
 from pandas_dp.describe import DESCRIBE_METHOD, check_percentiles, release_describe
+from pandas_dp.result import attach
 
 __all__ = ["DPGroupBy"]
 
@@ -369,13 +370,14 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
         requests = agg_requests(func)
         self._columns(list(requests), self._grouping(schema))
         table: pd.DataFrame = self._moments(requests, kw, scalar=False)
+        meta = table.attrs["dp"]  # the release's record, attached again to its new shape
         if all(isinstance(v, str) for v in func.values()):
             table.columns = table.columns.get_level_values(0)
             if one:  # g["age"].agg("mean"): a Series by key, like pandas
-                return table.iloc[:, 0]
+                return attach(table.iloc[:, 0], meta)
         elif one:  # g["age"].agg(["mean", "std"]): one column per statistic
             table.columns = table.columns.get_level_values(1)
-        return table
+        return attach(table, meta)
 
     def describe(
         self,

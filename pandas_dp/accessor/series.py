@@ -17,7 +17,7 @@ from pandas_dp.accessor._docs import stamp_docs
 from pandas_dp.budget import PrivacyBudget
 from pandas_dp.declarations import attached_schema, resolve_bounds
 from pandas_dp.describe import DESCRIBE_METHOD
-from pandas_dp.result import DPFloat, DPInt
+from pandas_dp.result import DPFloat, DPInt, attach
 
 #: What ``s.dp.agg`` releases: the methods of the same names.
 _AGG_METHODS = ("count", "sum", "mean", "var", "std", "median")
@@ -406,8 +406,8 @@ class DPSeriesAccessor(_Base):
         kw["bounds"], kw["categories"] = self._own(bounds), self._own(categories)
         table: pd.DataFrame = self._frame_accessor(frame).describe([label], percentiles, **kw)
         out: pd.Series = table[label].copy()
-        out.name, out.attrs = self._obj.name, table.attrs
-        return out
+        out.name = self._obj.name
+        return attach(out, table.attrs["dp"])
 
     def agg(
         self,
@@ -466,8 +466,8 @@ class DPSeriesAccessor(_Base):
         frame, label, kw["schema"] = self._as_frame(schema)
         table: pd.DataFrame = self._frame_accessor(frame).agg({label: func}, **kw)
         series: pd.Series = table[label].copy()
-        series.name, series.attrs = self._obj.name, table.attrs
-        return series
+        series.name = self._obj.name
+        return attach(series, table.attrs["dp"])
 
     def _as_frame(self, schema: Any) -> tuple[pd.DataFrame, Hashable, Any]:
         """The Series as a one-column frame, its column's label, and ``schema`` for

@@ -34,7 +34,14 @@ from pandas_dp.engines import _numba
 from pandas_dp.engines import pandas as core
 from pandas_dp.engines.pandas import Groups, _bincount, _check_groups
 
-__all__ = ["CategoryCounts", "category_counts", "group_codes", "mask_counts", "observed_codes"]
+__all__ = [
+    "CategoryCounts",
+    "category_counts",
+    "factorize_safely",
+    "group_codes",
+    "mask_counts",
+    "observed_codes",
+]
 
 #: Up to this many categories, count codes by comparison rather than ``bincount``.
 _FEW_CATEGORIES: Final = 32
@@ -447,8 +454,9 @@ def observed_codes(column: pd.Series, *, sort: bool = True) -> tuple[Groups, pd.
     Returns
     -------
     groups : Groups
-        Codes ``0 .. len(uniques) - 1``; ``-1`` for a missing key (and for an
-        unhashable one).
+        Codes ``0 .. len(uniques) - 1``; ``-1`` for a missing key (and for one
+        whose ``__hash__`` raises, whatever it raises). A key whose ``==`` raises
+        is a key of its own.
     uniques : pandas.Index
         The distinct keys, sorted when they are comparable (then codes follow the
         sorted key order), else in order of first appearance. Private.
@@ -468,16 +476,77 @@ def observed_codes(column: pd.Series, *, sort: bool = True) -> tuple[Groups, pd.
         except TypeError:  # incomparable keys: first-appearance order
             codes, uniques = pd.factorize(column, sort=False, use_na_sentinel=True)
         return Groups(codes.astype(np.intp, copy=False), len(uniques)), pd.Index(uniques)
-    except Exception:  # unhashable keys: those rows are in no group
-        index: dict[Any, int] = {}
+    except Exception:  # unhashable keys (or hostile ones): value by value
+        index: dict[_Key, int] = {}
         out = np.full(len(column), -1, dtype=np.intp)
         for i, value in enumerate(column.tolist()):
-            try:
-                if not _is_missing(value):
-                    out[i] = index.setdefault(value, len(index))
-            except TypeError:
+            if _is_missing(value):
                 continue
-        return Groups(out, len(index)), pd.Index(list(index), dtype=object)
+            try:
+                hashed = hash(value)
+            except Exception:  # whatever __hash__ raises: the row is in no group
+                continue
+            out[i] = index.setdefault(_Key(value, hashed), len(index))
+        return Groups(out, len(index)), pd.Index([k.value for k in index], dtype=object)
+
+
+def factorize_safely(values: Sequence[Any]) -> tuple[NDArray[np.intp], list[Any]]:
+    """Codes and uniques of ``values`` in order of first appearance, never raising.
+
+    For labels already released (an index to build), whatever their objects do:
+    equal values (:class:`_Key`'s equality) share a code, and a value whose
+    ``__hash__`` raises is a unique of its own at each of its positions.
+
+    Examples
+    --------
+    >>> codes, uniques = factorize_safely(["b", "a", "b"])
+    >>> codes.tolist(), uniques
+    ([0, 1, 0], ['b', 'a'])
+    """
+    index: dict[Any, int] = {}
+    out = np.empty(len(values), dtype=np.intp)
+    uniques: list[Any] = []
+    for i, value in enumerate(values):
+        try:
+            key: Any = _Key(value, hash(value))
+        except Exception:  # (no hash: a key of its own)
+            key = object()
+        code = index.setdefault(key, len(uniques))
+        if code == len(uniques):
+            uniques.append(value)
+        out[i] = code
+    return out, uniques
+
+
+class _Key:
+    """A private key as a dictionary key that never raises.
+
+    Its hash is the value's, computed once by the caller (a value whose
+    ``__hash__`` raises is in no group, like an unhashable one). Two keys are
+    equal when they are the same object or when ``==`` gives a truth value; a
+    comparison that raises (or whose result has no truth value) makes them
+    different keys. So what happens to a row is decided by its own value (and,
+    only for values that compare equal, by theirs), never by an exception.
+    """
+
+    __slots__ = ("hashed", "value")
+
+    def __init__(self, value: Any, hashed: int) -> None:
+        self.value = value
+        self.hashed = hashed
+
+    def __hash__(self) -> int:
+        return self.hashed
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Key):
+            return NotImplemented
+        if self.value is other.value:
+            return True
+        try:
+            return bool(self.value == other.value)
+        except Exception:
+            return False
 
 
 def _integer_observed(column: pd.Series, sort: bool) -> tuple[Groups, pd.Index] | None:

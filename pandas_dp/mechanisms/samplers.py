@@ -394,6 +394,8 @@ def truncated_discrete_laplace(
             "the truncation range [-below, above] needs whole numbers below, above >= 0 "
             "(or infinite)"
         )
+    if x.size == 0:  # nothing to draw (e.g. private keys of which none was kept)
+        return np.empty(0, dtype=np.int64)
     j, s = _split_scale(x)
     cap = 2.0**62  # further than any draw can reach: an infinite side
     b = np.minimum(lo, cap).astype(np.int64)
