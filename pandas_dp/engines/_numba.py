@@ -1,9 +1,11 @@
-"""Optional compiled kernels of the pandas engine (``pip install "pandas-dp[fast]"``).
+"""Compiled kernels of the pandas engine (numba: a dependency wherever it has wheels).
 
 numba is imported, and the kernels (:mod:`pandas_dp.engines._kernels`) are
 compiled, only on the first call that uses them (never by ``import pandas_dp``);
-compiled code is cached on disk when the package directory allows it. Without
-numba, :func:`kernels` returns ``None`` and the engine stays on numpy.
+compiled code is cached on disk, beside the package where it may write, else in the
+user's cache directory (numba's own fallback), so a second process does not compile.
+Without numba (a platform it has no wheels for), :func:`kernels` returns ``None`` and
+the engine stays on numpy.
 
 The kernels compute the very integers of the numpy kernels: the same clamp, the
 same centring (``x - mid`` in float64), the same scaling (a multiplication by the

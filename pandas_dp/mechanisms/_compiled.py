@@ -1,4 +1,4 @@
-"""Discrete Laplace draws, compiled (optional: ``pip install "pandas-dp[fast]"``).
+"""Discrete Laplace draws, compiled (numba: a dependency wherever it has wheels).
 
 The kernel (:func:`pandas_dp.mechanisms._laplace_kernel.laplace_many`) reads a
 block of words in the order of the Python samplers, computes the same integers, and
