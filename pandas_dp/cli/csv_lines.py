@@ -196,7 +196,7 @@ def header_names(line: str, sep: str) -> list[str]:
 
     An empty name is ``"Unnamed: i"`` (``i`` its position); a repeated name ``x`` is
     ``x.1``, ``x.2``, ... the second time and after. The header ends at its first
-    carriage return: in a file whose lines end with ``\r`` alone, the rest of that
+    carriage return: in a file whose lines end with ``\\r`` alone, the rest of that
     "line" (every record) is never read as names, nor quoted in an error.
 
     Parameters
