@@ -152,6 +152,7 @@ def test_conversion_is_valid_for_the_exact_gaussian(rho: float, delta: float) ->
         assert gaussian_exact_delta(rho, eps) > delta / 50
 
 
+@pytest.mark.slow
 def test_monotone() -> None:
     rhos = np.geomspace(1e-8, 100, 60)
     for delta in DELTAS:

@@ -593,8 +593,12 @@ def test_mostly_missing_column_is_skipped_not_imputed(dtype: str) -> None:
 
 
 @pytest.mark.parametrize("shrink", [True, False])
-@pytest.mark.parametrize("ddof", [0, 1, 2, 3])
-@pytest.mark.parametrize("bounding", ["bit", "truncated", "none"])
+@pytest.mark.parametrize(
+    "ddof", [0, 1, pytest.param(2, marks=pytest.mark.slow), pytest.param(3, marks=pytest.mark.slow)]
+)
+@pytest.mark.parametrize(
+    "bounding", ["bit", pytest.param("truncated", marks=pytest.mark.slow), "none"]
+)
 def test_nullable_var_any_ddof_stays_in_its_range(
     ddof: int, bounding: str, shrink: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -124,6 +124,7 @@ def piled_rmse(monkeypatch: pytest.MonkeyPatch, entry: str, weights: str, **kw: 
     return float(np.sqrt(np.mean((np.array(v) - PILED.mean()) ** 2)))
 
 
+@pytest.mark.slow
 def test_the_pair_is_more_accurate_than_the_two_stages_on_piled_data(monkeypatch):
     """The reason for the pair: on data piled near a bound (n = 1000, epsilon = 1,
     [0, 100], 2000 seeded releases each) its RMSE is about 0.125 against 0.160 for the
@@ -135,6 +136,7 @@ def test_the_pair_is_more_accurate_than_the_two_stages_on_piled_data(monkeypatch
     assert pair < 1.1 * 0.138
 
 
+@pytest.mark.slow
 def test_the_two_stages_are_more_accurate_than_one_on_piled_data(monkeypatch):
     """The reason for the second stage (the truncated mode's mean): on the same data
     the two-stage mean is more accurate than the one-stage mean at equal epsilon

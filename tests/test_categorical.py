@@ -412,6 +412,7 @@ def test_counts_errors() -> None:
         df.dp.counts({}, epsilon=1.0)
 
 
+@pytest.mark.slow
 def test_workload_simultaneous_coverage() -> None:
     """All k counts inside the simultaneous 90 % band at least 90 % of the time.
 

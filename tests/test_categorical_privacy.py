@@ -33,6 +33,7 @@ PROPORTION_CASES = [("project", "add_remove"), ("rescale", "add_remove")] + [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("rel", "l1"), [("substitute", 2.0), ("add_remove", 1.0)])
 def test_value_counts_noise_has_the_calibrated_scale(rel: str, l1: float) -> None:
     """The changed count's pmf ratio at its mode is ``e^{epsilon / L1}``.
@@ -67,6 +68,7 @@ def test_value_counts_noise_has_the_calibrated_scale(rel: str, l1: float) -> Non
             assert abs(math.log(pd_ / pp)) < 1.0 + 0.2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("method", "rel"), PROPORTION_CASES)
 def test_proportions_privacy_loss_is_bounded(method: str, rel: str) -> None:
     """The released share of the changed category shows no loss above epsilon.
@@ -106,7 +108,7 @@ def test_proportions_privacy_loss_is_bounded(method: str, rel: str) -> None:
 
 
 @pytest.mark.parametrize("method", METHODS)
-@pytest.mark.parametrize("via", ["proportions", "counts"])
+@pytest.mark.parametrize("via", [pytest.param("proportions", marks=pytest.mark.slow), "counts"])
 def test_proportion_interval_coverage_substitute(method: str, via: str) -> None:
     """Each category's 90 % interval covers its true share of n >= 90 % of the time.
 
@@ -132,7 +134,7 @@ def test_proportion_interval_coverage_substitute(method: str, via: str) -> None:
     assert (hits / 800 >= 0.861).all(), hits / 800
 
 
-@pytest.mark.parametrize("method", ["project", "rescale"])
+@pytest.mark.parametrize("method", ["project", pytest.param("rescale", marks=pytest.mark.slow)])
 def test_proportion_interval_coverage_add_remove(method: str) -> None:
     """Default add_remove: shares of the declared buckets, covered >= 90 % of the time.
 

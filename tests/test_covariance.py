@@ -163,9 +163,18 @@ COVERAGE_FRAMES = {
 }
 
 
-@pytest.mark.parametrize("frame_name", sorted(COVERAGE_FRAMES))
+#: The coverage tests release hundreds of times per case: the middle frame runs by
+#: default, the others with `pytest -m slow`.
+FRAMES_MIDDLE_DEFAULT = [
+    name if name == "middle" else pytest.param(name, marks=pytest.mark.slow)
+    for name in sorted(COVERAGE_FRAMES)
+]
+
+
+@pytest.mark.parametrize("frame_name", FRAMES_MIDDLE_DEFAULT)
 @pytest.mark.parametrize(
-    ("method", "neighbouring"), [("moments", "add_remove"), ("direct", "substitute")]
+    ("method", "neighbouring"),
+    [("moments", "add_remove"), pytest.param("direct", "substitute", marks=pytest.mark.slow)],
 )
 def test_cov_interval_coverage(frame_name: str, method: str, neighbouring: str) -> None:
     """Every entry's 90 % interval covers the exact covariance in >= 90 % of releases.
@@ -206,7 +215,7 @@ def test_cov_interval_coverage(frame_name: str, method: str, neighbouring: str) 
     assert (hits >= floor).all(), (hits / releases, floor / releases)
 
 
-@pytest.mark.parametrize("frame_name", sorted(COVERAGE_FRAMES))
+@pytest.mark.parametrize("frame_name", FRAMES_MIDDLE_DEFAULT)
 def test_corr_interval_coverage(frame_name: str) -> None:
     """corr (moments, add_remove): each off-diagonal 90 % interval covers the exact
     correlation of the complete rows in >= 90 % of 800 releases (one-sided binomial

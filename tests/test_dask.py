@@ -185,7 +185,13 @@ def _accessor(frame: Any, name: str) -> Any:
     return frame["age"].dp if name in SERIES else frame.dp
 
 
-@pytest.mark.parametrize("name", list(RELEASES))
+# The quantile cases search on every partitioning (10-30 s each): `pytest -m slow`.
+LONG = {"quantiles", "grouped median", "agg with a median", "groupby agg with a median"}
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n in LONG else n for n in RELEASES]
+)
 def test_release_is_the_pandas_release_for_any_partitioning(df: pd.DataFrame, name: str) -> None:
     release = RELEASES[name]
     expected = release(_accessor(df, name))
@@ -194,7 +200,9 @@ def test_release_is_the_pandas_release_for_any_partitioning(df: pd.DataFrame, na
         _same(expected, got)
 
 
-@pytest.mark.parametrize("name", list(RELEASES))
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n in LONG else n for n in RELEASES]
+)
 def test_an_explicit_budget_reaches_no_partition(df: pd.DataFrame, name: str) -> None:
     """With ``budget=`` (a lock inside: neither Dask's tokenizer nor a pickle takes
     it), every release still runs, equals the pandas release and is charged once.
@@ -405,6 +413,7 @@ def test_import_registers_lazily() -> None:
     assert done.stdout.split() == ["False", "DaskFrameAccessor", "DaskSeriesAccessor"]
 
 
+@pytest.mark.slow
 def test_local_cluster_on_parquet(df: pd.DataFrame, tmp_path: Path) -> None:
     """Two worker processes reading a Parquet dataset: the same releases as pandas."""
     pytest.importorskip("pyarrow")

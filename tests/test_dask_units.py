@@ -153,7 +153,14 @@ def _same(a: Any, b: Any) -> None:
     assert np.array_equal(np.asarray(ia, dtype=float), np.asarray(ib, dtype=float), equal_nan=True)
 
 
-@pytest.mark.parametrize("name", list(RELEASES))
+# Each case runs its release on 1, 7 and 64 partitions (5-30 s); the quick ones stay
+# in the default run and the others run with `pytest -m slow`.
+QUICK = {"mean", "private len", "private mean"}
+
+
+@pytest.mark.parametrize(
+    "name", [n if n in QUICK else pytest.param(n, marks=pytest.mark.slow) for n in RELEASES]
+)
 def test_release_is_the_pandas_release_for_any_partitioning(df: pd.DataFrame, name: str) -> None:
     release = RELEASES[name]
     expected = release(df.dp)
@@ -192,6 +199,7 @@ def _kept_rows(frame: Any, settings: Settings, keys: list[str] | None = None) ->
     return engines.row_counts(groups, len(frame))
 
 
+@pytest.mark.slow
 def test_a_heavy_unit_over_every_partition_adds_at_most_its_bounds(df: pd.DataFrame) -> None:
     """The contribution bound holds on Dask: a unit with 256 rows, 4 in each of 64
     partitions, adds exactly k = 3 rows in all, and with g = 2, c = 1 one row to each
@@ -311,6 +319,7 @@ def test_many_columns_with_a_unit() -> None:
     pd.testing.assert_series_equal(want, got, check_exact=True)
 
 
+@pytest.mark.slow
 def test_mixed_object_columns_keep_the_same_rows() -> None:
     """An object key column mixing numbers, strings, bytes, missing and unhashable
     values: each value's rank hash is a function of the value alone (pandas hashes
@@ -340,6 +349,7 @@ def test_mixed_object_columns_keep_the_same_rows() -> None:
         )
 
 
+@pytest.mark.slow
 def test_object_unit_ids_converted_to_strings_keep_the_same_rows() -> None:
     """Dask's default turns an object column of integer ids into strings; the rows
     kept (hence the release) are the same, as values hash by their text."""

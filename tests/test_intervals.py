@@ -45,6 +45,31 @@ def mode_id(mode: tuple[str, str]) -> str:
     return f"{mode[0]}-{mode[1]}"
 
 
+#: The default run checks coverage in the library's default mode; every other mode
+#: (each case is hundreds of releases) runs with `pytest -m slow`.
+DEFAULT_MODE = ("laplace", "bit")
+
+
+def default_mode_only(cases: list, mode_at: int | None = None) -> list:
+    """``cases`` with every case whose mode is not :data:`DEFAULT_MODE` marked slow.
+
+    ``mode_at`` is the mode's position in a case of several values (``None``: each
+    case is a mode).
+    """
+    param_set = type(pytest.param(None))  # what pytest.param returns
+    out = []
+    for case in cases:
+        values = case.values if isinstance(case, param_set) else (case,)
+        mode = values[0] if mode_at is None else values[mode_at]
+        if mode == DEFAULT_MODE:
+            out.append(case)
+        elif isinstance(case, param_set):
+            out.append(pytest.param(*values, id=case.id, marks=[*case.marks, pytest.mark.slow]))
+        else:
+            out.append(pytest.param(case, marks=pytest.mark.slow))
+    return out
+
+
 def reps_for(mode: tuple[str, str]) -> int:
     """Truncated releases re-calibrate their scale on every call (slow): fewer reps."""
     return REPS // 2 if mode[1] == "truncated" else REPS
@@ -131,7 +156,7 @@ DIRECT = {"neighbouring": "substitute", "method": "direct"}
 # ----------------------------------------------------------------------------- moments
 
 
-@pytest.mark.parametrize("mode", MODES, ids=mode_id)
+@pytest.mark.parametrize("mode", default_mode_only(MODES), ids=mode_id)
 @pytest.mark.parametrize("statistic", ["mean", "var", "std", "sum"])
 def test_moment_interval_coverage_near_bound(statistic, mode):
     """mean / var / std / sum of a column mostly at its lower bound (n = 40), where
@@ -148,7 +173,7 @@ def test_moment_interval_coverage_near_bound(statistic, mode):
     assert_covers(release, exact, reps=reps_for(mode), seed0=1000)
 
 
-@pytest.mark.parametrize("mode", MODES, ids=mode_id)
+@pytest.mark.parametrize("mode", default_mode_only(MODES), ids=mode_id)
 @pytest.mark.parametrize("statistic", ["mean", "var", "std"])
 def test_direct_interval_coverage_near_bound(statistic, mode):
     """Liu's direct mean / var / std (substitute, n = 40 public) of a column mostly at
@@ -165,7 +190,7 @@ def test_direct_interval_coverage_near_bound(statistic, mode):
     assert_covers(release, exact, reps=reps_for(mode) // 2, seed0=1200)
 
 
-@pytest.mark.parametrize("mode", MODES, ids=mode_id)
+@pytest.mark.parametrize("mode", default_mode_only(MODES), ids=mode_id)
 @pytest.mark.parametrize("statistic", ["mean", "var"])
 def test_moment_interval_coverage_centred(statistic, mode):
     """Data in the middle of the range (n = 40): coverage >= 95% (alpha 1e-4)."""
@@ -180,7 +205,7 @@ def test_moment_interval_coverage_centred(statistic, mode):
     assert_covers(release, exact, reps=reps_for(mode) // 2, seed0=1500)
 
 
-@pytest.mark.parametrize("mode", LAPLACE_MODES, ids=mode_id)
+@pytest.mark.parametrize("mode", default_mode_only(LAPLACE_MODES), ids=mode_id)
 def test_mean_tiny_frame_coverage(mode):
     """n = 3 on [0, 1], all at the bound: the noise is wider than the range."""
     df = pd.DataFrame({"x": [0.0, 0.0, 0.0]})
@@ -258,7 +283,7 @@ NULLABLE_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("statistic", "mode", "data"), NULLABLE_CASES)
+@pytest.mark.parametrize(("statistic", "mode", "data"), default_mode_only(NULLABLE_CASES, 1))
 def test_nullable_interval_coverage(statistic, mode, data):
     """A nullable column declared by a pandera schema: missing values are skipped, the
     non-null count is private (noisy-count ratio, box interval). alpha = 1e-4."""
@@ -306,7 +331,7 @@ COUNT_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("mode", "epsilon", "reps"), COUNT_CASES)
+@pytest.mark.parametrize(("mode", "epsilon", "reps"), default_mode_only(COUNT_CASES, 0))
 def test_count_interval_coverage(mode, epsilon, reps):
     """df.dp.count() of three columns (integer release, discrete noise): each column's
     marginal interval covers its non-null count. alpha = 1e-4 (Bonferroni over the
@@ -336,7 +361,7 @@ LEN_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("mode", "epsilon", "n", "reps"), LEN_CASES)
+@pytest.mark.parametrize(("mode", "epsilon", "n", "reps"), default_mode_only(LEN_CASES, 0))
 def test_len_interval_coverage(mode, epsilon, n, reps):
     """df.dp.len(): the noisy number of rows (n = 3 sits near the bound 0). alpha 1e-4."""
     df = pd.DataFrame({"x": np.arange(n, dtype=float)})
@@ -348,6 +373,7 @@ def test_len_interval_coverage(mode, epsilon, n, reps):
     assert_covers(release, n, reps=reps, seed0=4000)
 
 
+@pytest.mark.slow
 def test_count_add_remove_coverage():
     """Counts under add/remove have the one-sided range [0, inf) (truncated). alpha 1e-4."""
     df = count_frame()
@@ -369,7 +395,13 @@ def three_columns(n: int = 40) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize(
-    "mode", [("laplace", "bit"), ("laplace", "truncated"), ("gaussian", "bit")], ids=mode_id
+    "mode",
+    [
+        pytest.param(("laplace", "bit"), marks=pytest.mark.slow),
+        pytest.param(("laplace", "truncated"), marks=pytest.mark.slow),
+        pytest.param(("gaussian", "bit"), marks=pytest.mark.slow),
+    ],
+    ids=mode_id,
 )
 def test_simultaneous_mean_intervals(mode):
     """A three-column mean: the simultaneous 95% box covers all entries jointly."""
@@ -387,6 +419,7 @@ def test_simultaneous_mean_intervals(mode):
     assert_covers(release, exact, reps=500, seed0=7000, simultaneous=True)
 
 
+@pytest.mark.slow
 def test_simultaneous_nullable_var_intervals():
     """Nullable variances of three columns (three noisy entries each), jointly."""
     df = three_columns(60)

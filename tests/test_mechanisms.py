@@ -167,7 +167,7 @@ def test_discrete_laplace_rejects_bad_scales():
 # ----------------------------------------------------------------------------- discrete Gaussian
 
 
-@pytest.mark.parametrize("sigma", [0.4, 2.0, 30.0])
+@pytest.mark.parametrize("sigma", [pytest.param(0.4, marks=pytest.mark.slow), 2.0, 30.0])
 def test_discrete_gaussian_pmf(sigma):
     """P(k) ∝ exp(-k²/(2σ²)): chi-square over binned support; alpha = 1e-4."""
     samples = discrete_gaussian(np.full(200_000, sigma), RandomSource(202))
@@ -216,7 +216,7 @@ def test_laplace_halfwidth_holds_for_discrete_laplace(t, alpha):
     assert frac <= alpha + Z_ONE_SIDED * math.sqrt(alpha * (1 - alpha) / n)
 
 
-@pytest.mark.parametrize("sigma", [0.7, 2.5, 40.0])
+@pytest.mark.parametrize("sigma", [pytest.param(0.7, marks=pytest.mark.slow), 2.5, 40.0])
 @pytest.mark.parametrize("alpha", [0.05, 0.01])
 def test_gaussian_halfwidth_holds_for_discrete_gaussian(sigma, alpha):
     """P(|K| > h) <= alpha for the discrete Gaussian; exact and empirical (alpha 1e-4)."""

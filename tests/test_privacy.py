@@ -59,6 +59,9 @@ from pandas_dp.shrinkage import variance_noise_sd
 ALPHA = 1e-4
 DRAWS = 200_000
 EPS = 1.0
+# Truncated noise is drawn by rejection: its cases are the long ones. They run with
+# `pytest -m slow`; the bit and none cases of the same tests stay in the default run.
+TRUNCATED = pytest.param("truncated", marks=pytest.mark.slow)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -148,7 +151,7 @@ MEAN_PAIRS = [
 ]
 
 
-@pytest.mark.parametrize("bounding", ["none", "bit", "truncated"])
+@pytest.mark.parametrize("bounding", ["none", "bit", TRUNCATED])
 @pytest.mark.parametrize(("theta", "theta2"), MEAN_PAIRS)
 def test_mean_worst_case_neighbours(bounding, theta, theta2):
     """Liu's direct mean on [0, 1] under substitute, n = 4 (sensitivity 1/4): every
@@ -164,7 +167,7 @@ def test_mean_worst_case_neighbours(bounding, theta, theta2):
     assert_eps_dp(a, b, EPS)
 
 
-@pytest.mark.parametrize("bounding", ["none", "bit", "truncated"])
+@pytest.mark.parametrize("bounding", ["none", "bit", TRUNCATED])
 def test_var_worst_case_neighbours(bounding):
     """Liu's direct variance on [0, 1] under substitute, n = 3: var(0,0,0) = 0 versus
     var(0,0,1) = 1/3, which is both the sensitivity R²/n and the top of the range
@@ -178,7 +181,7 @@ def test_var_worst_case_neighbours(bounding):
     assert_eps_dp(a, b, EPS)
 
 
-@pytest.mark.parametrize("bounding", ["bit", "truncated"])
+@pytest.mark.parametrize("bounding", ["bit", TRUNCATED])
 def test_sum_add_remove_worst_case(bounding):
     """Sum on [0, 3] under add/remove (n private): the public range is one-sided,
     [0, inf). The empty frame (sum 0, at the bound: BIT's point mass) versus one
@@ -210,6 +213,7 @@ def test_bit_point_mass_ratio_is_e_to_the_eps():
     assert pa == pytest.approx(0.5, abs=0.01)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("theta", "theta2"), MEAN_PAIRS)
 def test_naive_truncation_exceeds_eps_while_calibrated_does_not(theta, theta2):
     """The paper's truncation with scale Δ/ε is not ε-DP; the calibrated scale is.
@@ -239,7 +243,7 @@ def test_naive_truncation_exceeds_eps_while_calibrated_does_not(theta, theta2):
 # ----------------------------------------------------------------------------- integer-valued
 
 
-@pytest.mark.parametrize("bounding", ["none", "bit", "truncated"])
+@pytest.mark.parametrize("bounding", ["none", "bit", TRUNCATED])
 @pytest.mark.parametrize(("theta", "theta2"), [(0, 1), (3, 2)])
 def test_count_substitute_worst_case(bounding, theta, theta2):
     """Non-null count, n = 3 under substitute: range [0, 3], neighbours at a bound.
@@ -258,7 +262,7 @@ def test_count_substitute_worst_case(bounding, theta, theta2):
 
 
 @pytest.mark.parametrize("statistic", ["count", "rows"])
-@pytest.mark.parametrize("bounding", ["bit", "truncated"])
+@pytest.mark.parametrize("bounding", ["bit", TRUNCATED])
 def test_count_add_remove_one_sided_range(statistic, bounding):
     """Counts under add/remove live on [0, inf): 0 versus 1. alpha = 1e-4."""
     _, plan = plan_for(statistic, "add_remove", 0.0, 1.0, None, bounding, integer=True)
@@ -268,6 +272,7 @@ def test_count_add_remove_one_sided_range(statistic, bounding):
     assert_eps_dp(a, b, EPS)
 
 
+@pytest.mark.slow
 def test_naive_integer_truncation_exceeds_eps():
     """Truncating discrete Laplace with t = Δ/ε = 1 to {0..3}: at output 0 the loss is
     1 + ln(Z(1)/Z(0)) ≈ 1.19 > ε; the calibrated t passes (alpha = 1e-4)."""
@@ -290,6 +295,7 @@ def test_naive_integer_truncation_exceeds_eps():
 # ----------------------------------------------------------------------------- the accessor
 
 
+@pytest.mark.slow
 def test_accessor_direct_mean_bit_worst_case():
     """df.dp.mean(method="direct", neighbouring="substitute") on [0, 1] with n = 1:
     [0.0] versus [1.0] (a substitution; Δ = 1 = the range).
@@ -461,16 +467,16 @@ def test_default_fast_path_is_the_accessor(statistic, seed):
 # [1, 0]; of the variance 1.02 at eps = 2 for [0] vs [0, 1] (the variance jumps from
 # "one value" to the top of its range [0, R²/2]).
 DEFAULT_PAIRS = [
-    pytest.param("mean", [1.0], [1.0, 1.0], 1.0, id="mean-top-add-top"),
-    pytest.param("mean", [1.0], [1.0, 0.0], 1.0, id="mean-top-add-bottom"),
+    pytest.param("mean", [1.0], [1.0, 1.0], 1.0, id="mean-top-add-top", marks=pytest.mark.slow),
+    pytest.param("mean", [1.0], [1.0, 0.0], 1.0, id="mean-top-add-bottom", marks=pytest.mark.slow),
     pytest.param("mean", [], [1.0], 1.0, id="mean-empty-add-top"),
-    pytest.param("var", [0.0], [0.0, 1.0], 2.0, id="var-bottom-add-top"),
-    pytest.param("var", [], [1.0], 2.0, id="var-empty-add-top"),
+    pytest.param("var", [0.0], [0.0, 1.0], 2.0, id="var-bottom-add-top", marks=pytest.mark.slow),
+    pytest.param("var", [], [1.0], 2.0, id="var-empty-add-top", marks=pytest.mark.slow),
 ]
 
 
 @pytest.mark.parametrize(("statistic", "small", "large", "eps"), DEFAULT_PAIRS)
-@pytest.mark.parametrize("bounding", ["bit", "truncated"])
+@pytest.mark.parametrize("bounding", ["bit", TRUNCATED])
 def test_default_mean_var_add_remove_worst_case(statistic, small, large, eps, bounding):
     """The default mean / var on frames differing by one added row: the estimated
     privacy loss of the released value stays <= eps in every bin.
@@ -485,6 +491,7 @@ def test_default_mean_var_add_remove_worst_case(statistic, small, large, eps, bo
     assert_eps_dp(a, b, eps)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("statistic", "small", "large", "eps"), DEFAULT_PAIRS[::3])
 def test_default_worst_case_detects_half_the_noise(statistic, small, large, eps):
     """Power: the same test sees a loss above eps when the plan's noise is halved
@@ -524,7 +531,7 @@ COVERAGE_DATA = {
 
 @pytest.mark.parametrize("data", sorted(COVERAGE_DATA))
 @pytest.mark.parametrize("statistic", ["mean", "var", "std"])
-@pytest.mark.parametrize("bounding", ["bit", "none"])
+@pytest.mark.parametrize("bounding", ["bit", pytest.param("none", marks=pytest.mark.slow)])
 def test_default_interval_coverage(data, statistic, bounding):
     """The default (add_remove) mean / var / std: the 90 % interval covers pandas'
     exact value (missing values skipped) in >= 90 % of 1000 releases.
@@ -549,7 +556,7 @@ def test_default_interval_coverage(data, statistic, bounding):
         assert np.mean(widths) < 0.1 * (1.0 if statistic == "mean" else exact * 2)
 
 
-@pytest.mark.parametrize("bounding", ["bit", "truncated", "none"])
+@pytest.mark.parametrize("bounding", ["bit", TRUNCATED, "none"])
 def test_count_interval_is_never_inverted(bounding):
     """A noisy count of 3 values at epsilon = 0.05: with bounding="none" it often
     falls below 0, outside its range [0, inf); its interval must stay an interval
@@ -595,7 +602,7 @@ def joint_bins(x: np.ndarray, top: int) -> np.ndarray:
     return c[:, 0] * (top + 2) + c[:, 1]
 
 
-@pytest.mark.parametrize("bounding", ["bit", "truncated"])
+@pytest.mark.parametrize("bounding", ["bit", TRUNCATED])
 def test_grouped_count_unit_in_two_groups_worst_case(bounding: str) -> None:
     """A unit with one row in each of two groups (k = 2, g = 2, c = 1) added: both
     counts move by one. The grouped plan's L1 of 2 must hold the joint output to eps."""
@@ -621,6 +628,7 @@ def test_grouped_count_without_contribution_bounds_is_detected() -> None:
     assert p < 1e-6
 
 
+@pytest.mark.slow
 def test_grouped_mean_frames_with_different_group_sizes() -> None:
     """End to end on the accessor: frames whose group 'a' holds 10 or 11 rows (the extra
     row at the top bound); the released mean of 'a' is eps-DP (binned values)."""

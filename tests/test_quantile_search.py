@@ -53,6 +53,7 @@ def pf_distribution(gaps: list[int], rate: float) -> np.ndarray:
     return np.array(out)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("gaps", "rate"), [([0, 1, 2, 3, 0, 5, 1, 7], 0.7), ([4, 0, 2, 9], 2.5), ([0, 1], 0.05)]
 )
@@ -66,6 +67,7 @@ def test_sampler_draws_permute_and_flip_exactly(gaps: list[int], rate: float) ->
     assert stats.chisquare(got, want * draws).pvalue > 1e-4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("gaps", "rate"), [([0, 1, 2, 3, 0, 5, 1, 7], 0.7), ([0, 9, 9, 9, 9], 0.3)]
 )
@@ -97,6 +99,7 @@ def test_a_first_block_keeps_the_distribution(
     assert stats.chisquare(got, want * draws).pvalue > 1e-4
 
 
+@pytest.mark.slow
 def test_first_places_are_a_uniform_ordered_sample() -> None:
     """The first two places of the random order: every ordered pair of distinct
     candidates equally likely (chi-square, 40,000 samples, false-alarm rate 1e-4)."""
@@ -112,6 +115,7 @@ def test_first_places_are_a_uniform_ordered_sample() -> None:
     assert stats.chisquare(off).pvalue > 1e-4
 
 
+@pytest.mark.slow
 def test_sampler_test_has_power() -> None:
     """The same test rejects the exponential mechanism's distribution (which differs)."""
     gaps, r = [0, 1, 2, 3, 0, 5, 1, 7], selection_rate(0.7)
@@ -167,6 +171,7 @@ def test_a_coin_its_first_bits_leave_open_is_finished_exactly(gap: int, rate: fl
     assert abs(np.mean(heads) - float(rest)) <= 5 * math.sqrt(float(rest * (1 - rest)) / 300) + 0.01
 
 
+@pytest.mark.slow
 def test_coins_whose_digits_are_uncertain_are_finished_exactly(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -228,7 +233,7 @@ def scores(values: list[int], bins: int, p: int, q: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("alpha", [0.5, 0.25, 0.1, 0.9, 1.0, 0.0, 2 / 3])
-@pytest.mark.parametrize("k", [1, 2, 3])
+@pytest.mark.parametrize("k", [1, 2, pytest.param(3, marks=pytest.mark.slow)])
 def test_quantile_score_row_by_enumeration(alpha: float, k: int) -> None:
     """Every dataset of up to 3 values on a 3-edge grid (4 half cells), every neighbour (one unit of
     up to ``k`` rows added/removed, or changed): the largest change of the score at
@@ -293,6 +298,7 @@ def loss_pvalue(a: np.ndarray, b: np.ndarray, eps: float, bins: int) -> float:
     return float(min(p1.min(), p2.min())) * 2 * int(used.sum())
 
 
+@pytest.mark.slow
 def test_privacy_worst_case_neighbours() -> None:
     """A row added where it moves the median: the output distributions of the
     selection satisfy epsilon-DP (exact conditional binomial tests on Poisson-many
@@ -323,6 +329,7 @@ def test_recursion_levels_and_order() -> None:
         assert (np.diff(got) >= 0).all() and got.min() >= 0 and got.max() <= 64
 
 
+@pytest.mark.slow
 def test_privacy_of_the_recursion_on_a_point_mass() -> None:
     """Quartiles of data piled on three points, and the same with one more row on one:
     the recursion's split of the pile (noisy counts set the coins' bias) keeps the
@@ -347,7 +354,15 @@ def test_privacy_of_the_recursion_on_a_point_mass() -> None:
     assert loss_pvalue(*loud, 1.0, 511) < 1e-4
 
 
-@pytest.mark.parametrize(("count", "share"), [(1, 0.3), (70, 0.5), (1000, 0.1), (200, 0.97)])
+@pytest.mark.parametrize(
+    ("count", "share"),
+    [
+        (1, 0.3),
+        pytest.param(70, 0.5, marks=pytest.mark.slow),
+        pytest.param(1000, 0.1, marks=pytest.mark.slow),
+        pytest.param(200, 0.97, marks=pytest.mark.slow),
+    ],
+)
 def test_biased_split_is_binomial(count: int, share: float) -> None:
     """The pile's split at probability ``share`` (a multiple of 2**-16): Binomial
     exactly (chi-square over 20,000 draws, false-alarm rate 1e-4); 0 and 1 exact."""

@@ -336,7 +336,11 @@ def coverage_floor(releases: int, nominal: float, alpha: float) -> int:
 @pytest.mark.parametrize("method", ["exponential", "tree"])
 @pytest.mark.parametrize(
     ("mechanism", "neighbouring"),
-    [("laplace", "add_remove"), ("gaussian", "add_remove"), ("laplace", "substitute")],
+    [
+        ("laplace", "add_remove"),
+        pytest.param("gaussian", "add_remove", marks=pytest.mark.slow),
+        pytest.param("laplace", "substitute", marks=pytest.mark.slow),
+    ],
 )
 def test_interval_coverage(mechanism: str, neighbouring: str, method: str) -> None:
     """Each 90 % interval covers np.quantile's (linear) quantile in at least 90 % of
@@ -443,6 +447,7 @@ def test_fast_path_is_the_accessor() -> None:
     assert float(got) == pytest.approx(median_releases(values, 1, 7, 1.0)[0])
 
 
+@pytest.mark.slow
 def test_privacy_worst_case_neighbours() -> None:
     """Median on neighbours differing by one added row that moves it most: the binned
     output distributions satisfy epsilon-DP (exact conditional binomial tests on

@@ -203,8 +203,8 @@ def test_bernoulli_exp_rational_tie_break_is_exact():
 @pytest.mark.parametrize(
     ("scale", "below", "above"),
     [
-        (1.7, 0, 40),  # two-sided proposal, value at the lower end
-        (1.7, 6, 9),  # two-sided proposal, value inside
+        pytest.param(1.7, 0, 40, marks=pytest.mark.slow),  # two-sided proposal, lower end
+        pytest.param(1.7, 6, 9, marks=pytest.mark.slow),  # two-sided proposal, value inside
         (50.0, 3, 10),  # uniform proposal: range narrower than the scale
         (4.0, 2, 6),  # uniform proposal, N = 2T exactly at the switch
         (0.3, 0, 1),
@@ -220,6 +220,7 @@ def test_truncated_discrete_laplace_exact_pmf(scale, below, above):
     assert chi_square(counts, truncated_pmf(t, below, above), n) > ALPHA
 
 
+@pytest.mark.slow
 def test_truncated_discrete_laplace_one_sided():
     """An infinite side: P(k) proportional to e^{-|k|/t} on k >= -3; alpha = 1e-4."""
     n = 150_000
@@ -575,7 +576,7 @@ class _FakeUrandom:
 
 @pytest.mark.skipif(_compiled.kernel() is None, reason="numba is not installed")
 @pytest.mark.parametrize("rigged", [False, True])
-@pytest.mark.parametrize("size", [1, 2, 3])
+@pytest.mark.parametrize("size", [1, 2, pytest.param(3, marks=pytest.mark.slow)])
 def test_compiled_laplace_draws_equal_python(monkeypatch, rigged, size):
     """A secure source's small draws (1 to 3 entries of different scales), compiled
     where the kernel decides and in Python where it gives up, are the Python

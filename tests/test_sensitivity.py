@@ -66,6 +66,8 @@ SHAPES: dict[int, tuple[tuple[float, ...], int]] = {
     2: (INTERIOR, 2),
     3: (INTERIOR[:1], 2),
 }
+#: the same bounds, the exhaustive case k = 3 behind `pytest -m slow` (4-15 s each)
+K_SLOW_3 = [k if k < 3 else pytest.param(k, marks=pytest.mark.slow) for k in sorted(SHAPES)]
 #: the engine's statistics that are rounded on the step of the half-width (1) or of
 #: its square (2); the rest are counts
 ROUNDED = {"sum": 1, "centred_sum": 1, "centred_squares": 2}
@@ -266,7 +268,7 @@ def changes(w: World, values: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) 
     return out
 
 
-@pytest.mark.parametrize("k", sorted(SHAPES))
+@pytest.mark.parametrize("k", K_SLOW_3)
 @pytest.mark.parametrize("bounds", BOUNDS, ids=str)
 @pytest.mark.parametrize("key", [r for r in ROWS if r[0] not in DIRECT], ids="/".join)
 def test_sufficient_statistic_row(
@@ -291,7 +293,7 @@ def test_sufficient_statistic_row(
     assert computed >= table - k * step(statistic, a, b)
 
 
-@pytest.mark.parametrize("k", sorted(SHAPES))
+@pytest.mark.parametrize("k", K_SLOW_3)
 @pytest.mark.parametrize("bounds", BOUNDS, ids=str)
 @pytest.mark.parametrize("statistic", DIRECT)
 def test_direct_row(statistic: str, bounds: tuple[float, float], k: int) -> None:
@@ -611,7 +613,7 @@ def centres(a: float, b: float) -> list[float]:
     return [a, b, a + 0.5 * (b - a), *(a + f * (b - a) for f in (0.01, 0.3, 0.77, 0.999))]
 
 
-@pytest.mark.parametrize("k", sorted(SHAPES))
+@pytest.mark.parametrize("k", K_SLOW_3)
 @pytest.mark.parametrize("bounds", BOUNDS, ids=str)
 @pytest.mark.parametrize("relation", NEIGHBOURING)
 def test_recentred_sum_row(relation: str, bounds: tuple[float, float], k: int) -> None:
@@ -692,7 +694,7 @@ def bound_sums(rows: list[float], a: float, b: float) -> tuple[Fraction, Fractio
     return sum((x - fa for x in present), Fraction(0)), sum((fb - x for x in present), Fraction(0))
 
 
-@pytest.mark.parametrize("k", sorted(SHAPES))
+@pytest.mark.parametrize("k", K_SLOW_3)
 @pytest.mark.parametrize("bounds", BOUNDS, ids=str)
 @pytest.mark.parametrize("relation", NEIGHBOURING)
 def test_bound_sums_row(relation: str, bounds: tuple[float, float], k: int) -> None:
@@ -725,7 +727,7 @@ def test_bound_sums_row(relation: str, bounds: tuple[float, float], k: int) -> N
 
 
 @pytest.mark.parametrize("epsilon", [1e-3, 1.0, 300.0])
-@pytest.mark.parametrize("k", sorted(SHAPES))
+@pytest.mark.parametrize("k", K_SLOW_3)
 @pytest.mark.parametrize("bounds", BOUNDS, ids=str)
 def test_bound_sums_plan_pays_for_the_grid(bounds: tuple[float, float], k: int, epsilon: float):
     """End to end, the privacy of the pair's release: the engine's pairs of every

@@ -116,6 +116,7 @@ def _std_rmse(reps: int, seed: int) -> float:
     return float(np.sqrt(np.mean(np.square(errs))))
 
 
+@pytest.mark.slow
 def test_describe_std_gains_where_noise_dominates(monkeypatch: pytest.MonkeyPatch) -> None:
     """n epsilon = 10: measured 0.55x the clamped estimate's RMSE (500 releases).
     With 300 releases each, the RMSEs' relative SEs are about 5 %: a ratio above

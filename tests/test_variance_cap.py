@@ -47,7 +47,7 @@ def test_the_cap_never_cuts_an_exact_variance(data, lower, width, ddof):
 
 
 @pytest.mark.parametrize("ddof", [0, 1])
-@pytest.mark.parametrize("n", [2, 3, 4, 5])
+@pytest.mark.parametrize("n", [2, 3, 4, pytest.param(5, marks=pytest.mark.slow)])
 def test_the_cap_is_the_largest_variance_of_each_sum_brute_force(n, ddof):
     """Over every data set of ``n`` values on a 9-point grid of [0, 8], the largest
     variance among those with a given sum is the cap where that sum can be reached
