@@ -56,17 +56,10 @@ LEDGER_COLUMNS = (
     "label",
 )
 
-#: The fixed columns that hold Python objects (strings, tuples, dicts, None).
-_OBJECT_COLUMNS = (
-    "statistic",
-    "columns",
-    "mechanism",
-    "groups",
-    "keys",
-    "n_keys",
-    "privacy_unit",
-    "contribution_bounds",
-    "label",
+#: The fixed columns that hold Python objects (strings, tuples, dicts, None): all
+#: but the time and the amounts.
+_OBJECT_COLUMNS = tuple(
+    c for c in LEDGER_COLUMNS if c not in ("time", "epsilon", "delta", "rho", "charged_epsilon")
 )
 
 #: What a fixed column of the release's entry holds when the entry lacks it:
