@@ -1,6 +1,6 @@
 """Collection settings for the doctests of the package (``--doctest-modules``).
 
-``pandas_dp.plotting`` needs matplotlib, an optional dependency (the ``plot`` extra):
+``pandas_dp.plotting.plots`` needs matplotlib, an optional dependency (the ``plot`` extra):
 without it, its docstring examples are not collected, instead of failing.
 """
 

@@ -34,7 +34,7 @@ methods are compared pairwise.
    a mean and a variance; chosen by minimax regret, then the
    accuracy targets of issue 8 at n = 1000, epsilon = 1. See the section
    "splits" below for what is measured and why the defaults are what they are
-   (``pandas_dp.statistics.MOMENT_WEIGHTS``).
+   (``pandas_dp.stats.numeric.MOMENT_WEIGHTS``).
 4. **describe's split** (``--only describe``): the shares of each numeric
    column's count, centred sum, centred squares and percentile tree, against
    the old describe (three releases at epsilon/3) at equal total epsilon.
@@ -80,8 +80,8 @@ import numpy as np
 import pandas as pd
 
 import pandas_dp
-import pandas_dp.statistics
-from pandas_dp.histograms import DEFAULT_METHOD, METHODS
+import pandas_dp.stats.numeric
+from pandas_dp.stats.histograms import DEFAULT_METHOD, METHODS
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SEED = 2019  # repetition r uses random_state = SEED + r
@@ -795,7 +795,7 @@ def opendp_reference(outcomes: list[Outcome]) -> list[str]:
 #    A release under add/remove measures
 #    noisy sufficient statistics -- the non-missing count ``C``, the centred sum
 #    ``S``, the centred squares ``Q`` -- and splits epsilon between them in public
-#    proportions, ``pandas_dp.statistics.MOMENT_WEIGHTS``. The best split depends
+#    proportions, ``pandas_dp.stats.numeric.MOMENT_WEIGHTS``. The best split depends
 #    on the data (a mean of data far from the midpoint of its bounds needs a
 #    precise count; a variance of data piled at one bound needs a precise sum),
 #    which is private, so the default is one constant. This study measures
@@ -978,12 +978,12 @@ def split_data(n: int, shape: str) -> pd.Series:
 
 @contextmanager
 def weights_override(weights: Mapping[str, Mapping[str, float]]) -> Iterator[None]:
-    """Replace entries of ``pandas_dp.statistics.MOMENT_WEIGHTS`` for the block.
+    """Replace entries of ``pandas_dp.stats.numeric.MOMENT_WEIGHTS`` for the block.
 
     Used by this benchmark only: the library reads the dictionary when it plans
     a release, so the override changes the split and nothing else.
     """
-    table = pandas_dp.statistics.MOMENT_WEIGHTS
+    table = pandas_dp.stats.numeric.MOMENT_WEIGHTS
     saved = {k: table.get(k) for k in weights}
     table.update({k: dict(v) for k, v in weights.items()})
     try:
@@ -1175,7 +1175,7 @@ def current_weights(study: str) -> tuple[float, ...]:
     scaled: only the ratios split a release's budget)."""
     # the entries the studies of two stages and of three measurements set
     name = {"mean": "mean_two_stages", "var": "var_separate", "var pair": "var"}.get(study, study)
-    entry = pandas_dp.statistics.MOMENT_WEIGHTS[name]
+    entry = pandas_dp.stats.numeric.MOMENT_WEIGHTS[name]
     weights = tuple(float(entry.get(s, 0.0)) for s in SPLIT_STATS[study])
     total = sum(weights)
     for c in SPLIT_CANDIDATES.get(study, ()):
@@ -1555,7 +1555,7 @@ def run_splits(
     (count : centred sum : centred squares; worst 1.40x, former 1:1:2 1.54x):
     no constant split is best for both centred data (which wants epsilon on the
     sum) and data piled at a bound (which wants it on the count). These are the
-    defaults in ``pandas_dp.statistics.MOMENT_WEIGHTS``; describe's split is
+    defaults in ``pandas_dp.stats.numeric.MOMENT_WEIGHTS``; describe's split is
     :func:`run_describe_split`'s. Since then: the mean's two stages 2:1:13 (the
     truncated mode's and the Gaussian's), and the variance from the bound sums and
     the squares at 2:3 ("var pair": worst 1.34x; 0.77-0.91x the separate 5:4:9's

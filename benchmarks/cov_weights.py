@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import accuracy as acc  # the covariance data of the accuracy study
 
-import pandas_dp.statistics
+import pandas_dp.stats.numeric
 
 CANDIDATES: dict[str, tuple[float, float, float, float]] = {
     "1:1:1:1 (equal)": (1, 1, 1, 1),
@@ -44,7 +44,7 @@ STATS = ("count", "centred_sum", "centred_squares", "cross_products")
 @contextmanager
 def cov_weights(weights: Mapping[str, float]) -> Iterator[None]:
     """Use ``weights`` as ``MOMENT_WEIGHTS["cov"]`` inside the block."""
-    table = pandas_dp.statistics.MOMENT_WEIGHTS
+    table = pandas_dp.stats.numeric.MOMENT_WEIGHTS
     saved = table["cov"]
     table["cov"] = dict(weights)
     try:
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         cells = [f"{got[name, s][0]:.4f} ± {got[name, s][1]:.4f}" for s in shapes]
         worst = max(got[name, s][0] / best[s] for s in shapes)
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {worst:.3f} |")
-    current = tuple(pandas_dp.statistics.MOMENT_WEIGHTS["cov"][k] for k in STATS)
+    current = tuple(pandas_dp.stats.numeric.MOMENT_WEIGHTS["cov"][k] for k in STATS)
     lines.append(f"\nThe library's weights: {':'.join(f'{v:g}' for v in current)}.")
     text = "\n".join(lines) + "\n"
     print(text)

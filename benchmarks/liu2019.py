@@ -27,9 +27,9 @@ procedures. Three bounding modes are compared:
     Liu's truncated Laplace at the scale ``Delta / epsilon`` of the untruncated
     mechanism. **Not epsilon-DP** (only ``epsilon + ln(2 - e^-epsilon)``-DP per entry);
     the public API refuses to make it, so it is built here from
-    :func:`pandas_dp.bounding.plan_noise` (the BIT plan, whose scale is
+    :func:`pandas_dp.noise.bounding.plan_noise` (the BIT plan, whose scale is
     ``Delta / epsilon``) with its bounding switched to ``"truncated"`` and applied
-    by :func:`pandas_dp.bounding.apply_noise`. A self-check at start-up verifies that
+    by :func:`pandas_dp.noise.bounding.apply_noise`. A self-check at start-up verifies that
     this re-implementation reproduces the public API's ``bit`` and ``truncated``
     releases draw for draw, so the naive mode differs from them in the scale only.
 
@@ -63,14 +63,15 @@ import numpy as np
 import pandas as pd
 
 import pandas_dp
-from pandas_dp import constraints, engines
-from pandas_dp.bounding import apply_noise, apply_noise_exact, halfwidth, plan_noise
-from pandas_dp.covariance import cov_allowance
-from pandas_dp.histogram_estimates import sum_to_one
-from pandas_dp.mechanisms import RandomSource
-from pandas_dp.noise_plans import NoisePlan
-from pandas_dp.plan import direct_allowance
-from pandas_dp.sensitivity import output_range, pair_sensitivity, sensitivity
+from pandas_dp import engines
+from pandas_dp.noise.bounding import apply_noise, apply_noise_exact, halfwidth, plan_noise
+from pandas_dp.noise.mechanisms import RandomSource
+from pandas_dp.noise.plans import NoisePlan
+from pandas_dp.plan.plans import direct_allowance
+from pandas_dp.plan.sensitivity import output_range, pair_sensitivity, sensitivity
+from pandas_dp.stats import constraints
+from pandas_dp.stats.covariance import cov_allowance
+from pandas_dp.stats.histogram_estimates import sum_to_one
 
 SEED = 2019
 TOLERANCE = 1e-9  # self-check: largest allowed |re-implementation - public API|
@@ -942,7 +943,7 @@ def settings_text(cfg: Config) -> str:
         "  naive = truncated Laplace at the untruncated scale Delta/epsilon (Liu's "
         "Definition 2) -- NOT epsilon-DP, shown for comparison only.",
         "  bit and truncated go through the public API with random_state=<seeded "
-        "Generator>; naive through pandas_dp.bounding.plan_noise/apply_noise.",
+        "Generator>; naive through pandas_dp.noise.bounding.plan_noise/apply_noise.",
         "",
         "Simulation 1 (variance-covariance matrix, df.dp.cov(method='direct')):",
         f"  x1, x2 ~ bivariate normal, mean 0, SD {sd1:.4g} and {sd2:.4g}, clipped to the "

@@ -1,4 +1,4 @@
-"""Choose the quantile grid's defaults: bins and branching factor (pandas_dp.quantiles).
+"""Choose the quantile grid's defaults: bins and branching factor (stats.quantiles.releases).
 
 For each data set (uniform, normal, lognormal, on the declared bounds [0, 100]),
 n and epsilon, the exact tree is computed once and noised ``REPS`` times with
@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from pandas_dp import engines
-from pandas_dp.quantile_tree import Tree, consistent_leaves, read_quantiles, tree_counts
+from pandas_dp.stats.quantiles.tree import Tree, consistent_leaves, read_quantiles, tree_counts
 
 REPS = 60
 QS = (0.25, 0.5, 0.75)

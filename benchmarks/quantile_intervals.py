@@ -11,7 +11,7 @@ releases per cell (the cell's data drawn once):
 
 * the RMSE of the median against the data's exact median;
 * the median width of the 95 % interval, and how often it covers the exact median,
-  for the interval the package computes (:func:`~pandas_dp.quantile_search.
+  for the interval the package computes (:func:`~pandas_dp.stats.quantiles.search.
   ladder_interval`: one statistic per ladder edge, ``(1 - q)`` times the count
   below it minus ``q`` times the count above, two one-sided events) and, on the same
   noisy ladder, for the former one (a noisy count below each edge and a noisy total,
@@ -35,8 +35,8 @@ import numpy as np
 import pandas as pd
 
 import pandas_dp  # noqa: F401  (registers the accessor)
-from pandas_dp import quantile_estimators as estimators
-from pandas_dp.quantile_tree import tail_width
+from pandas_dp.stats.quantiles import estimators
+from pandas_dp.stats.quantiles.tree import tail_width
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 

@@ -24,7 +24,7 @@ The rules, all at the same rate (the whole epsilon on the selection):
   ``|#below - #above|``, checked against its output frequencies when OpenDP is
   installed);
 * ``margin m`` -- the point's, but at most the pile's plus ``m`` ranks (the library's
-  rule, :func:`pandas_dp.quantile_search.quantile_scores`).
+  rule, :func:`pandas_dp.stats.quantiles.search.quantile_scores`).
 
 The data: uniform, normal and lognormal (``benchmarks/quantiles.py``) and the four
 kinds of values that repeat (``benchmarks/quantile_ties.py``), n = 1000 and 100 000,
@@ -50,8 +50,8 @@ import quantiles as qb  # the continuous data, the bounds
 import run as base  # machine table
 
 from pandas_dp.engines import grid_counts
-from pandas_dp.quantile_search import PILE_MARGIN, half_cells, quantile_scores
-from pandas_dp.quantiles import SELECT_BINS
+from pandas_dp.stats.quantiles.releases import SELECT_BINS
+from pandas_dp.stats.quantiles.search import PILE_MARGIN, half_cells, quantile_scores
 
 RULES: dict[str, float] = {
     "pile": 0,

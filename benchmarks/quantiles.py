@@ -72,7 +72,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run as base  # benchmarks/run.py: timing, machine table, formatting
 
 import pandas_dp  # noqa: F401  (registers the accessor)
-from pandas_dp.quantiles import SELECT_BINS
+from pandas_dp.stats.quantiles.releases import SELECT_BINS
 
 LOWER, UPPER = 0.0, 100.0
 BOUNDS = (LOWER, UPPER)

@@ -26,15 +26,16 @@ import warnings
 
 import pandas as pd
 
+from pandas_dp import _moved
 from pandas_dp.accessor import DPFrameAccessor, DPSeriesAccessor, _lazy_dask
-from pandas_dp.budget import (
+from pandas_dp.budget.budgets import (
     PrivacyBudget,
     active_budget,
     active_budgets,
     charge_all,
     set_default_budget,
 )
-from pandas_dp.budget_store import BudgetStore, SQLiteBudgetStore
+from pandas_dp.budget.store import BudgetStore, SQLiteBudgetStore
 from pandas_dp.errors import (
     BudgetExceededError,
     BudgetProcessError,
@@ -44,7 +45,7 @@ from pandas_dp.errors import (
     MissingBoundsError,
     PandasDPError,
 )
-from pandas_dp.result import DPFloat, DPInt, DPMetadata
+from pandas_dp.result.values import DPFloat, DPInt, DPMetadata
 
 __all__ = [
     "BudgetExceededError",
@@ -79,3 +80,6 @@ with warnings.catch_warnings():
 
 # ddf.dp / dseries.dp on Dask collections: registered once dask.dataframe is imported
 _lazy_dask.install()
+
+# old module names (pandas_dp.statistics, pandas_dp.mechanisms ...) still import
+_moved.install()

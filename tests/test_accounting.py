@@ -1,4 +1,4 @@
-"""zCDP accounting (pandas_dp.accounting): rho of releases, rho <-> (epsilon, delta).
+"""zCDP accounting (pandas_dp.budget.accounting): rho of releases, rho <-> (epsilon, delta).
 
 The conversions are checked against REFERENCE.md §11's values, against a brute-force
 minimisation over a fine grid of orders written independently of the module, and
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from pandas_dp.accounting import (
+from pandas_dp.budget.accounting import (
     delta_for,
     epsilon_for,
     epsilon_simple,
@@ -25,7 +25,7 @@ from pandas_dp.accounting import (
     rho_of_pure,
     rho_of_vector,
 )
-from pandas_dp.noise_plans import plan_noise
+from pandas_dp.noise.plans import plan_noise
 
 RHOS = [1e-6, 1e-4, 1e-3, 0.01, 0.05, 0.5, 1.0, 3.0, 20.0]
 DELTAS = [1e-12, 1e-9, 1e-6, 1e-3, 0.05]

@@ -298,9 +298,9 @@ def test_secure_noise_differs_between_calls(df: pd.DataFrame) -> None:
 
 def _grid_step(statistic: str, bounds: tuple[float, float], **settings: object) -> float:
     """The noise grid of a one-measurement release, from its (public) plan."""
-    from pandas_dp.declared_columns import NumericDeclaration
-    from pandas_dp.plan import Plan
-    from pandas_dp.settings import Settings
+    from pandas_dp.plan.plans import Plan
+    from pandas_dp.request.declared_columns import NumericDeclaration
+    from pandas_dp.request.settings import Settings
 
     plan = Plan(Settings(**settings))  # type: ignore[arg-type]
     (key,) = plan.moments(NumericDeclaration("age", *bounds), (statistic,)).values()
@@ -614,7 +614,7 @@ def test_nullable_var_any_ddof_stays_in_its_range(
     clamp reaches both ends of the range; with it, releases stay in the range.
     """
     if not shrink:
-        monkeypatch.setattr(pandas_dp.shrinkage, "SHRINK_FROM", math.inf)
+        monkeypatch.setattr(pandas_dp.stats.shrinkage, "SHRINK_FROM", math.inf)
     frame = pd.DataFrame({"x": pd.array([1.0, None, 9.0, None, None, 4.0], dtype="Float64")})
     r2 = 10.0**2
     top = max((c // 2) * (c - c // 2) * r2 / (c * (c - ddof)) for c in range(ddof + 1, 200))

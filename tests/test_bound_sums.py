@@ -20,10 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pandas_dp  # noqa: F401  (registers the accessor)
-from pandas_dp import estimators as est
-from pandas_dp.bounding import l1_radius
-from pandas_dp.moment_weights import MOMENT_WEIGHTS, weights_name
-from pandas_dp.noise_plans import plan_noise
+from pandas_dp.noise.bounding import l1_radius
+from pandas_dp.noise.plans import plan_noise
+from pandas_dp.stats import estimators as est
+from pandas_dp.stats.moment_weights import MOMENT_WEIGHTS, weights_name
 
 FINITE = st.floats(allow_nan=False, allow_infinity=True, width=64)
 
@@ -77,8 +77,8 @@ def test_the_l1_radius_covers_two_discrete_laplace_draws():
     is not loose (the empirical rate is above 0.045)."""
     from scipy import stats
 
-    from pandas_dp.mechanisms import discrete_laplace
-    from pandas_dp.mechanisms.source import RandomSource
+    from pandas_dp.noise.mechanisms import discrete_laplace
+    from pandas_dp.noise.mechanisms.source import RandomSource
 
     noise = plan_noise(np.full(2, 1.5), np.zeros(2), np.full(2, math.inf), epsilon=1.0)
     t = l1_radius(noise, 0.05)

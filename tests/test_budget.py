@@ -21,7 +21,8 @@ import pytest
 
 import pandas_dp
 from pandas_dp import BudgetExceededError, PrivacyBudget, active_budgets, charge_all
-from pandas_dp.accounting import epsilon_for, rho_for
+from pandas_dp.budget.accounting import epsilon_for, rho_for
+from pandas_dp.engines import in_memory
 
 B = (0.0, 1.0)
 
@@ -61,8 +62,8 @@ def test_with_block_charges_every_release(df: pd.DataFrame) -> None:
 def _no_reads(monkeypatch: pytest.MonkeyPatch, spy: Callable[..., object]) -> None:
     """Replace every reader of the data with ``spy``.
 
-    The engine's readers (``plan.py`` calls them as ``engines.<name>``) and
-    ``Series.count``.
+    The kernels, where the in-memory engine (``engines.in_memory``) and the
+    statistics call them, and ``Series.count``.
     """
     readers = (
         "moments",
@@ -74,7 +75,9 @@ def _no_reads(monkeypatch: pytest.MonkeyPatch, spy: Callable[..., object]) -> No
         "observed_codes",
     )
     for name in readers:
-        monkeypatch.setattr(pandas_dp.engines, name, spy)
+        for module in (pandas_dp.engines, in_memory):
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, spy)
     monkeypatch.setattr(pd.Series, "count", spy)
 
 

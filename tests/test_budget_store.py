@@ -32,7 +32,7 @@ from pandas_dp import (
     active_budgets,
     charge_all,
 )
-from pandas_dp.budget_amounts import LEDGER_COLUMNS
+from pandas_dp.budget.amounts import LEDGER_COLUMNS
 
 FRAME = pd.DataFrame({"x": np.linspace(0.0, 1.0, 20)})
 B = (0.0, 1.0)
@@ -299,7 +299,7 @@ def test_four_processes_racing_ten_releases_succeed_ten_times_in_all(path: str) 
 
 def _charge_then_die(path: str) -> None:
     """A release whose process is killed after the charge, before the data is read."""
-    import pandas_dp.plan_running as running
+    import pandas_dp.plan.running as running
 
     def killed(*args: Any, **kwargs: Any) -> Any:
         os.kill(os.getpid(), signal.SIGKILL)

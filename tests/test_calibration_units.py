@@ -282,7 +282,7 @@ def test_rounded_moves_of_a_real_gaussian_stay_within_the_calibrated_norm() -> N
     """Real values are rounded to the noise grid, one step more per moved entry: the
     norm sigma is calibrated for covers every move vector the bounds allow, also
     when a unit moves several entries partially (the rounding adds up there)."""
-    from pandas_dp.noise_plans import rounded_l2
+    from pandas_dp.noise.plans import rounded_l2
 
     rng = np.random.default_rng(0)
     for _ in range(2000):
@@ -296,8 +296,8 @@ def test_rounded_moves_of_a_real_gaussian_stay_within_the_calibrated_norm() -> N
 
 
 def test_a_partially_moved_real_gaussian_is_calibrated_for_the_rounding() -> None:
-    from pandas_dp import mechanisms as mech
-    from pandas_dp.noise_plans import plan_noise, rounded_l2
+    from pandas_dp.noise import mechanisms as mech
+    from pandas_dp.noise.plans import plan_noise, rounded_l2
 
     k = 4
     sens = np.full(k, 1.0)

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pandas_dp
-from pandas_dp.histograms import METHODS
+from pandas_dp.stats.histograms import METHODS
 
 CATS = ["N", "S", "E", "W"]
 #: (method, via) pairs offered under the default add_remove relation: shares of the
@@ -31,6 +31,7 @@ def _no_data_read(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("the data was read")
 
     monkeypatch.setattr(pandas_dp.engines, "category_counts", boom)
+    monkeypatch.setattr(pandas_dp.engines.in_memory, "category_counts", boom)
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import pandas_dp  # noqa: F401  (registers .dp)
-from pandas_dp.histograms import METHODS
+from pandas_dp.stats.histograms import METHODS
 
 CATS = ["a", "b", "c"]
 

@@ -1,4 +1,4 @@
-"""Tests of :mod:`pandas_dp.constraints`: sum-to-one procedures and PSD repair.
+"""Tests of :mod:`pandas_dp.stats.constraints`: sum-to-one procedures and PSD repair.
 
 Property tests (hypothesis) check the guarantees on any finite input; exact
 checks compare against brute-force solutions of the same optimisation problems;
@@ -21,7 +21,7 @@ from hypothesis.extra.numpy import arrays
 from numpy.typing import NDArray
 from scipy import optimize
 
-from pandas_dp import constraints as c
+from pandas_dp.stats import constraints as c
 
 FloatArray = NDArray[np.float64]
 
@@ -818,7 +818,7 @@ def test_isotonic_is_the_least_squares_non_decreasing_fit(y: FloatArray) -> None
 def test_isotonic_compiled_and_python_scans_agree_to_the_bit() -> None:
     """Noisy cumulative counts, as a tree's quantiles fit them (4095 entries)."""
     pytest.importorskip("numba")
-    from pandas_dp.constraints import monotone
+    from pandas_dp.stats.constraints import monotone
 
     kernel = monotone._compiled()
     assert kernel is not None

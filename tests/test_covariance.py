@@ -296,6 +296,7 @@ def test_cov_too_wide_bounds_raise_before_the_charge(
         raise AssertionError("the data were read")
 
     monkeypatch.setattr(pandas_dp.engines, "products", no_read)
+    monkeypatch.setattr(pandas_dp.engines.in_memory, "products", no_read)
     budget = PrivacyBudget(10.0)
     release = df.dp.corr if corr else df.dp.cov
     with pytest.raises(pandas_dp.InvalidBoundsError, match="too wide"):
@@ -389,7 +390,7 @@ def test_cov_never_crashes_and_is_psd(
 def test_budget_split_follows_the_measured_cov_weights() -> None:
     """The moments plan splits epsilon by ``MOMENT_WEIGHTS['cov']`` (one weight per
     entry), as the metadata reports it (the epsilon of each, adding up to the whole)."""
-    from pandas_dp.statistics import MOMENT_WEIGHTS
+    from pandas_dp.stats.numeric import MOMENT_WEIGHTS
 
     frame = pd.DataFrame(np.random.default_rng(0).uniform(-1, 1, (200, 3)), columns=list("abc"))
     split = (

@@ -21,12 +21,13 @@ dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
 
 import pandas_dp  # noqa: E402
-from pandas_dp import engines, measure  # noqa: E402
-from pandas_dp.declared_columns import NumericDeclaration  # noqa: E402
+from pandas_dp import engines  # noqa: E402
 from pandas_dp.engines import _dask_partitions  # noqa: E402
 from pandas_dp.engines import dask as dask_engine  # noqa: E402
 from pandas_dp.errors import BudgetExceededError  # noqa: E402
-from pandas_dp.settings import Contributions, Settings  # noqa: E402
+from pandas_dp.plan import measure  # noqa: E402
+from pandas_dp.request.declared_columns import NumericDeclaration  # noqa: E402
+from pandas_dp.request.settings import Contributions, Settings  # noqa: E402
 
 PARTITIONS = (1, 7, 64)
 KEYS = list("abcdefgh")
@@ -188,7 +189,7 @@ def test_without_the_shuffle_the_releases_differ(
 
 def _kept_rows(frame: Any, settings: Settings, keys: list[str] | None = None) -> np.ndarray:
     """Exact rows kept per group after truncation (engine input built as a release does)."""
-    from pandas_dp.grouping import resolve_grouping
+    from pandas_dp.request.grouping import resolve_grouping
 
     grouping = None if keys is None else resolve_grouping(frame, "k", keys=keys, schema=None)
     decl = NumericDeclaration("x", 0.0, 10.0)

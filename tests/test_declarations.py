@@ -10,7 +10,7 @@ import pandera.pandas as pa
 import pytest
 
 import pandas_dp
-from pandas_dp.declarations import resolve_bounds, resolve_categories, split_declared
+from pandas_dp.request.declarations import resolve_bounds, resolve_categories, split_declared
 
 
 @pytest.fixture

@@ -72,7 +72,7 @@ def test_split_gives_count_mean_and_std_at_least_their_old_shares() -> None:
     # no noisier than there; the percentile tree gets 5/18. The bound sums at a
     # share f give the count and the centred sum the noise variance of a separate
     # count (sensitivity 1) and sum (sensitivity R/2) at a share f / sqrt(2) each.
-    w = pandas_dp.statistics.MOMENT_WEIGHTS
+    w = pandas_dp.stats.numeric.MOMENT_WEIGHTS
     old = [{"count": 1.0}, {"count": 1.0, "centred_sum": 2.0}, w["var_separate"]]
     for epsilon, measured in ((1.0, "bound_sums"), (20.0, "count")):
         d = pd.DataFrame({"x": [1.0, 2.0], "r": ["a", "b"]}).dp.describe(
@@ -101,8 +101,8 @@ def test_describe_measures_the_count_the_more_accurate_way(epsilon, columns) -> 
     in the separate design, and measures a count of its own above (a large epsilon
     per column: integer noise is then mostly exactly 0). The MSE formulas are
     checked against simulation; here the choice against both."""
-    from pandas_dp import estimators as est
-    from pandas_dp.noise_plans import plan_noise
+    from pandas_dp.noise.plans import plan_noise
+    from pandas_dp.stats import estimators as est
 
     rng = np.random.default_rng(0)
     frame = pd.DataFrame(rng.uniform(0, 10, (50, columns)), columns=list("abc")[:columns])
@@ -125,8 +125,8 @@ def test_the_pair_count_mse_matches_simulation() -> None:
     """bound_sums_count_mse and integer_count_mse against 400 000 simulated draws
     each (the relative error of a mean of squares this size is below 1 % here; the
     tolerance is 3 %)."""
-    from pandas_dp import estimators as est
-    from pandas_dp.noise_plans import plan_noise
+    from pandas_dp.noise.plans import plan_noise
+    from pandas_dp.stats import estimators as est
 
     rng = np.random.default_rng(1)
     for b in (0.2, 0.5, 1.0, 3.0):

@@ -71,8 +71,8 @@ def test_every_parameter_is_documented_in_its_section(name: str, method: object)
 
 def test_quantile_method_text_states_the_current_interval_share() -> None:
     """The stamped ``method`` text reads the share from the constant the code uses."""
-    from pandas_dp import quantile_estimators
     from pandas_dp.accessor.frame import DPFrameAccessor
+    from pandas_dp.stats.quantiles import estimators as quantile_estimators
 
     doc = inspect.getdoc(DPFrameAccessor.median) or ""
     share = f"{quantile_estimators.INTERVAL_SHARE:.0%} of the budget"

@@ -8,7 +8,7 @@ import pandera.pandas as pa
 import pytest
 
 from pandas_dp.errors import MissingBoundsError
-from pandas_dp.grouping import resolve_grouping
+from pandas_dp.request.grouping import resolve_grouping
 
 FRAME = pd.DataFrame(
     {

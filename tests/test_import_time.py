@@ -12,7 +12,8 @@ import sys
 _PROBE = """
 import sys
 import pandas_dp
-from pandas_dp import declarations, datasets
+from pandas_dp import datasets
+from pandas_dp.request import declarations
 print(sorted(m for m in sys.modules if m == "pandera" or m.startswith("pandera.")))
 """
 

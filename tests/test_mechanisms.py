@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pandas_dp.mechanisms import (
+from pandas_dp.noise.mechanisms import (
     GRID_BITS,
     RandomSource,
     discrete_gaussian,
@@ -478,13 +478,13 @@ def test_truncated_discrete_laplace_infinite_range(sens, eps):
 # ----------------------------------------------------------------------------- small releases
 #
 # Releases of at most SMALL_SIZE entries take a Python-number path in
-# pandas_dp.bounding (integer arithmetic for exact sums, floats for counts). It must
+# pandas_dp.noise.bounding (integer arithmetic for exact sums, floats for counts). It must
 # give the very numbers of the numpy/Fraction path: same seed, same release.
 
 
 def _release_both_ways(monkeypatch, apply, values, plan, seed):
-    from pandas_dp import bounding
-    from pandas_dp.mechanisms.constants import SMALL_SIZE
+    from pandas_dp.noise import bounding
+    from pandas_dp.noise.mechanisms.constants import SMALL_SIZE
 
     fast = apply(values, plan, RandomSource(seed))
     monkeypatch.setattr(bounding, "SMALL_SIZE", 0)
@@ -497,7 +497,7 @@ def _exact_cases(mechanism, bounding_mode):
     """(plan, values) of 120 trials: exact sums (Fractions, ints, floats; inside,
     outside and on the ends of the range; exactly half a grid step from a grid
     point, where rounding goes to even), finite and infinite ranges."""
-    from pandas_dp.noise_plans import plan_noise, range_centre
+    from pandas_dp.noise.plans import plan_noise, range_centre
 
     rng = np.random.default_rng(3)
     delta = 1e-6 if mechanism == "gaussian" else 0.0
@@ -537,8 +537,8 @@ def test_exact_release_in_integers_equals_fraction_arithmetic(mechanism, boundin
     numbers of the plain Fraction arithmetic: clamp, ``M = round((x - c) / g)``
     (ties to even), ``c + g (M + K)`` rounded once to a double, then the clamp of
     the release for ``bit``; for the same draws, bit for bit."""
-    from pandas_dp import bounding
-    from pandas_dp.noise_plans import range_centre
+    from pandas_dp.noise import bounding
+    from pandas_dp.noise.plans import range_centre
 
     rng = np.random.default_rng(4)
     for trial, plan, values in _exact_cases(mechanism, bounding_mode):
@@ -563,7 +563,7 @@ def test_exact_release_in_integers_equals_fraction_arithmetic(mechanism, boundin
 def test_small_exact_release_equals_vector_path(monkeypatch, mechanism, bounding_mode):
     """A few exact sums drawn by the small-vector sampler and by the vector sampler
     (as for any number of entries): bit-identical releases for the same seed."""
-    from pandas_dp.bounding import apply_noise_exact
+    from pandas_dp.noise.bounding import apply_noise_exact
 
     for trial, plan, values in _exact_cases(mechanism, bounding_mode):
         arr = np.array(values, dtype=object)
@@ -575,8 +575,8 @@ def test_small_exact_release_equals_vector_path(monkeypatch, mechanism, bounding
 @pytest.mark.parametrize("bounding_mode", ["bit", "none"])
 def test_small_count_release_equals_numpy_path(monkeypatch, mechanism, bounding_mode):
     """Counts (integer plans) of one to a few entries: the same releases on both paths."""
-    from pandas_dp.bounding import apply_noise
-    from pandas_dp.noise_plans import plan_noise
+    from pandas_dp.noise.bounding import apply_noise
+    from pandas_dp.noise.plans import plan_noise
 
     delta = 1e-6 if mechanism == "gaussian" else 0.0
     for trial in range(150):

@@ -1,4 +1,4 @@
-"""Partition selection for private keys (pandas_dp.partition, REFERENCE.md §10)."""
+"""Partition selection for private keys (pandas_dp.noise.partition, REFERENCE.md §10)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from pandas_dp.mechanisms import RandomSource, representable_scale
-from pandas_dp.partition import continuous_threshold, select, selection_threshold
+from pandas_dp.noise.mechanisms import RandomSource, representable_scale
+from pandas_dp.noise.partition import continuous_threshold, select, selection_threshold
 
 
 @pytest.mark.parametrize("epsilon", [0.1, 0.5, 1.0, 3.0])

@@ -1,4 +1,4 @@
-"""pandas_dp.plotting: each kind of release draws on the Agg backend."""
+"""pandas_dp.plotting.plots: each kind of release draws on the Agg backend."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.collections import LineCollection  # noqa: E402
 from matplotlib.image import AxesImage  # noqa: E402
 
-from pandas_dp import plotting  # noqa: E402
+from pandas_dp.plotting import plots as plotting  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -3,15 +3,15 @@
 Two kinds of test:
 
 * The noise layer: calibrate with the library's public path
-  (:func:`pandas_dp.noise_plans.plan_noise`, with the sensitivity and the output range
-  from :mod:`pandas_dp.sensitivity`), release the exact values of two neighbouring
-  datasets many times with :func:`pandas_dp.bounding.apply_noise`, and compare the
+  (:func:`pandas_dp.noise.plans.plan_noise`, with the sensitivity and the output range
+  from :mod:`pandas_dp.plan.sensitivity`), release the exact values of two neighbouring
+  datasets many times with :func:`pandas_dp.noise.bounding.apply_noise`, and compare the
   two output distributions bin by bin. Liu's direct releases (public ``n``) are
   tested under ``neighbouring="substitute"``, the relation they are defined for.
 * The default releases (``add_remove``: the frame's length private): the plan the
   library builds for ``mean`` / ``var`` (noisy count, centred sum, centred squares),
   run on frames differing by one added row, the statistic estimated by
-  :mod:`pandas_dp.estimators`; the released *value* is binned. The fast path is
+  :mod:`pandas_dp.stats.estimators`; the released *value* is binned. The fast path is
   checked to reproduce the accessor's release exactly for the same seed.
 
 Method. The number of draws from each neighbour is itself Poisson (mean ``M``), so
@@ -44,17 +44,18 @@ import pytest
 from scipy import stats
 
 import pandas_dp  # noqa: F401  (registers the accessor)
-from pandas_dp import engines, measure
-from pandas_dp import estimators as est
-from pandas_dp.bounding import apply_noise, apply_noise_exact
-from pandas_dp.declared_columns import NumericDeclaration
-from pandas_dp.mechanisms import RandomSource
-from pandas_dp.moments import plan_moments
-from pandas_dp.noise_plans import NoisePlan, plan_noise
-from pandas_dp.plan import direct_allowance
-from pandas_dp.sensitivity import output_range, sensitivity
-from pandas_dp.settings import Settings
-from pandas_dp.shrinkage import variance_noise_sd
+from pandas_dp import engines
+from pandas_dp.noise.bounding import apply_noise, apply_noise_exact
+from pandas_dp.noise.mechanisms import RandomSource
+from pandas_dp.noise.plans import NoisePlan, plan_noise
+from pandas_dp.plan import recentring
+from pandas_dp.plan.plans import direct_allowance
+from pandas_dp.plan.sensitivity import output_range, sensitivity
+from pandas_dp.request.declared_columns import NumericDeclaration
+from pandas_dp.request.settings import Settings
+from pandas_dp.stats import estimators as est
+from pandas_dp.stats.moments import plan_moments
+from pandas_dp.stats.shrinkage import variance_noise_sd
 
 ALPHA = 1e-4
 DRAWS = 200_000
@@ -340,11 +341,11 @@ def default_releases(statistic, values, seed, draws=DRAWS, *, eps=EPS, shrink=1.
     """A Poisson(``draws``) number of default releases of ``statistic`` of ``values``
     on [0, 1].
 
-    Builds the plan the accessor builds (:func:`pandas_dp.moments.plan_moments`),
+    Builds the plan the accessor builds (:func:`pandas_dp.stats.moments.plan_moments`),
     takes the exact sufficient statistics from the engine, noises each of them with
     its calibrated :class:`NoisePlan` (its scale times ``shrink``: 1 is the library's
     calibration, below 1 a deliberately broken one) and estimates the statistic with
-    :mod:`pandas_dp.estimators`. With ``draws=None`` it makes one release with
+    :mod:`pandas_dp.stats.estimators`. With ``draws=None`` it makes one release with
     ``RandomSource(seed)``, drawing in the plan's order, as the accessor does.
     """
     settings = Settings(epsilon=eps, bounding=bounding)
@@ -403,7 +404,7 @@ def default_releases(statistic, values, seed, draws=DRAWS, *, eps=EPS, shrink=1.
             keys["centred_sum"]: np.full(m, sums.total_exact[0], dtype=object),
         }
         released = {keys["count"]: noisy["count"], keys["centred_sum"]: noisy["centred_sum"]}
-        values = measure.recentred_values(recentred, exact_runs, released, variances)
+        values = recentring.recentred_values(recentred.source, exact_runs, released, variances)
         noisy["recentred_sum"] = apply_noise_exact(values, shrunk["recentred_sum"].tiled(m), src)
         t_var = recentred.calibrated.variance
         fn = np.frompyfunc(
@@ -499,7 +500,7 @@ def test_default_worst_case_detects_half_the_noise(statistic, small, large, eps)
 
     The variance's noise is quartered instead (loss up to 4 eps): on these one- and
     two-row frames its noise dominates, so the released variance is the posterior
-    mean over its range (:mod:`pandas_dp.shrinkage`), a smooth function of the
+    mean over its range (:mod:`pandas_dp.stats.shrinkage`), a smooth function of the
     noisy statistics that loses less than they do (at half the noise: p = 0.88).
     """
     shrink = 0.5 if statistic == "mean" else 0.25
@@ -578,8 +579,8 @@ def test_count_interval_is_never_inverted(bounding):
 
 def grouped_count_plan(contrib: Any, eps: float = EPS, bounding: str = "bit") -> NoisePlan:
     """The library's noise plan of a grouped row count over two declared keys."""
-    from pandas_dp.grouping import Grouping
-    from pandas_dp.plan import Plan
+    from pandas_dp.plan.plans import Plan
+    from pandas_dp.request.grouping import Grouping
 
     grouping = Grouping(("k",), pd.Index(["a", "b"], name="k"), (("a", "b"),))
     plan = Plan(Settings(epsilon=eps, bounding=bounding, contributions=contrib), grouping)
@@ -606,7 +607,7 @@ def joint_bins(x: np.ndarray, top: int) -> np.ndarray:
 def test_grouped_count_unit_in_two_groups_worst_case(bounding: str) -> None:
     """A unit with one row in each of two groups (k = 2, g = 2, c = 1) added: both
     counts move by one. The grouped plan's L1 of 2 must hold the joint output to eps."""
-    from pandas_dp.settings import Contributions
+    from pandas_dp.request.settings import Contributions
 
     contrib = Contributions("pid", rows=2, groups=2, rows_per_group=1)
     plan = grouped_count_plan(contrib, bounding=bounding)
@@ -619,7 +620,7 @@ def test_grouped_count_unit_in_two_groups_worst_case(bounding: str) -> None:
 def test_grouped_count_without_contribution_bounds_is_detected() -> None:
     """The same neighbours under the one-row-per-unit plan (groups in parallel, L1 1):
     the privacy loss is 2 eps, and the test sees it (power check)."""
-    from pandas_dp.settings import Contributions
+    from pandas_dp.request.settings import Contributions
 
     plan = grouped_count_plan(Contributions())
     small = joint_releases(plan, np.array([3.0, 3.0]), 13, 100_000)

@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pandas_dp.plan_calibration import PlanCalibration
-from pandas_dp.plan_running import SELECTION
+from pandas_dp.plan.calibration import PlanCalibration
+from pandas_dp.plan.running import SELECTION
 
 RTOL = 1e-9
 

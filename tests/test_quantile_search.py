@@ -1,4 +1,4 @@
-"""Quantiles by exact permute-and-flip on a grid (pandas_dp.quantile_search, mechanisms.selection).
+"""Quantiles by exact permute-and-flip on a grid (stats.quantiles.search, mechanisms.selection).
 
 * the sampler draws exactly permute-and-flip's distribution (chi-square against the
   distribution computed in closed form);
@@ -21,9 +21,11 @@ from scipy import stats
 
 import pandas_dp  # noqa: F401  (registers the accessor)
 from pandas_dp import PrivacyBudget
-from pandas_dp.mechanisms import RandomSource, selection
-from pandas_dp.mechanisms.selection import flip_coins, permute_and_flip, selection_rate
-from pandas_dp.quantile_search import (
+from pandas_dp.noise.mechanisms import RandomSource, selection
+from pandas_dp.noise.mechanisms.selection import flip_coins, permute_and_flip, selection_rate
+from pandas_dp.plan.sensitivity import sensitivity
+from pandas_dp.stats.quantiles.releases import SELECT_BINS, default_bins
+from pandas_dp.stats.quantiles.search import (
     PILE_MARGIN,
     half_cells,
     ladder_counts,
@@ -33,8 +35,6 @@ from pandas_dp.quantile_search import (
     score_rational,
     select_quantiles,
 )
-from pandas_dp.quantiles import SELECT_BINS, default_bins
-from pandas_dp.sensitivity import sensitivity
 
 # ----------------------------------------------------------------------------- the sampler
 
@@ -366,7 +366,7 @@ def test_privacy_of_the_recursion_on_a_point_mass() -> None:
 def test_biased_split_is_binomial(count: int, share: float) -> None:
     """The pile's split at probability ``share`` (a multiple of 2**-16): Binomial
     exactly (chi-square over 20,000 draws, false-alarm rate 1e-4); 0 and 1 exact."""
-    from pandas_dp.quantile_search import SPLIT_BITS, _biased_split
+    from pandas_dp.stats.quantiles.search import SPLIT_BITS, _biased_split
 
     m = round(share * 2**SPLIT_BITS)
     src = RandomSource(count + m)
@@ -386,7 +386,7 @@ def test_biased_split_is_binomial(count: int, share: float) -> None:
 def test_fair_split_is_binomial(count: int) -> None:
     """The pile's split: Binomial(count, 1/2) exactly (chi-square over 20,000 draws,
     false-alarm rate 1e-4), only ``count`` of the random bits counted."""
-    from pandas_dp.quantile_search import _fair_split
+    from pandas_dp.stats.quantiles.search import _fair_split
 
     src = RandomSource(count)
     got = np.array([_fair_split(count, src) for _ in range(20_000)])
@@ -497,7 +497,7 @@ def test_interval_false_spends_the_whole_budget_on_the_quantiles(method: str) ->
 
 
 def test_default_bins_depend_on_public_facts_only() -> None:
-    from pandas_dp.grouping import resolve_grouping
+    from pandas_dp.request.grouping import resolve_grouping
 
     df = pd.DataFrame({"g": list("ab") * 5, "x": np.arange(10.0)})
     few = resolve_grouping(df, "g", keys=["a", "b"], schema=None)

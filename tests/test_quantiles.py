@@ -1,4 +1,4 @@
-"""Quantiles on a public grid (pandas_dp.quantiles, engines.grid_counts, Plan.grid).
+"""Quantiles on a public grid (pandas_dp.stats.quantiles.releases, engines.grid_counts, Plan.grid).
 
 Statistical tests state their false-alarm rate; every random draw is seeded, so a
 test gives the same answer on every run.
@@ -17,14 +17,15 @@ from scipy import stats
 
 import pandas_dp  # noqa: F401  (registers the accessor)
 from pandas_dp import PrivacyBudget, engines
-from pandas_dp.bounding import apply_noise
 from pandas_dp.errors import MissingBoundsError
-from pandas_dp.mechanisms import RandomSource
-from pandas_dp.noise_plans import NoisePlan
-from pandas_dp.plan import Plan
-from pandas_dp.quantile_estimators import INTERVAL_SHARE
-from pandas_dp.quantile_search import ladder_counts, ladder_edges, ladder_interval
-from pandas_dp.quantile_tree import (
+from pandas_dp.noise.bounding import apply_noise
+from pandas_dp.noise.mechanisms import RandomSource
+from pandas_dp.noise.plans import NoisePlan
+from pandas_dp.plan.plans import Plan
+from pandas_dp.request.settings import Settings
+from pandas_dp.stats.quantiles.estimators import INTERVAL_SHARE
+from pandas_dp.stats.quantiles.search import ladder_counts, ladder_edges, ladder_interval
+from pandas_dp.stats.quantiles.tree import (
     Tree,
     consistent_leaves,
     quantile_interval,
@@ -33,7 +34,6 @@ from pandas_dp.quantile_tree import (
     tree_counts,
     weighted_tail_width,
 )
-from pandas_dp.settings import Settings
 
 RNG = np.random.default_rng(12345)
 UNIFORM = pd.Series(RNG.uniform(0, 100, 20_000), name="x")
@@ -311,7 +311,7 @@ def test_ladder_interval_detects_a_too_narrow_band() -> None:
     values = edges * (20.0 / 256)
     src = RandomSource(6)
     hits = narrow = 0
-    from pandas_dp import quantile_search
+    from pandas_dp.stats.quantiles import search as quantile_search
 
     real = quantile_search.weighted_tail_width
     for _ in range(300):
@@ -380,7 +380,7 @@ def test_interval_detects_a_too_narrow_band() -> None:
     truth = float(np.quantile(x, 0.5))
     hits = narrow = 0
     src = RandomSource(5)
-    from pandas_dp import quantile_tree
+    from pandas_dp.stats.quantiles import tree as quantile_tree
 
     real = quantile_tree.weighted_tail_width
     for _ in range(300):

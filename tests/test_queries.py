@@ -20,7 +20,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import pandas_dp
-from pandas_dp.queries import Query, _Evaluator
+from pandas_dp.request.queries import Query, _Evaluator
 
 JUNK = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pandas_dp  # noqa: F401  (registers the accessor)
-from pandas_dp import estimators as est
+from pandas_dp.stats import estimators as est
 
 FINITE = st.floats(allow_nan=False, allow_infinity=False, width=64)
 POSITIVE = st.floats(min_value=1e-300, max_value=1e300)

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 import pandas_dp  # noqa: F401  (registers the accessor)
-from pandas_dp.result import DPFloat, DPMetadata, deferred
+from pandas_dp.result.values import DPFloat, DPMetadata, deferred
 
 
 def _meta(build_count: list[int]) -> DPMetadata:

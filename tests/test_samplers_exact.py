@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pandas_dp import bounding
-from pandas_dp.bounding import apply_noise, halfwidth
-from pandas_dp.mechanisms import (
+from pandas_dp.noise import bounding
+from pandas_dp.noise.bounding import apply_noise, halfwidth
+from pandas_dp.noise.mechanisms import (
     RandomSource,
     _compiled,
     discrete_gaussian,
@@ -30,9 +30,9 @@ from pandas_dp.mechanisms import (
     small,
     truncated_discrete_laplace,
 )
-from pandas_dp.mechanisms import samplers as mech
-from pandas_dp.mechanisms.constants import SMALL_SIZE
-from pandas_dp.noise_plans import plan_noise
+from pandas_dp.noise.mechanisms import samplers as mech
+from pandas_dp.noise.mechanisms.constants import SMALL_SIZE
+from pandas_dp.noise.plans import plan_noise
 
 ALPHA = 1e-4  # false-alarm rate of each sampling test
 
@@ -416,7 +416,7 @@ def test_exact_grid_rounding():
 
 # ----------------------------------------------------------------------------- 5. small path
 #
-# Vectors of at most SMALL_SIZE entries are drawn by pandas_dp.mechanisms.small, a
+# Vectors of at most SMALL_SIZE entries are drawn by pandas_dp.noise.mechanisms.small, a
 # pure-Python transcription of the vectorised samplers that reads the same words in
 # the same order. Two kinds of test: (a) the two paths return identical draws for the
 # same word stream -- including streams rigged to make the rare branches (alternating
@@ -755,8 +755,8 @@ def test_secure_words_are_not_shared_across_a_fork(monkeypatch):
 def test_the_shared_secure_source():
     """Releases with secure noise share one source (its unread words serve the next
     release); a seeded release gets its own."""
-    from pandas_dp.mechanisms.source import secure_source
-    from pandas_dp.settings import Settings
+    from pandas_dp.noise.mechanisms.source import secure_source
+    from pandas_dp.request.settings import Settings
 
     assert Settings(1.0).source is secure_source() and secure_source().secure
     assert Settings(1.0, random_state=3).source is not secure_source()
@@ -774,7 +774,7 @@ def test_a_fork_never_inherits_the_shared_sources_lock():
     import os
     import threading
 
-    from pandas_dp.mechanisms.source import secure_source
+    from pandas_dp.noise.mechanisms.source import secure_source
 
     src = secure_source()
     parent = src.words(2)

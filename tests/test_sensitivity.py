@@ -1,6 +1,6 @@
 """Brute-force proofs of the one-column rows of the sensitivity table (REFERENCE.md §9, §13).
 
-For every row of :data:`pandas_dp.sensitivity.TABLE` that is a scalar statistic of
+For every row of :data:`pandas_dp.plan.sensitivity.TABLE` that is a scalar statistic of
 one numeric column (the vector rows and the two-column rows of ``PAIR_TABLE`` are
 proven in ``test_sensitivity_vectors.py``), under each relation it holds for, and
 for contribution bounds ``k = 1, 2, 3``:
@@ -40,11 +40,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pandas_dp import engines, measure
-from pandas_dp.declared_columns import NumericDeclaration
+from pandas_dp import engines
 from pandas_dp.errors import InvalidBoundsError
-from pandas_dp.plan import Plan
-from pandas_dp.sensitivity import (
+from pandas_dp.plan import measure, recentring
+from pandas_dp.plan.plans import Plan
+from pandas_dp.plan.sensitivity import (
     NEIGHBOURING,
     PAIR_TABLE,
     TABLE,
@@ -53,7 +53,8 @@ from pandas_dp.sensitivity import (
     rule,
     sensitivity,
 )
-from pandas_dp.settings import Settings
+from pandas_dp.request.declared_columns import NumericDeclaration
+from pandas_dp.request.settings import Settings
 
 NAN = math.nan
 #: Declared bounds: around 0, positive, negative, and two where the half-width is
@@ -619,7 +620,7 @@ def centres(a: float, b: float) -> list[float]:
 def test_recentred_sum_row(relation: str, bounds: tuple[float, float], k: int) -> None:
     """``Σ (x - c) / h(c)`` about any centre ``c`` of the bounds: within the table's
     value (math), within the plan's sensitivity (engine: the centred sum's rounding,
-    composed as :func:`pandas_dp.measure.recentred_values` composes it), and attained:
+    composed as :func:`pandas_dp.plan.recentring.recentred_values` composes it), and attained:
     under add_remove for every centre, under substitute at the midpoint."""
     a, b = bounds
     w = world(a, b, k)
@@ -659,9 +660,9 @@ def test_recentred_sum_row(relation: str, bounds: tuple[float, float], k: int) -
 
 
 def test_recentred_values_is_the_formula_proven_above() -> None:
-    """:func:`pandas_dp.measure.recentred_values` centres on the released mean, by
-    :func:`pandas_dp.estimators.recentre`, in exact arithmetic."""
-    from pandas_dp import estimators as est
+    """:func:`pandas_dp.plan.recentring.recentred_values` centres on the released mean, by
+    :func:`pandas_dp.stats.estimators.recentre`, in exact arithmetic."""
+    from pandas_dp.stats import estimators as est
 
     a, b = -3.0, 1.0
     plan = Plan(Settings(epsilon=1.0))
@@ -674,7 +675,7 @@ def test_recentred_values_is_the_formula_proven_above() -> None:
         keys["centred_sum"]: np.array([e["centred_sum"]], dtype=object),
     }
     released = {keys["count"]: np.array([4.0]), keys["centred_sum"]: np.array([-2.5])}
-    got = measure.recentred_values(m, exact, released, (2.0, 0.5))[0]
+    got = recentring.recentred_values(m.source, exact, released, (2.0, 0.5))[0]
     c = Fraction(est.recentre(4.0, -2.5, (2.0, 0.5), a, b))
     delta = -2.5 / 4
     se = math.sqrt(0.5 + delta * delta * 2.0) / 4
@@ -732,11 +733,11 @@ def test_bound_sums_row(relation: str, bounds: tuple[float, float], k: int) -> N
 def test_bound_sums_plan_pays_for_the_grid(bounds: tuple[float, float], k: int, epsilon: float):
     """End to end, the privacy of the pair's release: the engine's pairs of every
     dataset, clamped into the plan's range and rounded to its noise grid as
-    :func:`~pandas_dp.bounding.apply_noise_exact` does, move between add/remove
+    :func:`~pandas_dp.noise.bounding.apply_noise_exact` does, move between add/remove
     neighbours by at most ``epsilon`` Laplace scales in L1 -- the noise is
     discrete Laplace of that scale on each entry, so the release is epsilon-DP.
     (Both entries of a pair round: an exact L1 of R would not be enough.)"""
-    from pandas_dp.settings import Contributions
+    from pandas_dp.request.settings import Contributions
 
     a, b = bounds
     w = world(a, b, k)

@@ -23,7 +23,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from pandas_dp.sensitivity import GROUPED, grouped_sensitivity, sensitivity
+from pandas_dp.plan.sensitivity import GROUPED, grouped_sensitivity, sensitivity
 
 GROUPS = 4
 BOUNDS = [(0.0, 1.0), (-3.0, 1.0), (2.0, 7.0), (-5.0, -1.0)]
@@ -197,10 +197,10 @@ def test_grouped_bound_sums_plan_pays_for_the_grid(
 
     import pandas as pd
 
-    from pandas_dp.declared_columns import NumericDeclaration
-    from pandas_dp.grouping import Grouping
-    from pandas_dp.plan import Plan
-    from pandas_dp.settings import Contributions, Settings
+    from pandas_dp.plan.plans import Plan
+    from pandas_dp.request.declared_columns import NumericDeclaration
+    from pandas_dp.request.grouping import Grouping
+    from pandas_dp.request.settings import Contributions, Settings
 
     a, b = bounds
     k, g, c = caps

@@ -39,10 +39,16 @@ import pandas as pd
 import pytest
 
 from pandas_dp import engines
-from pandas_dp.declared_columns import NumericDeclaration
-from pandas_dp.plan import Plan
-from pandas_dp.sensitivity import NEIGHBOURING, PAIR_TABLE, TABLE, pair_sensitivity, sensitivity
-from pandas_dp.settings import Settings
+from pandas_dp.plan.plans import Plan
+from pandas_dp.plan.sensitivity import (
+    NEIGHBOURING,
+    PAIR_TABLE,
+    TABLE,
+    pair_sensitivity,
+    sensitivity,
+)
+from pandas_dp.request.declared_columns import NumericDeclaration
+from pandas_dp.request.settings import Settings
 
 CATEGORIES = ("a", "b", "c")
 #: declared categories, an undeclared value, a missing value

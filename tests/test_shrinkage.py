@@ -1,4 +1,4 @@
-"""The variance's posterior mean where its noise outweighs its range (pandas_dp.shrinkage)."""
+"""The variance's posterior mean where its noise outweighs its range (pandas_dp.stats.shrinkage)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from scipy import integrate
 
 import pandas_dp  # noqa: F401
-from pandas_dp import shrinkage
-from pandas_dp.shrinkage import SHRINK_FROM, shrunk_variance, variance_noise_sd
+from pandas_dp.stats import shrinkage
+from pandas_dp.stats.shrinkage import SHRINK_FROM, shrunk_variance, variance_noise_sd
 
 floats = st.floats(allow_nan=True, allow_infinity=True)
 

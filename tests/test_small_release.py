@@ -14,18 +14,19 @@ import pandas as pd
 import pytest
 
 import pandas_dp  # noqa: F401  (registers the accessor)
-from pandas_dp import PrivacyBudget, plan_calibration
-from pandas_dp import statistics as statistics_module
-from pandas_dp.bounding import apply_noise
-from pandas_dp.budget import charge_all
-from pandas_dp.declared_columns import NumericDeclaration
+from pandas_dp import PrivacyBudget
+from pandas_dp.budget.budgets import charge_all
 from pandas_dp.errors import BudgetExceededError, InvalidBoundsError
-from pandas_dp.grouping import Grouping
-from pandas_dp.mechanisms import RandomSource
-from pandas_dp.noise_plans import plan_noise
-from pandas_dp.plan import Plan
-from pandas_dp.result import DPMetadata
-from pandas_dp.settings import Contributions, Settings
+from pandas_dp.noise.bounding import apply_noise
+from pandas_dp.noise.mechanisms import RandomSource
+from pandas_dp.noise.plans import plan_noise
+from pandas_dp.plan import calibration as plan_calibration
+from pandas_dp.plan.plans import Plan
+from pandas_dp.request.declared_columns import NumericDeclaration
+from pandas_dp.request.grouping import Grouping
+from pandas_dp.request.settings import Contributions, Settings
+from pandas_dp.result.values import DPMetadata
+from pandas_dp.stats import numeric as statistics_module
 
 SERIES = pd.Series(np.random.default_rng(5).uniform(0.0, 100.0, 100), name="x")
 STATISTICS = ("count", "centred_sum", "centred_squares", "sum")
@@ -182,7 +183,7 @@ def test_small_count_path_equals_the_vector_path(
 ) -> None:
     """A few counts (the per-entry floats cached on the plan) against the numpy
     path, on the same seeded words: the same releases, values at the ends too."""
-    from pandas_dp import bounding as bounding_module
+    from pandas_dp.noise import bounding as bounding_module
 
     theta = np.array([0.0, 3.0, 7.0])
     plan = plan_noise(

@@ -10,8 +10,8 @@ import pandera.pandas as pa
 import pytest
 
 import pandas_dp
-from pandas_dp.declarations import attached_schema
-from pandas_dp.unit_declarations import UnitDeclaration, resolve_unit
+from pandas_dp.request.declarations import attached_schema
+from pandas_dp.request.unit_declarations import UnitDeclaration, resolve_unit
 
 META = {"pandas_dp": {"privacy_unit": "pid", "max_rows_per_unit": 5, "max_groups_per_unit": 2}}
 COLUMNS = ["pid", "x", "g"]

@@ -15,7 +15,7 @@ from pandas_dp.engines.units import (
     hash_key,
     unit_codes,
 )
-from pandas_dp.mechanisms import RandomSource
+from pandas_dp.noise.mechanisms import RandomSource
 
 KEY = "0123456789abcdef"
 

@@ -1,6 +1,6 @@
 """The variance's clamp to the largest variance the noisy count and mean allow.
 
-:func:`pandas_dp.estimators.variance_cap` is the Bhatia-Davis bound
+:func:`pandas_dp.stats.estimators.variance_cap` is the Bhatia-Davis bound
 ``(h² - d²) C / (C - ddof)`` for ``C`` values within ``h`` of the range's midpoint
 whose mean is ``d`` from it. Clamping a noisy variance to it is post-processing;
 these tests check that it never cuts an exact variance (it is a bound), that it is
@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pandas_dp  # noqa: F401  (registers the accessor)
-from pandas_dp import estimators as est
+from pandas_dp.stats import estimators as est
 
 
 def exact_statistics(x: np.ndarray, lower: float, upper: float) -> tuple[float, float, float]:

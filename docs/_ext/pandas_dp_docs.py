@@ -3,7 +3,7 @@
 * ``dataframe-table`` renders a :class:`pandas.DataFrame` computed *at build time* by a
   function of the library, so that a table in the docs cannot drift from the code::
 
-      ```{dataframe-table} pandas_dp.sensitivity.table_frame
+      ```{dataframe-table} pandas_dp.plan.sensitivity.table_frame
       :columns: statistic, neighbouring, sensitivity, min n
       :literal: sensitivity
       ```

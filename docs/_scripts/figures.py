@@ -1,4 +1,4 @@
-"""Figures of the pandas-dp docs that are not a single call to ``pandas_dp.plotting``.
+"""Figures of the pandas-dp docs that are not a single call to ``pandas_dp.plotting.plots``.
 
 Each public function draws one figure with pyplot; the pages call them with
 matplotlib's ``plot`` directive (``.. plot:: _scripts/figures.py bounding_bias``), at
@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 import pandas_dp  # noqa: F401  (registers .dp)
-from pandas_dp.mechanisms import gaussian_sigma, truncated_laplace_scale
+from pandas_dp.noise.mechanisms import gaussian_sigma, truncated_laplace_scale
 
 # --------------------------------------------------------------------------- bounding
 
@@ -149,7 +149,7 @@ def gaussian_calibration() -> None:
 
 def proportions_rmse() -> None:
     """RMSE of each sum-to-one procedure on a skewed distribution (small simulation)."""
-    from pandas_dp.histograms import METHODS
+    from pandas_dp.stats.histograms import METHODS
 
     categories = list("ABCDEFGH")
     sizes = [400, 250, 150, 90, 60, 30, 15, 5]

@@ -1,8 +1,8 @@
 """The ``.dp`` accessors on :class:`pandas.DataFrame` and :class:`pandas.Series`.
 
-They parse arguments and hand over to the release functions (:mod:`pandas_dp.statistics`
+They parse arguments and hand over to the release functions (:mod:`pandas_dp.stats.numeric`
 and its siblings), which build a plan over noisy sufficient statistics
-(:mod:`pandas_dp.plan`); nothing else.
+(:mod:`pandas_dp.plan.plans`); nothing else.
 They are stateless and cheap to build (pandas builds one on every ``df.dp``).
 
 Every method takes the same keyword-only DP parameters:
@@ -20,7 +20,7 @@ schema : pandera DataFrameSchema, DataFrameModel class, SeriesSchema or Column, 
     attached with ``schema.validate(df)`` is used.
 mechanism : {"laplace", "gaussian"}, default "laplace"
 bounding : {"bit", "truncated", "none"}, default "bit"
-    Output bounding mode (see :mod:`pandas_dp.bounding`).
+    Output bounding mode (see :mod:`pandas_dp.noise.bounding`).
 neighbouring : {"add_remove", "substitute"}, default "add_remove"
     ``"add_remove"``: neighbouring datasets differ by one person added or removed, and
     the number of rows is private (no value, interval or metadata field depends on

@@ -10,21 +10,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_dp import histograms as hist
-from pandas_dp import statistics as st
-from pandas_dp.category_declarations import CategoricalDeclaration
-from pandas_dp.declarations import (
+from pandas_dp.errors import MissingBoundsError
+from pandas_dp.request.category_declarations import CategoricalDeclaration
+from pandas_dp.request.declarations import (
     attached_schema,
     resolve_bounds,
     resolve_categories,
     split_declared,
 )
-from pandas_dp.declared_columns import NumericDeclaration
-from pandas_dp.errors import MissingBoundsError
-from pandas_dp.quantile_agg import AGG_QUANTILES
-from pandas_dp.result import DPFloat, DPInt
-from pandas_dp.settings import Contributions, check_seed, check_skipna
-from pandas_dp.unit_declarations import resolve_unit
+from pandas_dp.request.declared_columns import NumericDeclaration
+from pandas_dp.request.settings import Contributions, check_seed, check_skipna
+from pandas_dp.request.unit_declarations import resolve_unit
+from pandas_dp.result.values import DPFloat, DPInt
+from pandas_dp.stats import histograms as hist
+from pandas_dp.stats import numeric as st
+from pandas_dp.stats.quantiles.agg import AGG_QUANTILES
 
 Columns = Hashable | Sequence[Hashable] | None
 
@@ -358,7 +358,7 @@ class _Base:
         return ONE_ROW_PER_UNIT
 
     def _rows(self, neighbouring: str) -> int | None:
-        """The frame's length for :class:`~pandas_dp.settings.Settings` (public only under
+        """The frame's length for :class:`~pandas_dp.request.settings.Settings` (public only under
         ``"substitute"``; the Dask accessor computes it only then)."""
         return len(self._obj)
 
@@ -482,7 +482,7 @@ def describe_columns(
 ]:
     """describe's columns: numeric ones with bounds, others with categories (public).
 
-    :func:`~pandas_dp.declarations.split_declared` sorts them; this returns the
+    :func:`~pandas_dp.request.declarations.split_declared` sorts them; this returns the
     numeric columns and their declarations, then the categorical ones, then the
     undeclared labels. With ``strict`` (columns named by the caller) an undeclared
     column raises instead.

@@ -14,9 +14,9 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from pandas_dp.describe import DESCRIBE_METHOD, DESCRIBE_METHOD_NOTE
-from pandas_dp.quantile_estimators import INTERVAL_SHARE
-from pandas_dp.quantiles import SELECT_BINS
+from pandas_dp.stats.describe import DESCRIBE_METHOD, DESCRIBE_METHOD_NOTE
+from pandas_dp.stats.quantiles.estimators import INTERVAL_SHARE
+from pandas_dp.stats.quantiles.releases import SELECT_BINS
 
 __all__ = ["SHARED", "stamp_docs"]
 
@@ -157,7 +157,7 @@ SHARED: dict[str, str] = {
     "psd": 'psd : {"clip", "higham"}, default "clip"\n    Positive semi-definite repair.',
     "numeric_only": "numeric_only : bool, default False\n    Count numeric columns only.",
     "queries": "queries : dict\n"
-    "    Name -> boolean mask or query string (:mod:`pandas_dp.queries`).",
+    "    Name -> boolean mask or query string (:mod:`pandas_dp.request.queries`).",
     "privacy_unit": "privacy_unit : label, optional\n"
     "    The column identifying a person (a unit), when one person may hold several\n"
     "    rows; needs ``max_rows_per_unit``. Default: every row is its own unit. May be\n"

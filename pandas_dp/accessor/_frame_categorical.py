@@ -3,7 +3,7 @@
 A mixin of :class:`~pandas_dp.accessor.frame.DPFrameAccessor`: counts of declared
 categories (one column, or the contingency table of several), their proportions,
 and a workload of counting queries (boolean masks or ``df.eval`` strings), each
-handed over to :mod:`pandas_dp.histograms` or :mod:`pandas_dp.grouped`.
+handed over to :mod:`pandas_dp.stats.histograms` or :mod:`pandas_dp.stats.grouped`.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_dp import histograms as hist
 from pandas_dp.accessor._base import _Base, check_unique, counts_queries
-from pandas_dp.budget import PrivacyBudget
-from pandas_dp.grouped import release_contingency
-from pandas_dp.grouping import resolve_grouping
-from pandas_dp.queries import Query
+from pandas_dp.budget.budgets import PrivacyBudget
+from pandas_dp.request.grouping import resolve_grouping
+from pandas_dp.request.queries import Query
+from pandas_dp.stats import histograms as hist
+from pandas_dp.stats.grouped import release_contingency
 
 
 class _FrameCategorical(_Base):
@@ -171,7 +171,7 @@ class _FrameCategorical(_Base):
         queries : dict
             Name -> boolean mask (a Series aligned with the frame, or an array of
             its length) or an expression string such as ``"smoker and age > 60"``
-            (:mod:`pandas_dp.queries`: column names, constants, comparisons,
+            (:mod:`pandas_dp.request.queries`: column names, constants, comparisons,
             ``in`` a list, ``and`` / ``or`` / ``not`` and arithmetic, evaluated
             value by value; a value a comparison fails on, like a missing one,
             is not counted). Each must be a *per-record* predicate: a string

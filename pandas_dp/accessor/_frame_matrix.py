@@ -2,7 +2,7 @@
 
 A mixin of :class:`~pandas_dp.accessor.frame.DPFrameAccessor`: it parses the
 arguments of both matrices in one place and hands over to
-:func:`pandas_dp.covariance.release_cov`.
+:func:`pandas_dp.stats.covariance.release_cov`.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_dp import covariance as covmod
 from pandas_dp.accessor._base import Columns, _Base, _check_numeric
-from pandas_dp.budget import PrivacyBudget
-from pandas_dp.declarations import attached_schema, resolve_bounds
+from pandas_dp.budget.budgets import PrivacyBudget
+from pandas_dp.request.declarations import attached_schema, resolve_bounds
+from pandas_dp.stats import covariance as covmod
 
 
 class _FrameMatrices(_Base):

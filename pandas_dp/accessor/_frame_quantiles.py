@@ -2,7 +2,7 @@
 
 A mixin of :class:`~pandas_dp.accessor.frame.DPFrameAccessor`: it parses the
 arguments (columns, ``q``, bounds, the grid) and hands over to
-:func:`pandas_dp.quantiles.release_quantiles`.
+:func:`pandas_dp.stats.quantiles.releases.release_quantiles`.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_dp import quantiles as qmod
-from pandas_dp import statistics as st
 from pandas_dp.accessor._base import Columns, _Base, _check_numeric
-from pandas_dp.budget import PrivacyBudget
-from pandas_dp.declarations import attached_schema, resolve_bounds
-from pandas_dp.result import DPFloat
+from pandas_dp.budget.budgets import PrivacyBudget
+from pandas_dp.request.declarations import attached_schema, resolve_bounds
+from pandas_dp.result.values import DPFloat
+from pandas_dp.stats import numeric as st
+from pandas_dp.stats.quantiles import releases as qmod
 
 
 class _FrameQuantiles(_Base):

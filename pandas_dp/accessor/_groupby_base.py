@@ -17,12 +17,12 @@ from typing import Any
 
 import pandas as pd
 
-from pandas_dp import statistics as st
 from pandas_dp.accessor._base import Columns, check_unique, column_labels
-from pandas_dp.declarations import attached_schema
-from pandas_dp.grouping import Grouping, resolve_grouping
-from pandas_dp.settings import Contributions, check_skipna
-from pandas_dp.unit_declarations import resolve_unit
+from pandas_dp.request.declarations import attached_schema
+from pandas_dp.request.grouping import Grouping, resolve_grouping
+from pandas_dp.request.settings import Contributions, check_skipna
+from pandas_dp.request.unit_declarations import resolve_unit
+from pandas_dp.stats import numeric as st
 
 __all__ = ["contributions"]
 
@@ -39,7 +39,7 @@ def contributions(
     """The privacy unit and contribution bounds of a release (public; before any charge).
 
     Explicit arguments win over a schema's ``metadata={"pandas_dp": {...}}``
-    (:func:`~pandas_dp.unit_declarations.resolve_unit`). Without a unit every row is its
+    (:func:`~pandas_dp.request.unit_declarations.resolve_unit`). Without a unit every row is its
     own unit (all bounds 1); with one, the group bounds default to (and are capped
     by) ``max_rows_per_unit``.
     """

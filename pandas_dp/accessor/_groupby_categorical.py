@@ -1,7 +1,7 @@
 """``df.dp.groupby(...).value_counts`` and ``.proportions``: categories per group.
 
 A mixin of :class:`~pandas_dp.accessor.groupby.DPGroupBy`: it resolves the column's
-declared categories and hands over to :func:`pandas_dp.grouped.release_group_counts`,
+declared categories and hands over to :func:`pandas_dp.stats.grouped.release_group_counts`,
 which counts every (key, category) pair.
 """
 
@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_dp import grouped
 from pandas_dp.accessor._groupby_base import _GroupByBase
-from pandas_dp.budget import PrivacyBudget
-from pandas_dp.declarations import attached_schema, resolve_categories
+from pandas_dp.budget.budgets import PrivacyBudget
+from pandas_dp.request.declarations import attached_schema, resolve_categories
+from pandas_dp.stats import grouped
 
 
 class _GroupByCategorical(_GroupByBase):

@@ -52,15 +52,15 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from pandas_dp import statistics as st
 from pandas_dp.accessor._base import _is_numeric
 from pandas_dp.accessor.frame import DPFrameAccessor
 from pandas_dp.accessor.groupby import DPGroupBy
 from pandas_dp.accessor.series import DPSeriesAccessor
-from pandas_dp.budget import PrivacyBudget
+from pandas_dp.budget.budgets import PrivacyBudget
 from pandas_dp.engines._dask_partitions import compute_error
 from pandas_dp.errors import ComputeError
-from pandas_dp.result import DPInt
+from pandas_dp.result.values import DPInt
+from pandas_dp.stats import numeric as st
 
 __all__ = ["DaskFrameAccessor", "DaskGroupBy", "DaskSeriesAccessor", "register"]
 

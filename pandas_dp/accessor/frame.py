@@ -15,8 +15,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_dp import quantile_agg
-from pandas_dp import statistics as st
 from pandas_dp.accessor._base import (
     Columns,
     _is_numeric,
@@ -32,11 +30,13 @@ from pandas_dp.accessor._frame_matrix import _FrameMatrices
 from pandas_dp.accessor._frame_quantiles import _FrameQuantiles
 from pandas_dp.accessor._groupby_base import contributions
 from pandas_dp.accessor.groupby import DPGroupBy
-from pandas_dp.budget import PrivacyBudget
-from pandas_dp.declarations import attached_schema
-from pandas_dp.describe import DESCRIBE_METHOD, check_percentiles, release_describe
-from pandas_dp.result import DPFloat, DPInt, attach
-from pandas_dp.settings import Contributions
+from pandas_dp.budget.budgets import PrivacyBudget
+from pandas_dp.request.declarations import attached_schema
+from pandas_dp.request.settings import Contributions
+from pandas_dp.result.values import DPFloat, DPInt, attach
+from pandas_dp.stats import numeric as st
+from pandas_dp.stats.describe import DESCRIBE_METHOD, check_percentiles, release_describe
+from pandas_dp.stats.quantiles import agg as quantile_agg
 
 
 @stamp_docs

@@ -21,8 +21,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_dp import grouped, quantile_agg
-from pandas_dp import statistics as st
 from pandas_dp.accessor._base import (
     Columns,
     agg_requests,
@@ -32,10 +30,13 @@ from pandas_dp.accessor._base import (
 from pandas_dp.accessor._docs import stamp_docs
 from pandas_dp.accessor._groupby_categorical import _GroupByCategorical
 from pandas_dp.accessor._groupby_quantiles import _GroupByQuantiles
-from pandas_dp.budget import PrivacyBudget
-from pandas_dp.declarations import attached_schema
-from pandas_dp.describe import DESCRIBE_METHOD, check_percentiles, release_describe
-from pandas_dp.result import attach
+from pandas_dp.budget.budgets import PrivacyBudget
+from pandas_dp.request.declarations import attached_schema
+from pandas_dp.result.values import attach
+from pandas_dp.stats import grouped
+from pandas_dp.stats import numeric as st
+from pandas_dp.stats.describe import DESCRIBE_METHOD, check_percentiles, release_describe
+from pandas_dp.stats.quantiles import agg as quantile_agg
 
 __all__ = ["DPGroupBy"]
 
@@ -50,7 +51,7 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
     by : label or list of labels
         The grouping columns.
     keys : list, Index, DataFrame, dict, "private" or None
-        The public keys (see :func:`pandas_dp.grouping.resolve_grouping`);
+        The public keys (see :func:`pandas_dp.request.grouping.resolve_grouping`);
         ``None``: from the schema (``isin``, a declared categorical dtype) or the
         two values of a boolean column.
     other : label, optional

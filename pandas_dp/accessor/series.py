@@ -9,15 +9,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_dp import histograms as hist
-from pandas_dp import quantiles as qmod
-from pandas_dp import statistics as st
 from pandas_dp.accessor._base import Columns, _Base, _check_numeric
 from pandas_dp.accessor._docs import stamp_docs
-from pandas_dp.budget import PrivacyBudget
-from pandas_dp.declarations import attached_schema, resolve_bounds
-from pandas_dp.describe import DESCRIBE_METHOD
-from pandas_dp.result import DPFloat, DPInt, attach
+from pandas_dp.budget.budgets import PrivacyBudget
+from pandas_dp.request.declarations import attached_schema, resolve_bounds
+from pandas_dp.result.values import DPFloat, DPInt, attach
+from pandas_dp.stats import histograms as hist
+from pandas_dp.stats import numeric as st
+from pandas_dp.stats.describe import DESCRIBE_METHOD
+from pandas_dp.stats.quantiles import releases as qmod
 
 #: What ``s.dp.agg`` releases: the methods of the same names.
 _AGG_METHODS = ("count", "sum", "mean", "var", "std", "median")

@@ -23,7 +23,7 @@ ledger.
 ``--budget-store PATH --budget-name NAME`` also charges the whole report, as one
 release of (``--epsilon``, ``--delta``), to a durable budget kept in a SQLite file,
 so that runs on different days or in different processes share one cap (see
-:mod:`pandas_dp.budget_store`). ``--budget-epsilon`` (and ``--budget-delta``) state
+:mod:`pandas_dp.budget.store`). ``--budget-epsilon`` (and ``--budget-delta``) state
 its cap: they create the budget on the first run and are checked against it later;
 without them the budget must exist, and its recorded cap applies. The charge is
 committed before the data file is read; a run the shared budget cannot admit exits
@@ -81,14 +81,14 @@ from pandas_dp.cli.reading import Progress as Progress
 from pandas_dp.cli.reading import _dtype_kind
 from pandas_dp.cli.reading import read_header as read_header
 from pandas_dp.cli.reading import read_table as read_table
+from pandas_dp.cli.report import Report, print_report, write_html
 from pandas_dp.cli.schemas import example_paths as example_paths
 from pandas_dp.cli.schemas import example_paths_context as example_paths_context
 from pandas_dp.cli.schemas import load_schema as load_schema
 from pandas_dp.cli.schemas import schema_to_yaml as schema_to_yaml
-from pandas_dp.declarations import split_declared
 from pandas_dp.errors import MissingBoundsError, PandasDPError
-from pandas_dp.grouping import resolve_grouping
-from pandas_dp.report import Report, print_report, write_html
+from pandas_dp.request.declarations import split_declared
+from pandas_dp.request.grouping import resolve_grouping
 
 __all__ = [
     "CLIError",

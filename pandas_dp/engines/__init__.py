@@ -1,5 +1,12 @@
 """Engines: the exact sufficient statistics of a plan, computed from the data.
 
+An engine implements one protocol (:class:`~pandas_dp.engines.protocol.Engine`)
+and is chosen by the data's type (:func:`engine_for`; :func:`register_engine` adds
+one): :mod:`~pandas_dp.engines.in_memory` for pandas objects, :mod:`~pandas_dp.engines.dask`
+for Dask collections (registered when first needed), and
+:mod:`~pandas_dp.engines.reference`, pure Python with exact fractions, the oracle
+the tests hold the others to.
+
 An engine reads the data and nothing else: it never draws noise, never charges a
 budget, and never raises on a value of the data (NaN, inf, an unhashable object,
 a string in an object column all land somewhere defined). Every sum is *exact*
@@ -31,16 +38,20 @@ from pandas_dp.engines.pandas import (
     present_counts,
     row_counts,
 )
+from pandas_dp.engines.protocol import Engine
+from pandas_dp.engines.registry import engine_for, register_engine
 from pandas_dp.engines.sums import MomentSums, ProductSums, moments, products
 
 __all__ = [
     "STEP_BITS",
     "CategoryCounts",
+    "Engine",
     "Groups",
     "MomentSums",
     "ProductSums",
     "accumulation_step",
     "category_counts",
+    "engine_for",
     "grid_counts",
     "group_codes",
     "mask_counts",
@@ -48,5 +59,6 @@ __all__ = [
     "observed_codes",
     "present_counts",
     "products",
+    "register_engine",
     "row_counts",
 ]

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -33,9 +33,6 @@ from numpy.typing import NDArray
 
 from pandas_dp.engines.pandas import Groups
 from pandas_dp.errors import ComputeError
-
-if TYPE_CHECKING:
-    from pandas_dp.plan import Measurement
 
 __all__ = ["PartitionGroups", "compute_error", "is_dask"]
 
@@ -355,7 +352,7 @@ def _sum_arrays(*parts: NDArray[np.int64]) -> NDArray[np.int64]:
 
 
 def _partition_values(
-    measurements: list[Measurement],
+    measurements: list[Any],
     template: Mapping[Any, Any],
     local: Callable[[Any, Mapping[Any, Any]], dict[str, NDArray[Any]]],
     part: pd.DataFrame,

@@ -181,7 +181,7 @@ def observed_counts(
     units : dask Series, optional
         The privacy unit's column (``None``: count rows).
     local : callable
-        The pandas path, :func:`pandas_dp.measure.observed_counts`.
+        The pandas path, :meth:`pandas_dp.engines.in_memory.PandasEngine.observed_counts`.
 
     Returns
     -------

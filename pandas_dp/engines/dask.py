@@ -14,7 +14,7 @@ sums of their union, whatever the partitioning. This engine therefore
    values), so a release is identical for 1, 7 or 64 partitions and equal to
    the pandas engine's on the same rows.
 
-Noise is never drawn here: the plan (:mod:`pandas_dp.plan`) adds it once, on the
+Noise is never drawn here: the plan (:mod:`pandas_dp.plan.plans`) adds it once, on the
 client, to the combined exact values. Group codes are computed inside each
 partition from the public declared keys (the codes never leave the partition).
 
@@ -56,13 +56,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp.engines import codes as local_codes
+from pandas_dp.engines import in_memory
 from pandas_dp.engines import pandas as local_engine
 from pandas_dp.engines import sums as local_sums
 from pandas_dp.engines._dask_partitions import (
@@ -80,12 +81,12 @@ from pandas_dp.engines._dask_partitions import (
 )
 from pandas_dp.engines._dask_units import observed_counts, observed_groups, truncated
 from pandas_dp.engines.codes import CategoryCounts
+from pandas_dp.engines.registry import register_engine
 from pandas_dp.engines.sums import MomentSums, ProductSums
 
-if TYPE_CHECKING:
-    from pandas_dp.plan import Measurement
-
 __all__ = [
+    "DASK",
+    "DaskEngine",
     "PartitionGroups",
     "category_counts",
     "compute_error",
@@ -105,7 +106,7 @@ __all__ = [
 
 
 def exact_values(
-    measurements: Iterable[Measurement],
+    measurements: Iterable[Any],
     data: Mapping[Any, Any],
     *,
     local: Callable[[Any, Mapping[Any, Any]], dict[str, NDArray[Any]]],
@@ -117,12 +118,12 @@ def exact_values(
     measurements : iterable of Measurement
         The plan's measurements (public).
     data : mapping
-        The engine input of :func:`pandas_dp.measure.engine_input` with Dask Series
+        The engine input of :func:`pandas_dp.plan.measure.engine_input` with Dask Series
         for columns (also inside the histograms' callables) and
         :class:`PartitionGroups` for ``"groups"``.
     local : callable
-        The pandas path, :func:`pandas_dp.measure.exact_values`: run on each
-        partition's pandas objects.
+        The in-memory engine's :func:`~pandas_dp.engines.in_memory.exact_values`:
+        run on each partition's pandas objects.
 
     Returns
     -------
@@ -144,7 +145,7 @@ def exact_values(
     cols = _Columns()
     frame = data.get("frame")
     # the units and observed keys served partition selection (already done)
-    skip = ("frame", "units", "keys")
+    skip = ("frame", "units", "keys", "engine")
     template = {k: _template(v, cols) for k, v in data.items() if k not in skip}
     if not cols.series:  # nothing but rows to count: read the frame's first column
         if frame is None:
@@ -155,8 +156,8 @@ def exact_values(
 
 
 def _additive(
-    ms: list[Measurement], data: Mapping[Any, Any]
-) -> tuple[list[Measurement], Callable[[dict[str, NDArray[Any]]], dict[str, NDArray[Any]]]]:
+    ms: list[Any], data: Mapping[Any, Any]
+) -> tuple[list[Any], Callable[[dict[str, NDArray[Any]]], dict[str, NDArray[Any]]]]:
     """Rewrite the direct releases (not sums over rows) into sums, and their finisher.
 
     ``mean_direct = mid + Σy / n`` and ``var_direct = (Σy² - (Σy)² / n) / (n - 1)``
@@ -379,3 +380,73 @@ def row_counts(frame: Any, groups: PartitionGroups | None = None) -> NDArray[np.
 
     result: NDArray[np.int64] = _run(cols, kernel, _sum_arrays)
     return result
+
+
+# ----------------------------------------------------------------------------- engine
+
+
+class DaskEngine:
+    """The Dask engine (:class:`~pandas_dp.engines.protocol.Engine`): the in-memory
+    engine's kernels on each partition, their exact values added on the client."""
+
+    name = "dask"
+
+    def exact_values(
+        self, measurements: Iterable[Any], data: Mapping[Any, Any]
+    ) -> dict[str, NDArray[Any]]:
+        """See :meth:`pandas_dp.engines.protocol.Engine.exact_values`."""
+        return exact_values(measurements, data, local=in_memory.exact_values)
+
+    def groups(
+        self,
+        frame: Any,
+        by: Sequence[Any],
+        codes: Callable[[pd.DataFrame], local_engine.Groups],
+        size: int,
+    ) -> Any:
+        """See :meth:`pandas_dp.engines.protocol.Engine.groups` (codes stay in the
+        partitions: :class:`PartitionGroups`)."""
+        return PartitionGroups([frame[c] for c in by], codes, size)
+
+    def observed_groups(self, column: Any) -> tuple[Any, pd.Index]:
+        """See :meth:`pandas_dp.engines.protocol.Engine.observed_groups`."""
+        return observed_groups(column, sort=False)
+
+    def observed_counts(self, groups: Any, units: Any | None) -> NDArray[np.int64]:
+        """See :meth:`pandas_dp.engines.protocol.Engine.observed_counts`."""
+        return observed_counts(groups, units, local=in_memory.PANDAS.observed_counts)
+
+    def kept_groups(self, groups: Any, position: NDArray[np.intp], size: int) -> Any:
+        """See :meth:`pandas_dp.engines.protocol.Engine.kept_groups`."""
+        return groups.renumbered(position, size)
+
+    def truncated(
+        self,
+        frame: Any,
+        read: list[Any],
+        unit: Any,
+        groups: Any,
+        truncate: Callable[[pd.DataFrame, Any], local_engine.Groups],
+    ) -> Any:
+        """See :meth:`pandas_dp.engines.protocol.Engine.truncated`."""
+        return truncated(frame, read, unit, groups, truncate)
+
+    def category_counts(
+        self, series: Any, categories: Sequence[Any], groups: Any
+    ) -> CategoryCounts:
+        """See :meth:`pandas_dp.engines.protocol.Engine.category_counts`."""
+        return category_counts(series, categories, groups=groups)
+
+
+#: The Dask engine, registered for Dask's DataFrame and Series.
+DASK = DaskEngine()
+
+
+def _register() -> None:
+    import dask.dataframe as dd
+
+    for data_type in (dd.DataFrame, dd.Series, PartitionGroups):
+        register_engine(data_type, DASK)
+
+
+_register()

@@ -10,7 +10,7 @@ public buckets (the ``category_counts`` row of the sensitivity table).
 
 A quantile selection counts on the grid twice as fine as its candidates', whose
 bins are the halves of the cells centred on the candidates
-(:mod:`pandas_dp.quantile_search`).
+(:mod:`pandas_dp.stats.quantiles.search`).
 
 The counts are integers, so they are the same for any row order, chunking or
 partition of the rows, and they add up across chunks, partitions and groups.

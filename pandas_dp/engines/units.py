@@ -4,7 +4,7 @@ An engine module: it reads the data and draws no noise. With a privacy unit (a
 column such as ``"patient_id"``), a release keeps at most ``k`` rows of each unit
 (``max_rows_per_unit``) and, in a group-by, at most ``g`` groups of each unit
 (``max_groups_per_unit``) with at most ``c`` rows of the unit in each group
-(``max_rows_per_group``); the sensitivities of :mod:`pandas_dp.sensitivity` are
+(``max_rows_per_group``); the sensitivities of :mod:`pandas_dp.plan.sensitivity` are
 multiplied accordingly (REFERENCE.md §9, §10).
 
 How rows are chosen
@@ -73,7 +73,7 @@ kept row).
 Examples
 --------
 >>> import pandas as pd
->>> from pandas_dp.mechanisms import RandomSource
+>>> from pandas_dp.noise.mechanisms import RandomSource
 >>> key = hash_key(RandomSource(7))
 >>> len(key)
 16
@@ -93,7 +93,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from pandas_dp.mechanisms import RandomSource
+from pandas_dp.noise.mechanisms import RandomSource
 
 __all__ = ["KEY_ALPHABET", "contribution_mask", "distinct_units", "hash_key", "unit_codes"]
 

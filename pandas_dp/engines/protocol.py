@@ -1,0 +1,110 @@
+"""The engine protocol: what an engine does for a plan, and nothing else.
+
+An engine computes *exact* sufficient statistics of the data it is given and never
+draws noise, never charges a budget, never estimates (DESIGN.md, "Architecture").
+The plan (:mod:`pandas_dp.plan`) asks :func:`~pandas_dp.engines.registry.engine_for`
+for the engine of its data and calls the methods below; the in-memory engine
+(:class:`~pandas_dp.engines.in_memory.PandasEngine`) runs the kernels on pandas
+objects at once, the Dask engine (:class:`~pandas_dp.engines.dask.DaskEngine`) runs
+the same kernels on each partition and adds their exact integers, so both give the
+same values whatever the partitioning.
+
+The functions an engine is handed (``codes``, ``truncate``) are the plan's
+*row-local* rules -- which declared key a row belongs to, which rows a privacy unit
+keeps -- written for one pandas frame; an engine decides where they run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from pandas_dp.engines.codes import CategoryCounts
+from pandas_dp.engines.pandas import Groups
+
+__all__ = ["Engine", "MeasurementLike"]
+
+
+class MeasurementLike(Protocol):
+    """What an engine reads of a plan's measurement (:class:`pandas_dp.plan.Measurement`):
+    its key, the sufficient statistic, its source (``("moments", column)``,
+    ``("products", columns)``, ``("categories", column)``, ``("grid", column)``,
+    ``("masks",)``, ``("rows",)``) and, for products, its entry."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def statistic(self) -> str: ...
+
+    @property
+    def source(self) -> tuple[Any, ...]: ...
+
+    @property
+    def index(self) -> int: ...
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """An engine: exact sufficient statistics of one kind of data.
+
+    Register one with :func:`~pandas_dp.engines.registry.register_engine`; the
+    tests hold every engine to the reference engine
+    (:mod:`pandas_dp.engines.reference`), statistic by statistic.
+    """
+
+    #: A short name, recorded nowhere private (e.g. ``"pandas"``, ``"dask"``).
+    name: str
+
+    def exact_values(
+        self, measurements: Iterable[MeasurementLike], data: Mapping[Any, Any]
+    ) -> dict[str, NDArray[Any]]:
+        """Each measurement's exact vector, group after group.
+
+        ``data`` holds each column and its declaration (``("decl", column)``), the
+        public row count (``"rows"``), the rows' groups (``"groups"``), and the
+        readers of category and grid counts. Counts come back as float vectors of
+        whole numbers, sums as object vectors of exact ``Fraction`` values.
+        """
+        ...
+
+    def groups(
+        self, frame: Any, by: Sequence[Hashable], codes: Callable[[pd.DataFrame], Groups], size: int
+    ) -> Groups:
+        """Each row's group: ``codes`` applied to the frame's ``by`` columns."""
+        ...
+
+    def observed_groups(self, column: Any) -> tuple[Groups, pd.Index]:
+        """Private keys: each row's observed key, numbered by first appearance, and the
+        keys (they leave the engine only for partition selection's threshold)."""
+        ...
+
+    def observed_counts(self, groups: Groups, units: Any | None) -> NDArray[np.int64]:
+        """Rows, or distinct units, per observed key (exact; partition selection)."""
+        ...
+
+    def kept_groups(self, groups: Groups, position: NDArray[np.intp], size: int) -> Groups:
+        """Group codes renumbered by ``position`` (its last entry, for code -1, is -1)."""
+        ...
+
+    def truncated(
+        self,
+        frame: Any,
+        read: list[Hashable],
+        unit: Hashable,
+        groups: Groups | None,
+        truncate: Callable[[pd.DataFrame, Groups | None], Groups],
+    ) -> Groups:
+        """Group codes with the rows above the contribution bounds set to -1:
+        ``truncate`` applied to every unit's rows together."""
+        ...
+
+    def category_counts(
+        self, series: Any, categories: Sequence[Any], groups: Groups | None
+    ) -> CategoryCounts:
+        """Counts of the declared categories (and of the rest, and of the missing)."""
+        ...
