@@ -62,7 +62,7 @@ def test_with_block_charges_every_release(df: pd.DataFrame) -> None:
 def _no_reads(monkeypatch: pytest.MonkeyPatch, spy: Callable[..., object]) -> None:
     """Replace every reader of the data with ``spy``.
 
-    The kernels, where the in-memory engine (``engines.in_memory``) and the
+    The kernels, where the in-memory engine (``PandasEngine``'s kernels) and the
     statistics call them, and ``Series.count``.
     """
     readers = (
@@ -75,9 +75,9 @@ def _no_reads(monkeypatch: pytest.MonkeyPatch, spy: Callable[..., object]) -> No
         "observed_codes",
     )
     for name in readers:
-        for module in (pandas_dp.engines, in_memory):
-            if hasattr(module, name):
-                monkeypatch.setattr(module, name, spy)
+        monkeypatch.setattr(pandas_dp.engines, name, spy)
+        if hasattr(in_memory.PandasEngine, name):  # the in-memory engine's kernels
+            monkeypatch.setattr(in_memory.PandasEngine, name, staticmethod(spy))
     monkeypatch.setattr(pd.Series, "count", spy)
 
 

@@ -31,7 +31,9 @@ def _no_data_read(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("the data was read")
 
     monkeypatch.setattr(pandas_dp.engines, "category_counts", boom)
-    monkeypatch.setattr(pandas_dp.engines.in_memory, "category_counts", boom)
+    monkeypatch.setattr(
+        pandas_dp.engines.in_memory.PandasEngine, "category_counts", staticmethod(boom)
+    )
 
 
 @pytest.fixture

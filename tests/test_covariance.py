@@ -296,7 +296,7 @@ def test_cov_too_wide_bounds_raise_before_the_charge(
         raise AssertionError("the data were read")
 
     monkeypatch.setattr(pandas_dp.engines, "products", no_read)
-    monkeypatch.setattr(pandas_dp.engines.in_memory, "products", no_read)
+    monkeypatch.setattr(pandas_dp.engines.in_memory.PandasEngine, "products", staticmethod(no_read))
     budget = PrivacyBudget(10.0)
     release = df.dp.corr if corr else df.dp.cov
     with pytest.raises(pandas_dp.InvalidBoundsError, match="too wide"):

@@ -432,7 +432,7 @@ class DaskEngine:
         return truncated(frame, read, unit, groups, truncate)
 
     def category_counts(
-        self, series: Any, categories: Sequence[Any], groups: Any
+        self, series: Any, categories: Sequence[Any], *, groups: Any = None
     ) -> CategoryCounts:
         """See :meth:`pandas_dp.engines.protocol.Engine.category_counts`."""
         return category_counts(series, categories, groups=groups)

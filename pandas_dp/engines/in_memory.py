@@ -30,23 +30,29 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp.engines import units as unit_engine
-from pandas_dp.engines.codes import CategoryCounts, category_counts, mask_counts, observed_codes
+from pandas_dp.engines.codes import category_counts, mask_counts, observed_codes
+from pandas_dp.engines.grid import grid_counts
 from pandas_dp.engines.pandas import Groups, present_counts, row_counts
-from pandas_dp.engines.protocol import MeasurementLike
+from pandas_dp.engines.protocol import Kernels, MeasurementLike
 from pandas_dp.engines.sums import moments, products
 
 __all__ = ["PANDAS", "PandasEngine", "exact_values"]
 
 
 def exact_values(
-    measurements: Iterable[MeasurementLike], data: Mapping[Any, Any]
+    measurements: Iterable[MeasurementLike],
+    data: Mapping[Any, Any],
+    kernels: Kernels | None = None,
 ) -> dict[str, NDArray[Any]]:
-    """One engine call per source; each measurement's exact vector (group after group).
+    """One kernel call per source; each measurement's exact vector (group after group).
 
     Counts come as float vectors of whole numbers; real-valued sums as object
-    vectors of exact :class:`~fractions.Fraction` values. (The Dask engine runs
-    this very function on each partition and adds the partitions' values.)
+    vectors of exact :class:`~fractions.Fraction` values. ``kernels``: the
+    in-memory engine's (default) or another set with the same signatures (the
+    reference engine's). The Dask engine runs this very function on each
+    partition and adds the partitions' values.
     """
+    k: Kernels = PANDAS if kernels is None else kernels
     by_source: dict[tuple[Any, ...], list[MeasurementLike]] = {}
     for m in measurements:
         by_source.setdefault(m.source, []).append(m)
@@ -55,12 +61,12 @@ def exact_values(
     for source, group in by_source.items():
         kind = source[0]
         if kind == "moments":
-            _moment_values(source[1], group, data, groups, out)
+            _moment_values(source[1], group, data, groups, out, k)
         elif kind == "products":
-            _product_values(source[1], group, data, groups, out)
+            _product_values(source[1], group, data, groups, out, k)
         elif kind in ("categories", "grid"):  # counts over public buckets or grid nodes
             made = data[(kind, source[1])]
-            counts = made(groups) if callable(made) else made
+            counts = made(groups, kernels=k) if callable(made) else made
             for m in group:
                 out[m.key] = np.asarray(counts, dtype=np.float64).reshape(-1)
         elif kind == "masks":
@@ -68,11 +74,11 @@ def exact_values(
             if groups is not None:  # truncated rows: no longer there
                 keep = groups.codes >= 0
                 masks = [mask[keep] for mask in masks]
-            counts = mask_counts(masks).astype(np.float64).reshape(-1)
+            counts = k.mask_counts(masks).astype(np.float64).reshape(-1)
             for m in group:
                 out[m.key] = counts
         else:  # rows
-            rows = row_counts(groups, int(data["rows"])).astype(np.float64)
+            rows = k.row_counts(groups, int(data["rows"])).astype(np.float64)
             for m in group:
                 out[m.key] = rows.reshape(-1)
     return out
@@ -101,16 +107,17 @@ def _moment_values(
     data: Mapping[Any, Any],
     groups: Groups | None,
     out: dict[str, NDArray[Any]],
+    k: Kernels,
 ) -> None:
     series = data[column]
     wanted = {m.statistic for m in group}
     if wanted == {"count"}:  # any dtype: the non-missing count alone
-        counts = present_counts(series, groups).astype(np.float64)
+        counts = k.present_counts(series, groups).astype(np.float64)
         for m in group:
             out[m.key] = counts
         return
     decl = data[("decl", column)]
-    sums = moments(
+    sums = k.moments(
         series,
         decl.lower,
         decl.upper,
@@ -177,13 +184,14 @@ def _product_values(
     data: Mapping[Any, Any],
     groups: Groups | None,
     out: dict[str, NDArray[Any]],
+    k: Kernels,
 ) -> None:
     decls = [data[("decl", c)] for c in columns]
     series = [data[c] for c in columns]
     if groups is not None:  # truncated rows: no longer there
         keep = groups.codes >= 0
         series = [x[keep] for x in series]
-    sums = products(series, [d.lower for d in decls], [d.upper for d in decls])
+    sums = k.products(series, [d.lower for d in decls], [d.upper for d in decls])
     s, prods = sums.exact()
     p = len(columns)
     count = float(np.asarray(sums.count).reshape(-1)[0])
@@ -198,15 +206,27 @@ def _product_values(
 
 
 class PandasEngine:
-    """The in-memory engine: the kernels run at once on the whole pandas object."""
+    """The in-memory engine: the kernels run at once on the whole pandas object.
+
+    Its kernels (:class:`~pandas_dp.engines.protocol.Kernels`) are those of
+    :mod:`~pandas_dp.engines.sums`, :mod:`~pandas_dp.engines.codes`,
+    :mod:`~pandas_dp.engines.grid` and :mod:`~pandas_dp.engines.pandas`.
+    """
 
     name = "pandas"
+    row_counts = staticmethod(row_counts)
+    present_counts = staticmethod(present_counts)
+    mask_counts = staticmethod(mask_counts)
+    moments = staticmethod(moments)
+    products = staticmethod(products)
+    grid_counts = staticmethod(grid_counts)
+    category_counts = staticmethod(category_counts)
 
     def exact_values(
         self, measurements: Iterable[MeasurementLike], data: Mapping[Any, Any]
     ) -> dict[str, NDArray[Any]]:
         """See :meth:`pandas_dp.engines.protocol.Engine.exact_values`."""
-        return exact_values(measurements, data)
+        return exact_values(measurements, data, self)
 
     def groups(
         self,
@@ -242,12 +262,6 @@ class PandasEngine:
     ) -> Groups:
         """See :meth:`pandas_dp.engines.protocol.Engine.truncated`."""
         return truncate(frame, groups)
-
-    def category_counts(
-        self, series: Any, categories: Sequence[Any], groups: Groups | None
-    ) -> CategoryCounts:
-        """See :meth:`pandas_dp.engines.protocol.Engine.category_counts`."""
-        return category_counts(series, categories, groups=groups)
 
 
 #: The in-memory engine (stateless: one is enough).

@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 from pandas_dp.engines.codes import CategoryCounts
 from pandas_dp.engines.pandas import Groups
 
-__all__ = ["Engine", "MeasurementLike"]
+__all__ = ["Engine", "Kernels", "MeasurementLike"]
 
 
 class MeasurementLike(Protocol):
@@ -46,6 +46,67 @@ class MeasurementLike(Protocol):
 
     @property
     def index(self) -> int: ...
+
+
+class Kernels(Protocol):
+    """The exact sufficient statistics of in-memory columns, group after group.
+
+    :func:`pandas_dp.engines.in_memory.exact_values` measures a plan with any set
+    of kernels of these signatures: the in-memory engine's (numpy and compiled)
+    and the reference engine's (pure Python, exact). Every result has a leading
+    axis of one entry per group (one group when ``groups`` is ``None``); a row of
+    group -1 counts nowhere.
+    """
+
+    def row_counts(self, groups: Groups | None, rows: int) -> NDArray[np.int64]:
+        """Rows per group."""
+        ...
+
+    def present_counts(self, series: pd.Series, groups: Groups | None) -> NDArray[np.int64]:
+        """Non-missing values per group, of a column of any dtype."""
+        ...
+
+    def mask_counts(self, masks: Sequence[Any], groups: Groups | None = None) -> NDArray[np.int64]:
+        """Rows where each boolean mask is true."""
+        ...
+
+    def moments(
+        self,
+        series: pd.Series,
+        lower: float,
+        upper: float,
+        *,
+        squares: bool,
+        groups: Groups | None = None,
+    ) -> Any:
+        """Count, exact clamped centred sum (and centred squares) per group
+        (a :class:`~pandas_dp.engines.sums.MomentSums`)."""
+        ...
+
+    def products(
+        self, series: Sequence[pd.Series], lowers: Sequence[float], uppers: Sequence[float]
+    ) -> Any:
+        """Exact centred sums and cross-products of several columns' complete rows
+        (a :class:`~pandas_dp.engines.sums.ProductSums`)."""
+        ...
+
+    def category_counts(
+        self, series: pd.Series, categories: Sequence[Any], *, groups: Groups | None = None
+    ) -> CategoryCounts:
+        """Counts of the declared categories, of the rest and of the missing."""
+        ...
+
+    def grid_counts(
+        self,
+        series: pd.Series,
+        lower: float,
+        upper: float,
+        bins: int,
+        *,
+        groups: Groups | None = None,
+    ) -> NDArray[np.int64]:
+        """Counts of the clamped values in ``bins`` equal cells of ``[lower, upper]``."""
+        ...
 
 
 @runtime_checkable
@@ -104,7 +165,7 @@ class Engine(Protocol):
         ...
 
     def category_counts(
-        self, series: Any, categories: Sequence[Any], groups: Groups | None
+        self, series: Any, categories: Sequence[Any], *, groups: Groups | None = None
     ) -> CategoryCounts:
         """Counts of the declared categories (and of the rest, and of the missing)."""
         ...

@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -66,11 +66,15 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from pandas_dp.engines import in_memory
 from pandas_dp.engines.codes import CategoryCounts
 from pandas_dp.engines.pandas import STEP_BITS, Groups
+from pandas_dp.engines.protocol import MeasurementLike
 from pandas_dp.engines.sums import MomentSums, ProductSums
 
 __all__ = [
+    "REFERENCE",
+    "ReferenceEngine",
     "accumulation_step",
     "category_counts",
     "contribution_mask",
@@ -832,3 +836,83 @@ def distinct_units(unit: pd.Series, codes: NDArray[np.intp], size: int) -> NDArr
         if g >= 0 and not missing:
             seen[g].add(ident)
     return _int64([len(s) for s in seen])
+
+
+# -- the engine -----------------------------------------------------------------------
+
+
+class ReferenceEngine:
+    """The reference engine (:class:`~pandas_dp.engines.protocol.Engine`): a plan
+    measured with this module's kernels.
+
+    It is registered for no type; a test registers it for the data it runs (or
+    calls it directly) and compares the release with the in-memory engine's: with
+    the same ``random_state`` the two must be bit-identical. The plan's row rules it
+    is handed -- which declared key a row belongs to, which rows a privacy unit
+    keeps -- run as the plan wrote them; :func:`group_codes` and
+    :func:`contribution_mask` check those rules' kernels on their own.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from types import SimpleNamespace as NS
+    >>> m = NS(key="x: centred_sum", statistic="centred_sum", source=("moments", "x"), index=0)
+    >>> decl = NS(lower=0.0, upper=10.0)
+    >>> REFERENCE.exact_values([m], {"x": pd.Series([1.0, 9.0, 12.0]), ("decl", "x"): decl})
+    {'x: centred_sum': array([Fraction(5, 1)], dtype=object)}
+    """
+
+    name = "reference"
+    row_counts = staticmethod(row_counts)
+    present_counts = staticmethod(present_counts)
+    mask_counts = staticmethod(mask_counts)
+    moments = staticmethod(moments)
+    products = staticmethod(products)
+    grid_counts = staticmethod(grid_counts)
+    category_counts = staticmethod(category_counts)
+
+    def exact_values(
+        self, measurements: Iterable[MeasurementLike], data: Mapping[Any, Any]
+    ) -> dict[str, NDArray[Any]]:
+        """Each measurement's exact vector, measured with this module's kernels."""
+        return in_memory.exact_values(measurements, data, self)
+
+    def groups(
+        self,
+        frame: Any,
+        by: Sequence[Hashable],
+        codes: Callable[[pd.DataFrame], Groups],
+        size: int,
+    ) -> Groups:
+        """The plan's group codes of the frame's rows."""
+        return codes(frame)
+
+    def observed_groups(self, column: Any) -> tuple[Groups, pd.Index]:
+        """Private keys numbered by first appearance (:func:`observed_codes`)."""
+        return observed_codes(column, sort=False)
+
+    def observed_counts(self, groups: Groups, units: Any | None) -> NDArray[np.int64]:
+        """Rows, or distinct units (:func:`distinct_units`), per observed key."""
+        if units is None:
+            return row_counts(groups, len(groups.codes))
+        return distinct_units(units, groups.codes, groups.size)
+
+    def kept_groups(self, groups: Groups, position: NDArray[np.intp], size: int) -> Groups:
+        """The codes renumbered, row by row."""
+        codes = np.array([position[c] for c in groups.codes.tolist()], dtype=np.intp)
+        return Groups(codes, size)
+
+    def truncated(
+        self,
+        frame: Any,
+        read: list[Hashable],
+        unit: Hashable,
+        groups: Groups | None,
+        truncate: Callable[[pd.DataFrame, Groups | None], Groups],
+    ) -> Groups:
+        """The plan's truncation of every unit's rows, on the whole frame."""
+        return truncate(frame, groups)
+
+
+#: The reference engine (stateless).
+REFERENCE = ReferenceEngine()

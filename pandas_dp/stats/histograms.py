@@ -31,6 +31,7 @@ import pandas as pd
 
 from pandas_dp import engines
 from pandas_dp.budget.accounting import rho_of_noise
+from pandas_dp.engines.protocol import Kernels
 from pandas_dp.engines.registry import engine_for
 from pandas_dp.noise.bounding import apply_noise
 from pandas_dp.noise.plans import NoisePlan
@@ -112,9 +113,12 @@ def exact_buckets(
     *,
     dropna: bool,
     other: Any,
+    kernels: Kernels | None = None,
 ) -> np.ndarray:
-    """The exact bucket counts, one row per group (engine call, after the charge)."""
-    found = engine_for(series).category_counts(series, decl.categories, groups)
+    """The exact bucket counts, one row per group (engine call, after the charge;
+    ``kernels``: the engine measuring the plan's, else the series' engine's)."""
+    counter = engine_for(series) if kernels is None else kernels
+    found = counter.category_counts(series, decl.categories, groups=groups)
     parts = [np.asarray(found.counts, dtype=np.float64).reshape(-1, len(decl.categories))]
     if other is not None:
         parts.append(np.asarray(found.other, dtype=np.float64).reshape(-1, 1))

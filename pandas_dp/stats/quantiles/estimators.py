@@ -38,6 +38,8 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp import engines
+from pandas_dp.engines.in_memory import PANDAS
+from pandas_dp.engines.protocol import Kernels
 from pandas_dp.noise.bounding import apply_noise
 from pandas_dp.noise.plans import NoisePlan
 from pandas_dp.plan.plans import Plan
@@ -280,9 +282,12 @@ def _grid(
     upper: float,
     bins: int,
     groups: engines.Groups | None,
+    kernels: Kernels | None = None,
 ) -> NDArray[np.int64]:
-    """The engine call (after the charge): the grid's counts, group after group."""
-    return engines.grid_counts(series, lower, upper, bins, groups=groups)
+    """The engine call (after the charge): the grid's counts, group after group
+    (``kernels``: the engine measuring the plan's)."""
+    counter = PANDAS if kernels is None else kernels
+    return counter.grid_counts(series, lower, upper, bins, groups=groups)
 
 
 #: A column's quantile estimator: :class:`Selection` or :class:`TreeQuantiles`.

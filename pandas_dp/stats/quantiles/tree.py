@@ -59,6 +59,8 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp import engines
+from pandas_dp.engines.in_memory import PANDAS
+from pandas_dp.engines.protocol import Kernels
 from pandas_dp.noise.plans import NoisePlan
 from pandas_dp.request.declared_columns import NumericDeclaration
 from pandas_dp.stats.constraints.monotone import isotonic
@@ -151,10 +153,16 @@ def tree_counts(leaves: NDArray[Any], tree: Tree) -> NDArray[np.int64]:
 
 
 def exact_tree(
-    series: pd.Series, decl: NumericDeclaration, tree: Tree, groups: engines.Groups | None
+    series: pd.Series,
+    decl: NumericDeclaration,
+    tree: Tree,
+    groups: engines.Groups | None,
+    kernels: Kernels | None = None,
 ) -> NDArray[np.float64]:
-    """The engine call (after the charge): the exact tree, group after group."""
-    leaves = engines.grid_counts(series, decl.lower, decl.upper, tree.bins, groups=groups)
+    """The engine call (after the charge): the exact tree, group after group
+    (``kernels``: the engine measuring the plan's)."""
+    counter = PANDAS if kernels is None else kernels
+    leaves = counter.grid_counts(series, decl.lower, decl.upper, tree.bins, groups=groups)
     return tree_counts(leaves, tree).astype(np.float64).reshape(-1)
 
 
