@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pandas_dp.noise.plans import NoisePlan
 from pandas_dp.request.settings import Settings
 from pandas_dp.stats import estimators as est
+from pandas_dp.stats.catalogue import moment
 
 __all__ = [
     "METHODS",
@@ -192,7 +193,7 @@ def weights_name(
     >>> weights_name("var", "moments", "add_remove", "laplace", "truncated")
     'var_separate'
     """
-    base = "var" if statistic == "std" else statistic
+    base = moment(statistic).reads
     way = method if base in ("mean", "var") else "moments"
     if way == "direct":
         return f"{base}_direct"
@@ -257,7 +258,9 @@ def statistic_weights(
     name = weights_name(statistic, method, neighbouring, mechanism, bounding)
     wanted = set(together)
     reader = None  # the statistic whose measurements this one reads
-    if name in ("mean", "mean_two_stages", "count") and wanted & {"var", "std"}:
+    if name in ("mean", "mean_two_stages", "count") and any(
+        moment(x).reads == "var" for x in wanted
+    ):
         reader = weights_name("var", method, neighbouring, mechanism, bounding)
     elif name == "count" and "mean" in wanted:
         reader = weights_name("mean", method, neighbouring, mechanism, bounding)

@@ -11,7 +11,6 @@ interval from the noisy measurements (:mod:`pandas_dp.stats.estimators`).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -24,6 +23,7 @@ from pandas_dp.plan.sensitivity import output_range
 from pandas_dp.request.declared_columns import NumericDeclaration
 from pandas_dp.request.settings import Settings
 from pandas_dp.stats import estimators as est
+from pandas_dp.stats.catalogue import MOMENT_STATISTICS, moment
 from pandas_dp.stats.moment_weights import MOMENT_WEIGHTS, weights_name
 from pandas_dp.stats.shrinkage import variance_noise_sd
 
@@ -50,10 +50,6 @@ _NEEDS = {
     ("mean", "direct"): ("mean_direct",),
     ("var", "direct"): ("var_direct",),
 }
-#: The statistics a plan of moments releases (``agg`` adds medians through a
-#: :class:`TableExtra`).
-MOMENT_STATISTICS: tuple[str, ...] = ("count", "sum", "mean", "var", "std")
-
 
 #: What a column's bound sums measure in place of two measurements.
 _PAIRED = ("count", "centred_sum")
@@ -109,7 +105,7 @@ def plan_entry(
     -------
     Entry
     """
-    base = "var" if statistic == "std" else statistic
+    base = moment(statistic).reads
     way = method if base in ("mean", "var") else "moments"
     needs = _NEEDS[(base, way)]
     if weights is None:
@@ -198,7 +194,8 @@ def entry_range(entry: Entry, plan: Plan, ddof: int) -> tuple[float, float]:
     if st == "mean":
         return d.lower, d.upper
     lo, hi = _var_range(entry, ddof, plan.settings.public_n)
-    return (0.0, math.sqrt(hi)) if st == "std" else (lo, hi)
+    finish = moment(st).finish
+    return finish(lo), finish(hi)
 
 
 def estimate(
@@ -313,9 +310,8 @@ def estimate(
         value = est.var_value(
             c, s, w, ddof=ddof, half_width=half, upper_range=hi, clamp=clamp, noise_sd=sd
         )
-    if st == "std":
-        return math.sqrt(max(value, 0.0)), partial(_root_interval, fn)
-    return value, fn
+    finish = moment(st).finish
+    return finish(value), partial(_finished_interval, fn, finish)
 
 
 def _scaled_interval(fn: IntervalFn, factor: float, alpha: float) -> tuple[float, float]:
@@ -323,9 +319,11 @@ def _scaled_interval(fn: IntervalFn, factor: float, alpha: float) -> tuple[float
     return lo * factor, hi * factor
 
 
-def _root_interval(fn: IntervalFn, alpha: float) -> tuple[float, float]:
+def _finished_interval(
+    fn: IntervalFn, finish: Callable[[float], float], alpha: float
+) -> tuple[float, float]:
     lo, hi = fn(alpha)
-    return math.sqrt(max(lo, 0.0)), math.sqrt(max(hi, 0.0))
+    return finish(lo), finish(hi)
 
 
 def stacked(fns: Sequence[IntervalFn], alpha: float) -> tuple[FloatArray, FloatArray]:

@@ -36,6 +36,7 @@ from pandas_dp.request.grouping import Grouping
 from pandas_dp.request.settings import Settings, typed_key
 from pandas_dp.result.values import DPFloat, DPInt, DPMetadata, attach
 from pandas_dp.stats import estimators as est
+from pandas_dp.stats.catalogue import moment
 from pandas_dp.stats.moment_weights import (
     MOMENT_WEIGHTS,
     resolve_method,
@@ -127,9 +128,9 @@ def release_moments(
         frame=frame,
     )
     labels = list(columns)
-    integer = statistic == "count"
+    integer = moment(statistic).integer
     ranges = {c: table.ranges[(c, statistic)] for c in labels}
-    details = {"method": table.method, **({"ddof": ddof} if statistic in ("var", "std") else {})}
+    details = {"method": table.method, **({"ddof": ddof} if moment(statistic).takes_ddof else {})}
     if grouping is not None:
         details.update(table.plan.group_details())
     input_bounds = (
@@ -275,7 +276,8 @@ def release_table(
     way = resolve_method(method, settings)
     n = settings.public_n
     wanted = {st for sts in requests.values() for st in sts}
-    if way == "direct" and wanted & {"var", "std"} and n is not None and n >= 2 and ddof >= n:
+    takes_ddof = any(moment(x).takes_ddof for x in wanted)
+    if way == "direct" and takes_ddof and n is not None and n >= 2 and ddof >= n:
         # (n - 1) / (n - ddof) rescales Liu's ddof=1 variance: checked before the charge
         raise ValueError(
             f"ddof must be below n={n} (the public row count); got ddof={ddof}. Use a smaller ddof"
