@@ -65,6 +65,7 @@ CALLS: dict[str, Callable[[pd.DataFrame], Any]] = {
     "std gaussian": lambda d: d.dp.std(
         "age", epsilon=1.0, delta=1e-6, mechanism="gaussian", bounds=B, random_state=3
     ),
+    "sem": lambda d: d.dp.sem(["age", "income"], epsilon=1.0, bounds=B, random_state=18),
     "sum": lambda d: d.dp.sum("score", epsilon=1.0, bounds=B, random_state=4),
     "count": lambda d: d[["age", "region"]].dp.count(epsilon=1.0, random_state=5),
     "mean substitute": lambda d: d.dp.mean(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -278,6 +278,11 @@ class BoundAccessor:
 class _Base:
     """Shared argument parsing of the two accessors."""
 
+    if TYPE_CHECKING:  # the catalogue's methods (sum, mean, var ...), installed by
+        # pandas_dp.accessor._moment_methods: callables to a type checker
+
+        def __getattr__(self, name: str) -> Callable[..., Any]: ...
+
     __slots__ = ("_obj",)
 
     def __init__(self, pandas_obj: pd.DataFrame | pd.Series) -> None:
@@ -372,6 +377,19 @@ class _Base:
     def _known(self) -> list[Hashable] | None:
         """The labels a ``bounds``/``categories`` dict may name (``None``: unchecked)."""
         return None
+
+    def _release_moment(self, statistic: str, arguments: Mapping[str, Any]) -> Any:
+        """The release of a catalogue moment method (``sum``, ``mean``, ``var`` ...,
+        made by :mod:`pandas_dp.accessor._moment_methods`) from its arguments."""
+        return self._moment(
+            statistic,
+            arguments.get("columns"),
+            bounds=arguments["bounds"],
+            schema=arguments["schema"],
+            settings=self._settings(arguments),
+            ddof=arguments.get("ddof", 1),
+            method=arguments.get("method", "auto"),
+        )
 
     def _moment(
         self,

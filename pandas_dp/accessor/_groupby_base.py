@@ -12,8 +12,8 @@ to it (:mod:`~pandas_dp.accessor._groupby_quantiles`,
 from __future__ import annotations
 
 import copy
-from collections.abc import Hashable
-from typing import Any
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -63,6 +63,11 @@ def contributions(
 
 class _GroupByBase:
     """What the group-by releases share: the frame, ``by``, the keys and the helpers."""
+
+    if TYPE_CHECKING:  # the catalogue's methods (sum, mean, var ...), installed by
+        # pandas_dp.accessor._moment_methods: callables to a type checker
+
+        def __getattr__(self, name: str) -> Callable[..., Any]: ...
 
     def __init__(
         self,

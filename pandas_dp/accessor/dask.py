@@ -61,6 +61,7 @@ from pandas_dp.engines._dask_partitions import compute_error
 from pandas_dp.errors import ComputeError
 from pandas_dp.result.values import DPInt
 from pandas_dp.stats import numeric as st
+from pandas_dp.stats.catalogue import MOMENTS
 
 __all__ = ["DaskFrameAccessor", "DaskGroupBy", "DaskSeriesAccessor", "register"]
 
@@ -88,8 +89,11 @@ def _refuse(method: str, kwargs: dict[str, Any]) -> None:
         )
 
 
-#: Statistics whose columns (the first argument) must be numeric.
-_NUMERIC = frozenset({"mean", "sum", "var", "std", "median", "quantile", "cov", "corr"})
+#: Statistics whose columns (the first argument) must be numeric: the catalogue's
+#: moments (a count takes any column), the quantiles and the matrices.
+_NUMERIC = frozenset(
+    {*(s.name for s in MOMENTS.values() if not s.integer), "median", "quantile", "cov", "corr"}
+)
 
 
 def _labels(columns: Any) -> list[Hashable]:

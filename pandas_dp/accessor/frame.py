@@ -29,17 +29,19 @@ from pandas_dp.accessor._frame_categorical import _FrameCategorical
 from pandas_dp.accessor._frame_matrix import _FrameMatrices
 from pandas_dp.accessor._frame_quantiles import _FrameQuantiles
 from pandas_dp.accessor._groupby_base import contributions
+from pandas_dp.accessor._moment_methods import moment_methods
 from pandas_dp.accessor.groupby import DPGroupBy
 from pandas_dp.budget.budgets import PrivacyBudget
 from pandas_dp.request.declarations import attached_schema
 from pandas_dp.request.settings import Contributions
-from pandas_dp.result.values import DPFloat, DPInt, attach
+from pandas_dp.result.values import DPInt, attach
 from pandas_dp.stats import numeric as st
 from pandas_dp.stats.describe import DESCRIBE_METHOD, check_percentiles, release_describe
 from pandas_dp.stats.quantiles import agg as quantile_agg
 
 
 @stamp_docs
+@moment_methods("frame")
 class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
     """Differentially private aggregations of a DataFrame: ``df.dp``.
 
@@ -163,160 +165,6 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         return st.release_len(settings, self._obj)
 
     # -------------------------------------------------------------- moments
-    def sum(
-        self,
-        columns: Columns = None,
-        *,
-        epsilon: float,
-        skipna: bool = True,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-    ) -> DPFloat | DPInt | pd.Series:
-        """Noisy sum of bounded numeric columns, like ``df[columns].sum()``.
-
-        One column name gives a float; a list (or ``None``: every numeric column)
-        gives a Series indexed by column.
-
-        Examples
-        --------
-        >>> import pandas as pd, pandas_dp
-        >>> df = pd.DataFrame({"hours": [38.0, 40.0, 45.0, 20.0]})
-        >>> s = df.dp.sum("hours", epsilon=1.0, bounds=(0, 80), random_state=0)
-        >>> 0 <= s <= 4 * 80
-        True
-        """
-        settings = self._settings(locals())
-        return self._moment("sum", columns, bounds=bounds, schema=schema, settings=settings)
-
-    def mean(
-        self,
-        columns: Columns = None,
-        *,
-        epsilon: float,
-        skipna: bool = True,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        method: str = "auto",
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-    ) -> DPFloat | DPInt | pd.Series:
-        """Noisy mean of bounded numeric columns, like ``df[columns].mean()``.
-
-        Values are clamped to the declared bounds. With several columns the
-        budget is shared (each column's share is in ``attrs["dp"].details``).
-
-        Examples
-        --------
-        >>> import pandas as pd, pandas_dp
-        >>> df = pd.DataFrame({"age": [23.0, 35.0, 51.0, 64.0]})
-        >>> m = df.dp.mean("age", epsilon=1.0, bounds=(0, 100), random_state=0)
-        >>> lo, hi = m.attrs["dp"].interval(0.05)
-        >>> lo <= m <= hi
-        True
-        """
-        settings = self._settings(locals())
-        return self._moment(
-            "mean", columns, bounds=bounds, schema=schema, settings=settings, method=method
-        )
-
-    def var(
-        self,
-        columns: Columns = None,
-        ddof: int = 1,
-        *,
-        epsilon: float,
-        skipna: bool = True,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        method: str = "auto",
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-    ) -> DPFloat | DPInt | pd.Series:
-        """Noisy sample variance (``ddof=1`` like pandas) of bounded numeric columns.
-
-        Examples
-        --------
-        >>> import pandas as pd, pandas_dp
-        >>> df = pd.DataFrame({"x": [0.1, 0.4, 0.5, 0.9, 0.3]})
-        >>> v = df.dp.var("x", epsilon=1.0, bounds=(0, 1), random_state=0)
-        >>> 0 <= v <= v.attrs["dp"].output_bounds[1]
-        True
-        """
-        settings = self._settings(locals())
-        return self._moment(
-            "var",
-            columns,
-            bounds=bounds,
-            schema=schema,
-            settings=settings,
-            ddof=ddof,
-            method=method,
-        )
-
-    def std(
-        self,
-        columns: Columns = None,
-        ddof: int = 1,
-        *,
-        epsilon: float,
-        skipna: bool = True,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        method: str = "auto",
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-    ) -> DPFloat | DPInt | pd.Series:
-        """Noisy standard deviation: the square root of :meth:`var` (post-processing).
-
-        Examples
-        --------
-        >>> import pandas as pd, pandas_dp
-        >>> df = pd.DataFrame({"x": [0.1, 0.4, 0.5, 0.9, 0.3]})
-        >>> s = df.dp.std("x", epsilon=1.0, bounds=(0, 1), random_state=0)
-        >>> s.attrs["dp"].statistic
-        'std'
-        """
-        settings = self._settings(locals())
-        return self._moment(
-            "std",
-            columns,
-            bounds=bounds,
-            schema=schema,
-            settings=settings,
-            ddof=ddof,
-            method=method,
-        )
-
     # -------------------------------------------------------------- several statistics
     def agg(
         self,

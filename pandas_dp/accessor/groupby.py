@@ -30,6 +30,7 @@ from pandas_dp.accessor._base import (
 from pandas_dp.accessor._docs import stamp_docs
 from pandas_dp.accessor._groupby_categorical import _GroupByCategorical
 from pandas_dp.accessor._groupby_quantiles import _GroupByQuantiles
+from pandas_dp.accessor._moment_methods import moment_methods
 from pandas_dp.budget.budgets import PrivacyBudget
 from pandas_dp.request.declarations import attached_schema
 from pandas_dp.result.values import attach
@@ -42,6 +43,7 @@ __all__ = ["DPGroupBy"]
 
 
 @stamp_docs
+@moment_methods("groupby")
 class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
     """Grouped DP releases of a DataFrame: ``df.dp.groupby(by, keys=...)``.
 
@@ -78,6 +80,12 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
     def __repr__(self) -> str:
         kind = "private" if isinstance(self._keys, str) and self._keys == "private" else "declared"
         return f"<DPGroupBy by={self._by!r} keys={kind}>"
+
+    def _release_moment(self, statistic: str, arguments: Mapping[str, Any]) -> Any:
+        """The release of a catalogue moment method, per group."""
+        kw = {k: v for k, v in arguments.items() if k not in ("self", "columns")}
+        cols, scalar = self._columns(arguments["columns"], self._grouping(kw["schema"]))
+        return self._moments({c: (statistic,) for c in cols}, kw, scalar)
 
     def _moments(
         self, requests: dict[Hashable, tuple[str, ...]], kw: dict[str, Any], scalar: bool
@@ -195,121 +203,6 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
         del kw["self"], kw["columns"]
         cols, scalar = self._columns(columns, self._grouping(schema), numeric=False)
         out: pd.Series | pd.DataFrame = self._moments({c: ("count",) for c in cols}, kw, scalar)
-        return out
-
-    def sum(
-        self,
-        columns: Columns = None,
-        *,
-        epsilon: float,
-        skipna: bool = True,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-        max_groups_per_unit: int | None = None,
-        max_rows_per_group: int | None = None,
-    ) -> pd.Series | pd.DataFrame:
-        """Noisy sum per group of bounded columns, like ``df.groupby(by)[columns].sum()``."""
-        kw = dict(locals())
-        del kw["self"], kw["columns"]
-        cols, scalar = self._columns(columns, self._grouping(schema))
-        out: pd.Series | pd.DataFrame = self._moments({c: ("sum",) for c in cols}, kw, scalar)
-        return out
-
-    def mean(
-        self,
-        columns: Columns = None,
-        *,
-        epsilon: float,
-        skipna: bool = True,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-        max_groups_per_unit: int | None = None,
-        max_rows_per_group: int | None = None,
-    ) -> pd.Series | pd.DataFrame:
-        """Noisy mean per group, like ``df.groupby(by)[columns].mean()``.
-
-        Each group's mean is ``a + (b - a) P / (P + Q)`` from its two noisy bound sums
-        ``P = Σ (x - a)`` and ``Q = Σ (b - x)`` (add/remove, Laplace; the two-stage
-        mean with ``bounding="truncated"`` or the Gaussian).
-        """
-        kw = dict(locals())
-        del kw["self"], kw["columns"]
-        cols, scalar = self._columns(columns, self._grouping(schema))
-        out: pd.Series | pd.DataFrame = self._moments({c: ("mean",) for c in cols}, kw, scalar)
-        return out
-
-    def var(
-        self,
-        columns: Columns = None,
-        *,
-        epsilon: float,
-        skipna: bool = True,
-        ddof: int = 1,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-        max_groups_per_unit: int | None = None,
-        max_rows_per_group: int | None = None,
-    ) -> pd.Series | pd.DataFrame:
-        """Noisy variance per group, like ``df.groupby(by)[columns].var(ddof)``."""
-        kw = dict(locals())
-        del kw["self"], kw["columns"]
-        cols, scalar = self._columns(columns, self._grouping(schema))
-        out: pd.Series | pd.DataFrame = self._moments({c: ("var",) for c in cols}, kw, scalar)
-        return out
-
-    def std(
-        self,
-        columns: Columns = None,
-        *,
-        epsilon: float,
-        skipna: bool = True,
-        ddof: int = 1,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-        max_groups_per_unit: int | None = None,
-        max_rows_per_group: int | None = None,
-    ) -> pd.Series | pd.DataFrame:
-        """Noisy standard deviation per group, like ``df.groupby(by)[columns].std(ddof)``."""
-        kw = dict(locals())
-        del kw["self"], kw["columns"]
-        cols, scalar = self._columns(columns, self._grouping(schema))
-        out: pd.Series | pd.DataFrame = self._moments({c: ("std",) for c in cols}, kw, scalar)
         return out
 
     def agg(

@@ -11,6 +11,7 @@ import pandas as pd
 
 from pandas_dp.accessor._base import Columns, _Base, _check_numeric
 from pandas_dp.accessor._docs import stamp_docs
+from pandas_dp.accessor._moment_methods import moment_methods
 from pandas_dp.budget.budgets import PrivacyBudget
 from pandas_dp.request.declarations import attached_schema, resolve_bounds
 from pandas_dp.result.values import DPFloat, DPInt, attach
@@ -24,6 +25,7 @@ _AGG_METHODS = ("count", "sum", "mean", "var", "std", "median")
 
 
 @stamp_docs
+@moment_methods("series")
 class DPSeriesAccessor(_Base):
     """Differentially private aggregations of a Series: ``s.dp``.
 
@@ -93,87 +95,6 @@ class DPSeriesAccessor(_Base):
         """Noisy length of the Series, like ``len(s)``."""
         settings = self._settings(locals())
         return st.release_len(settings)
-
-    def sum(
-        self,
-        *,
-        epsilon: float,
-        skipna: bool = True,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-    ) -> DPFloat:
-        """Noisy sum of the bounded values, like ``s.sum()``."""
-        settings = self._settings(locals())
-        return self._scalar("sum", bounds, schema, settings)
-
-    def mean(
-        self,
-        *,
-        epsilon: float,
-        skipna: bool = True,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        method: str = "auto",
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-    ) -> DPFloat:
-        """Noisy mean of the bounded values, like ``s.mean()``."""
-        settings = self._settings(locals())
-        return self._scalar("mean", bounds, schema, settings, method=method)
-
-    def var(
-        self,
-        ddof: int = 1,
-        *,
-        epsilon: float,
-        skipna: bool = True,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        method: str = "auto",
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-    ) -> DPFloat:
-        """Noisy sample variance (``ddof=1`` like pandas) of the bounded values."""
-        settings = self._settings(locals())
-        return self._scalar("var", bounds, schema, settings, ddof=ddof, method=method)
-
-    def std(
-        self,
-        ddof: int = 1,
-        *,
-        epsilon: float,
-        skipna: bool = True,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        method: str = "auto",
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-    ) -> DPFloat:
-        """Noisy standard deviation: the square root of :meth:`var`."""
-        settings = self._settings(locals())
-        return self._scalar("std", bounds, schema, settings, ddof=ddof, method=method)
 
     def value_counts(
         self,
@@ -522,6 +443,17 @@ class DPSeriesAccessor(_Base):
         )
         assert not isinstance(out, pd.DataFrame)
         return out
+
+    def _release_moment(self, statistic: str, arguments: Mapping[str, Any]) -> Any:
+        """The release of a catalogue moment method, as one value."""
+        return self._scalar(
+            statistic,
+            arguments["bounds"],
+            arguments["schema"],
+            self._settings(arguments),
+            ddof=arguments.get("ddof", 1),
+            method=arguments.get("method", "auto"),
+        )
 
     def _scalar(
         self,

@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -69,7 +69,6 @@ from numpy.typing import NDArray
 from pandas_dp.engines import in_memory
 from pandas_dp.engines.codes import CategoryCounts
 from pandas_dp.engines.pandas import STEP_BITS, Groups
-from pandas_dp.engines.protocol import MeasurementLike
 from pandas_dp.engines.sums import MomentSums, ProductSums
 
 __all__ = [
@@ -841,16 +840,17 @@ def distinct_units(unit: pd.Series, codes: NDArray[np.intp], size: int) -> NDArr
 # -- the engine -----------------------------------------------------------------------
 
 
-class ReferenceEngine:
+class ReferenceEngine(in_memory.PandasEngine):
     """The reference engine (:class:`~pandas_dp.engines.protocol.Engine`): a plan
     measured with this module's kernels.
 
-    It is registered for no type; a test registers it for the data it runs (or
-    calls it directly) and compares the release with the in-memory engine's: with
-    the same ``random_state`` the two must be bit-identical. The plan's row rules it
-    is handed -- which declared key a row belongs to, which rows a privacy unit
-    keeps -- run as the plan wrote them; :func:`group_codes` and
-    :func:`contribution_mask` check those rules' kernels on their own.
+    It is the in-memory engine with every kernel, and the counting of private keys,
+    replaced by this module's; the plan's row rules it is handed -- which declared
+    key a row belongs to, which rows a privacy unit keeps -- run as the plan wrote
+    them (:func:`group_codes` and :func:`contribution_mask` check those rules'
+    kernels on their own). It is registered for no type: a test registers it for
+    the data it runs, and compares the release with the in-memory engine's; with the
+    same ``random_state`` the two must be bit-identical.
 
     Examples
     --------
@@ -871,22 +871,6 @@ class ReferenceEngine:
     grid_counts = staticmethod(grid_counts)
     category_counts = staticmethod(category_counts)
 
-    def exact_values(
-        self, measurements: Iterable[MeasurementLike], data: Mapping[Any, Any]
-    ) -> dict[str, NDArray[Any]]:
-        """Each measurement's exact vector, measured with this module's kernels."""
-        return in_memory.exact_values(measurements, data, self)
-
-    def groups(
-        self,
-        frame: Any,
-        by: Sequence[Hashable],
-        codes: Callable[[pd.DataFrame], Groups],
-        size: int,
-    ) -> Groups:
-        """The plan's group codes of the frame's rows."""
-        return codes(frame)
-
     def observed_groups(self, column: Any) -> tuple[Groups, pd.Index]:
         """Private keys numbered by first appearance (:func:`observed_codes`)."""
         return observed_codes(column, sort=False)
@@ -901,17 +885,6 @@ class ReferenceEngine:
         """The codes renumbered, row by row."""
         codes = np.array([position[c] for c in groups.codes.tolist()], dtype=np.intp)
         return Groups(codes, size)
-
-    def truncated(
-        self,
-        frame: Any,
-        read: list[Hashable],
-        unit: Hashable,
-        groups: Groups | None,
-        truncate: Callable[[pd.DataFrame, Groups | None], Groups],
-    ) -> Groups:
-        """The plan's truncation of every unit's rows, on the whole frame."""
-        return truncate(frame, groups)
 
 
 #: The reference engine (stateless).

@@ -16,7 +16,7 @@ Examples
 >>> MOMENTS["std"].reads, MOMENTS["std"].finish(4.0)
 ('var', 2.0)
 >>> [s.name for s in MOMENTS.values() if s.takes_ddof]
-['var', 'std']
+['var', 'std', 'sem']
 """
 
 from __future__ import annotations
@@ -54,6 +54,16 @@ class MomentStatistic:
     finish : callable
         A nondecreasing function applied to the read statistic's value, to the ends
         of its interval and of its public output range (post-processing).
+    per_count : bool
+        Divided by the column's count before it is finished (``sem``): the count
+        is one the read statistic's measurements already release.
+    has_method : bool
+        Whether it takes ``method`` (``"moments"`` or Liu's ``"direct"``).
+    accessors : frozenset of str
+        The accessors whose method is made from this entry (``"frame"``,
+        ``"series"``, ``"groupby"``; Dask's inherit them).
+    summary : str
+        The method's first docstring line; ``{call}`` is the accessor's pandas call.
     """
 
     name: str
@@ -61,17 +71,61 @@ class MomentStatistic:
     takes_ddof: bool = False
     integer: bool = False
     finish: Callable[[float], float] = _same
+    per_count: bool = False
+    has_method: bool = False
+    accessors: frozenset[str] = frozenset()
+    summary: str = ""
 
+
+_ALL = frozenset({"frame", "series", "groupby"})
 
 #: The moment statistics, in pandas' order.
 MOMENTS: dict[str, MomentStatistic] = {
     s.name: s
     for s in (
-        MomentStatistic("count", reads="count", integer=True),
-        MomentStatistic("sum", reads="sum"),
-        MomentStatistic("mean", reads="mean"),
-        MomentStatistic("var", reads="var", takes_ddof=True),
-        MomentStatistic("std", reads="var", takes_ddof=True, finish=_root),
+        MomentStatistic("count", reads="count", integer=True),  # (written per accessor)
+        MomentStatistic(
+            "sum",
+            reads="sum",
+            accessors=_ALL,
+            summary="Noisy sum of the bounded values, like ``{call}.sum()``.",
+        ),
+        MomentStatistic(
+            "mean",
+            reads="mean",
+            has_method=True,
+            accessors=_ALL,
+            summary="Noisy mean of the bounded values, like ``{call}.mean()``.",
+        ),
+        MomentStatistic(
+            "var",
+            reads="var",
+            takes_ddof=True,
+            has_method=True,
+            accessors=_ALL,
+            summary="Noisy sample variance of the bounded values, like ``{call}.var(ddof)``.",
+        ),
+        MomentStatistic(
+            "std",
+            reads="var",
+            takes_ddof=True,
+            finish=_root,
+            has_method=True,
+            accessors=_ALL,
+            summary="Noisy standard deviation, like ``{call}.std(ddof)``: the square "
+            "root of the variance (post-processing).",
+        ),
+        MomentStatistic(
+            "sem",
+            reads="var",
+            takes_ddof=True,
+            finish=_root,
+            per_count=True,
+            has_method=True,
+            accessors=_ALL,
+            summary="Noisy standard error of the mean, like ``{call}.sem(ddof)``: "
+            "``sqrt(var / count)`` from the variance's own measurements (post-processing).",
+        ),
     )
 }
 

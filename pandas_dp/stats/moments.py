@@ -287,6 +287,7 @@ def estimate(
         raw = float(noisy[k["var_direct"]][g])
         value = raw * factor
         fn: IntervalFn = partial(_scaled_interval, partial(est.noisy_interval, noise, raw), factor)
+        c, count_fn = float(n), partial(_public, float(n))  # n public
     else:
         w = float(noisy[k["centred_squares"]][g])
         squares = m[k["centred_squares"]].calibrated
@@ -299,6 +300,7 @@ def estimate(
             variances = (2.0 * pv / width / width, pv / 2.0, squares.variance)
             box = partial(est.bound_sums_box, pair, p, q, d.lower, d.upper)
             fn = partial(est.var_interval_of, box, squares, w, ddof, hi, half_width=half)
+            count_fn = partial(est.bound_sums_count_interval, pair, p, q, d.lower, d.upper)
         else:
             c, s = float(noisy[k["count"]][g]), float(noisy[k["centred_sum"]][g])
             c_plan, s_plan = m[k["count"]].calibrated, m[k["centred_sum"]].calibrated
@@ -306,12 +308,28 @@ def estimate(
             fn = partial(
                 est.var_interval, c_plan, s_plan, squares, c, s, w, ddof, hi, half_width=half
             )
+            count_fn = partial(est.noisy_interval, c_plan, c)
         sd = variance_noise_sd(c, s, w, variances, ddof)
         value = est.var_value(
             c, s, w, ddof=ddof, half_width=half, upper_range=hi, clamp=clamp, noise_sd=sd
         )
-    finish = moment(st).finish
-    return finish(value), partial(_finished_interval, fn, finish)
+    statistic = moment(st)
+    if statistic.per_count:  # e.g. sem: the variance over the count, both released
+        value, fn = value / max(c, 1.0), partial(_per_count, fn, count_fn)
+    return statistic.finish(value), partial(_finished_interval, fn, statistic.finish)
+
+
+def _public(n: float, alpha: float) -> tuple[float, float]:
+    """A public count's interval: the count itself."""
+    return n, n
+
+
+def _per_count(fn: IntervalFn, count_fn: IntervalFn, alpha: float) -> tuple[float, float]:
+    """An interval for ``var / N`` (``N >= 1``): the variance's and the count's at
+    ``alpha / 2`` each (a union bound), the quotient's range over their box."""
+    lo, hi = fn(alpha / 2.0)
+    c_lo, c_hi = count_fn(alpha / 2.0)
+    return max(lo, 0.0) / max(c_hi, 1.0), max(hi, 0.0) / max(c_lo, 1.0)
 
 
 def _scaled_interval(fn: IntervalFn, factor: float, alpha: float) -> tuple[float, float]:
