@@ -78,8 +78,8 @@ class _GroupByBase:
         other: Hashable | None = None,
         delta: float = 0.0,
     ) -> None:
-        self._frame = frame
-        self._by = [by] if isinstance(by, tuple) else by  # a tuple is one label, as in pandas
+        by = [by] if isinstance(by, tuple) else by  # a tuple is one label, as in pandas
+        self._frame, self._by = _with_key_series(frame, by)
         self._keys = keys
         self._other = other
         self._delta = delta
@@ -168,3 +168,27 @@ class _GroupByBase:
             raise ValueError(f"columns {labels} name a column twice")
         check_unique(frame, labels)
         return {c: frame[c] for c in labels}, scalar
+
+
+def _with_key_series(frame: pd.DataFrame, by: Any) -> tuple[pd.DataFrame, Any]:
+    """``by`` as column labels: a pandas Series among them (``groupby(df["g"])``)
+    joins the frame as the column of its name, aligned on the index as pandas
+    aligns it (a row without a key has a missing key, in no declared group).
+
+    The check is on the Series' name only (public): it needs one, the label of the
+    result's index.
+    """
+    items = by if isinstance(by, list) else [by]
+    series = [b for b in items if isinstance(b, pd.Series)]
+    if not series:
+        return frame, by
+    if any(b.name is None for b in series):
+        raise ValueError(
+            "groupby by a Series needs a named Series (its name labels the result's "
+            "index): df.dp.groupby(s.rename('key'), ...), or group by a column label"
+        )
+    frame = frame.copy(deep=False)
+    for b in series:
+        frame[b.name] = b  # aligned on the index
+    labels = [b.name if isinstance(b, pd.Series) else b for b in items]
+    return frame, labels if isinstance(by, list) else labels[0]

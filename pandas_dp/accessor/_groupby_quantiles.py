@@ -60,7 +60,9 @@ class _GroupByQuantiles(_GroupByBase):
         ----------
         columns : label or list of labels, optional
             One column (a Series) or several (a DataFrame); ``None``: every
-            numeric column that is not a group-by column.
+            numeric column that is not a group-by column. After ``g[column]`` the
+            first argument is ``q``, as in pandas (``g["age"].quantile(0.9)``),
+            unless it names a selected column.
         q : float or list of float, default 0.5
             Quantiles in ``[0, 1]``.
 
@@ -83,6 +85,8 @@ class _GroupByQuantiles(_GroupByBase):
         """
         kw = dict(locals())
         del kw["self"], kw["columns"], kw["q"]
+        if _is_q(columns, self._selection):  # g["age"].quantile(0.5): pandas' q first
+            return self._quantile(None, columns, kw, "quantile")
         return self._quantile(columns, q, kw, "quantile")
 
     def median(
@@ -152,3 +156,14 @@ class _GroupByQuantiles(_GroupByBase):
         )
         assert not isinstance(out, float)
         return out
+
+
+def _is_q(first: Any, selection: Any) -> bool:
+    """Whether ``g[...].quantile(first)`` passed quantiles, not columns: a number or
+    a list of numbers that are not labels of the selected columns (public)."""
+    if selection is None or first is None:
+        return False
+    labels = selection if isinstance(selection, list) else [selection]
+    values = list(first) if isinstance(first, list | tuple) else [first]
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
+    return bool(values) and numbers and not all(v in labels for v in values)

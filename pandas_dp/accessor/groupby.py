@@ -265,6 +265,9 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
         self._columns(list(requests), self._grouping(schema))
         table: pd.DataFrame = self._moments(requests, kw, scalar=False)
         meta = table.attrs["dp"]  # the release's record, attached again to its new shape
+        if not isinstance(table.columns, pd.MultiIndex):  # one statistic: (column, it)
+            pairs = [(c, requests[c][0]) for c in table.columns]
+            table.columns = pd.MultiIndex.from_tuples(pairs)
         if all(isinstance(v, str) for v in func.values()):
             table.columns = table.columns.get_level_values(0)
             if one:  # g["age"].agg("mean"): a Series by key, like pandas
