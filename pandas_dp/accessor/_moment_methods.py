@@ -81,6 +81,17 @@ _EXAMPLE = {
 }
 
 
+#: What every moment release does, per accessor.
+_NOTES = {
+    "frame": "Values outside the declared bounds are clamped to them (``out_of_bounds``).\n"
+    "Several columns share the budget equally; each column's share is in\n"
+    '``attrs["dp"].details``.',
+    "series": "Values outside the declared bounds are clamped to them (``out_of_bounds``).",
+    "groupby": "One value per declared key (a key absent from the data gets its noise\n"
+    "like any other); values outside the declared bounds are clamped to them.",
+}
+
+
 def _wanted(kind: str, entry: MomentStatistic) -> tuple[list[str], list[str]]:
     positional, keywords = KEYWORDS[kind]
     drop = set() if entry.takes_ddof else {"ddof"}
@@ -93,6 +104,8 @@ def _doc(kind: str, entry: MomentStatistic) -> str:
     call, check = _EXAMPLE[kind]
     summary = entry.summary.format(call=_CALL[kind])
     return f"""{summary}
+
+{_NOTES[kind]}
 
 Examples
 --------
