@@ -281,8 +281,9 @@ def category_counts(
         isinstance(dtype, pd.CategoricalDtype) or _arrow_strings(series) is not None
     ):
         coded = _key_table(series, categories)  # every value on the table
-    if coded is not None:
-        return _table_counts(*coded, k)
+    if coded is not None:  # (a categorical's last table entry is for no code of its own)
+        occurring = len(dtype.categories) + 1 if isinstance(dtype, pd.CategoricalDtype) else None
+        return _table_counts(*coded, k, occurring=occurring)
     slots = _slots(series, categories)
     if groups is None:
         table = np.bincount(slots, minlength=k + 2).astype(np.int64).reshape(1, k + 2)
@@ -298,11 +299,17 @@ def category_counts(
 
 
 def _table_counts(
-    codes: NDArray[np.integer[Any]], low: int, table: NDArray[np.intp], k: int
+    codes: NDArray[np.integer[Any]],
+    low: int,
+    table: NDArray[np.intp],
+    k: int,
+    *,
+    occurring: int | None = None,
 ) -> CategoryCounts:
     """One group: counts of integer codes that are all on ``table`` (a categorical's
     codes, ``-1`` missing; or Arrow's positions, :func:`_arrow_string_positions`),
-    each code's count added to its slot ``table[code - low]``."""
+    each code's count added to its slot ``table[code - low]``. ``occurring``: only
+    the codes ``low .. low + occurring - 1`` can occur (the others count 0)."""
     size = table.shape[0]
     fast = (
         core._fast_kernels()
@@ -312,7 +319,9 @@ def _table_counts(
     if fast is not None:  # one pass, per-thread tallies of the codes
         tally = _numba.code_counts(fast, codes, low, size, trusted=True)
     elif size <= _FEW_CATEGORIES:  # a few passes over the narrow codes beat widening them
-        tally = np.array([np.count_nonzero(codes == low + i) for i in range(size)], dtype=np.int64)
+        used = size if occurring is None else min(occurring, size)
+        tally = np.zeros(size, dtype=np.int64)
+        tally[:used] = _few_code_counts(codes, low, used)
     else:
         tally = np.bincount(codes.astype(np.intp) - low, minlength=size).astype(np.int64)
     per_slot = np.zeros(k + 2, dtype=np.int64)
@@ -322,6 +331,58 @@ def _table_counts(
         missing=per_slot[k + 1 :].copy(),
         other=per_slot[k : k + 1].copy(),
     )
+
+
+#: Bytes of codes per chunk of :func:`_few_code_counts` (with as many flags: in L2).
+CODE_CHUNK_BYTES: int = 1 << 18
+
+
+def _few_code_counts(codes: NDArray[np.integer[Any]], low: int, size: int) -> NDArray[np.int64]:
+    """Counts of the codes ``low .. low + size - 1``, every code in that range (a few).
+
+    numpy, in cache-sized chunks, each read once from memory and then worked on in
+    cache: its smallest and largest code (two quick reductions) bound the codes to
+    count; of those, a code ``0`` is counted by ``count_nonzero`` of the codes
+    themselves, any other by one comparison and a count, and one (not ``0``) as the
+    chunk's rows left over. A long column is split into parts counted in the
+    engine's threads (numpy releases the GIL in its loops), added exactly.
+    """
+    n = codes.shape[0]
+    if size <= 1:
+        return np.full(size, n, dtype=np.int64)
+    parts = _numba.run_parts(lambda start, stop: _few_counts_part(codes[start:stop], low, size), n)
+    tally: NDArray[np.int64] = parts[0] if len(parts) == 1 else np.sum(parts, axis=0)
+    return tally
+
+
+def _few_counts_part(codes: NDArray[np.integer[Any]], low: int, size: int) -> NDArray[np.int64]:
+    """:func:`_few_code_counts` of one part, in one thread."""
+    n = codes.shape[0]
+    chunk = max(1, min(n, CODE_CHUNK_BYTES // max(1, codes.itemsize)))
+    hits = np.empty(chunk, dtype=bool)
+    tally = [0] * size
+    count, lowest, highest = np.count_nonzero, np.minimum.reduce, np.maximum.reduce
+    for start in range(0, n, chunk):
+        part = codes[start : start + chunk]
+        m = part.shape[0]
+        flags = hits if m == chunk else hits[:m]
+        first = max(int(lowest(part)), low)  # (every code is in range: no clamp bites)
+        last = min(int(highest(part)), low + size - 1)
+        rest = last if last != 0 else last - 1  # the code counted as the rows left over
+        left = m
+        for code in range(first, last + 1):
+            if code == rest:
+                continue
+            if code == 0:
+                found = m - int(count(part))
+            else:
+                np.equal(part, code, out=flags)
+                found = int(count(flags))
+            tally[code - low] += found
+            left -= found
+        if first <= rest:
+            tally[rest - low] += left
+    return np.array(tally, dtype=np.int64)
 
 
 def mask_counts(masks: Sequence[pd.Series], groups: Groups | None = None) -> NDArray[np.int64]:
