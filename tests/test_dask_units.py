@@ -22,8 +22,8 @@ dd = pytest.importorskip("dask.dataframe")
 
 import pandas_dp  # noqa: E402
 from pandas_dp import engines  # noqa: E402
-from pandas_dp.engines import _dask_partitions  # noqa: E402
 from pandas_dp.engines import dask as dask_engine  # noqa: E402
+from pandas_dp.engines.dask import partitions as _dask_partitions  # noqa: E402
 from pandas_dp.errors import BudgetExceededError  # noqa: E402
 from pandas_dp.plan import measure  # noqa: E402
 from pandas_dp.request.declared_columns import NumericDeclaration  # noqa: E402

@@ -37,6 +37,7 @@ from pandas_dp.engines import columns as columns_module
 from pandas_dp.engines import grid as grid_module
 from pandas_dp.engines import pandas as engine_module
 from pandas_dp.engines import reference as ref
+from pandas_dp.engines import sums as sums_module
 from pandas_dp.engines import units
 from pandas_dp.engines.grid import grid_counts
 
@@ -78,6 +79,7 @@ def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
         monkeypatch.setattr(columns_module, "MIN_PIECE_ROWS", 3)
     if request.param == "chunks":
         monkeypatch.setattr(engine_module, "CHUNK", 16)
+        monkeypatch.setattr(sums_module, "FUSED_CHUNK", 8)
     return str(request.param)
 
 
@@ -569,7 +571,7 @@ def test_dask_engine_equals_the_reference(partitions: int) -> None:
     import dask
 
     from pandas_dp.engines import dask as dask_engine
-    from pandas_dp.engines._dask_partitions import PartitionGroups
+    from pandas_dp.engines.dask.partitions import PartitionGroups
 
     rng = np.random.RandomState(11 + partitions)
     with dask.config.set(scheduler="synchronous"):

@@ -57,7 +57,7 @@ from pandas_dp.accessor.frame import DPFrameAccessor
 from pandas_dp.accessor.groupby import DPGroupBy
 from pandas_dp.accessor.series import DPSeriesAccessor
 from pandas_dp.budget.budgets import PrivacyBudget
-from pandas_dp.engines._dask_partitions import compute_error
+from pandas_dp.engines.dask.partitions import compute_error
 from pandas_dp.errors import ComputeError
 from pandas_dp.result.values import DPInt
 from pandas_dp.stats import numeric as st

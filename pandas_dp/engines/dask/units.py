@@ -21,7 +21,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp.engines import codes as local_codes
-from pandas_dp.engines._dask_partitions import (
+from pandas_dp.engines.dask.partitions import (
     PartitionGroups,
     _Columns,
     _frame_of,

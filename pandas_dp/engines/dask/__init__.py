@@ -35,8 +35,8 @@ computed in the same pass over each partition. The single-kernel functions
 direct use and tests; each is one ``dask.compute``.
 
 This module holds the entry points; the partition machinery (markers, the
-combining tree, :class:`PartitionGroups`) is in ``engines._dask_partitions``, the
-privacy units and private keys in ``engines._dask_units``.
+combining tree, :class:`PartitionGroups`) is in ``engines.dask.partitions``, the
+privacy units and private keys in ``engines.dask.units``.
 
 Not on Dask yet: predicate counts (``df.dp.counts``); the accessor refuses them
 before the budget is charged.
@@ -66,7 +66,8 @@ from pandas_dp.engines import codes as local_codes
 from pandas_dp.engines import in_memory
 from pandas_dp.engines import pandas as local_engine
 from pandas_dp.engines import sums as local_sums
-from pandas_dp.engines._dask_partitions import (
+from pandas_dp.engines.codes import CategoryCounts
+from pandas_dp.engines.dask.partitions import (
     PartitionGroups,
     _add,
     _Columns,
@@ -79,8 +80,7 @@ from pandas_dp.engines._dask_partitions import (
     compute_error,
     is_dask,
 )
-from pandas_dp.engines._dask_units import observed_counts, observed_groups, truncated
-from pandas_dp.engines.codes import CategoryCounts
+from pandas_dp.engines.dask.units import observed_counts, observed_groups, truncated
 from pandas_dp.engines.registry import register_engine
 from pandas_dp.engines.sums import MomentSums, ProductSums
 
