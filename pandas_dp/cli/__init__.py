@@ -16,9 +16,9 @@ The command runs ``df.dp.describe`` (or, with ``--by``, one
 ``df.dp.groupby(by).agg`` of count, mean and std over the numeric columns and one
 ``proportions`` per categorical column, ``epsilon`` split equally) under one
 :class:`~pandas_dp.PrivacyBudget`, prints the table and the budget's ledger, and
-with ``--html`` writes a self-contained report: the table, the intervals, one plot
-per column (if matplotlib is installed), the metadata of every release and the
-ledger.
+with ``--html`` writes a self-contained report: every estimate with its 95 %
+interval beside it, inline SVG charts of the intervals, the metadata of every
+release and the ledger as tables.
 
 ``--budget-store PATH --budget-name NAME`` also charges the whole report, as one
 release of (``--epsilon``, ``--delta``), to a durable budget kept in a SQLite file,

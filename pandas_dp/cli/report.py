@@ -2,15 +2,14 @@
 
 :class:`Report` holds the releases of one run, their budget and the public facts
 used; :func:`print_report` prints the tables like pandas with the ledger, and
-:func:`write_html` writes one self-contained page (inline PNG plots of every
-estimate with its interval, the metadata, the ledger).
+:func:`write_html` writes one self-contained page (every estimate with its 95 %
+interval beside it, inline SVG charts of the intervals, the metadata and the ledger
+as tables; the pieces are in :mod:`pandas_dp.cli.report_html`).
 """
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 import math
 import os
 from dataclasses import dataclass, field
@@ -21,6 +20,20 @@ import numpy as np
 import pandas as pd
 
 import pandas_dp
+from pandas_dp.cli.report_html import (
+    Intervals,
+    Row,
+    as_tuple,
+    estimate_cell,
+    forest_svg,
+    format_number,
+    heading,
+    index_header,
+    interval_lookup,
+    key_text,
+    row_of,
+    table_html,
+)
 
 __all__ = ["Report", "print_report", "write_html"]
 
@@ -122,132 +135,288 @@ def print_report(report: Report, out: IO[str]) -> None:
 # ----------------------------------------------------------------------------- HTML
 
 
-def _interval_table(result: Any) -> pd.DataFrame:
-    """The release's 95 % intervals as a table of "[lower, upper]" strings."""
-    frame = result.attrs["dp"].interval(0.05)
-    text = frame.apply(lambda r: f"[{_number(r['lower'])}, {_number(r['upper'])}]", axis=1)
-    return pd.DataFrame({"95% interval": text})
+def _figure(caption: str, svg: str) -> str:
+    return f"<figure>{svg}<figcaption>{html.escape(caption)}</figcaption></figure>"
 
 
-def _figures(report: Report) -> list[tuple[str, str]]:
-    """``(column, base64 PNG)`` per described column; empty without matplotlib."""
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:
-        return []
+def _bounds(result: Any, column: Any) -> tuple[float, float] | None:
+    """A column's declared bounds from the release's record (``None`` if absent)."""
+    bounds = result.attrs["dp"].input_bounds.get(column)
+    return None if bounds is None else (float(bounds[0]), float(bounds[1]))
 
-    from pandas_dp.plotting.plots import plot_groups
 
-    pictures: list[tuple[str, str]] = []
+def _means_chart(report: Report, result: pd.DataFrame, found: Intervals) -> str:
+    """The numeric columns' means side by side, each scaled to its declared range."""
+    means: list[Row] = []
+    for c in report.numeric:
+        bounds = _bounds(result, c)
+        if bounds is None or not bounds[1] > bounds[0]:
+            continue
+        lo, span = bounds[0], bounds[1] - bounds[0]
+        one = row_of(str(c), result.loc["mean", c], found.get(("mean", c)))
+        scaled = [(x - lo) / span for x in (one.value, one.lower, one.upper)]
+        means.append(one._replace(value=scaled[0], lower=scaled[1], upper=scaled[2]))
+    svg = forest_svg(
+        "Means, each as a share of its declared range",
+        means,
+        axis_label="position in the declared range (0% = lower bound, 100% = upper)",
+        limits=(0.0, 1.0),
+        percent=True,
+    )
+    return _figure("means", svg)
 
-    def save(figure: Any) -> str:
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", dpi=90)
-        return base64.b64encode(buffer.getvalue()).decode("ascii")
 
-    def errorbars(
-        ax: Any, labels: list[str], values: np.ndarray, lo: np.ndarray, hi: np.ndarray
-    ) -> None:
-        x = np.arange(len(labels), dtype=np.float64)
-        yerr = np.vstack([np.maximum(values - lo, 0.0), np.maximum(hi - values, 0.0)])
-        ax.errorbar(x, values, yerr=yerr, fmt="o", capsize=5, label="release, 95% interval")
-        ax.set_xticks(x)
-        ax.set_xticklabels(labels, rotation=0 if len(labels) <= 8 else 45)
-        ax.set_xlim(-0.6, len(labels) - 0.4)
-        ax.legend(fontsize="small")
+def _describe_html(report: Report, result: pd.DataFrame) -> list[str]:
+    """The describe release: numeric table, categorical shares, their charts."""
+    found = interval_lookup(result)
+    parts: list[str] = []
+    if report.numeric:
+        stats = [r for r in result.index if not str(r).startswith("share ")]
+        rows = [
+            [str(r), *(estimate_cell(result.loc[r, c], found.get((r, c))) for c in report.numeric)]
+            for r in stats
+        ]
+        header = [[("", 1), *((str(c), 1) for c in report.numeric)]]
+        parts.append("<h3>Numeric columns</h3>")
+        parts.append(table_html(header, rows))
+        charts = [_means_chart(report, result, found)]
+        for c in report.numeric:
+            bounds = _bounds(result, c)
+            wanted = [r for r in stats if r == "mean" or str(r).endswith("%")]
+            lines = [row_of(str(r), result.loc[r, c], found.get((r, c))) for r in wanted]
+            title = f"{c}: mean and percentiles, 95% intervals"
+            axis = str(c)
+            if bounds is not None:
+                axis += f" (declared range {format_number(bounds[0])} – {format_number(bounds[1])})"
+            svg = forest_svg(title, lines, axis_label=axis, limits=bounds)
+            charts.append(_figure(str(c), svg))
+        parts.append(f'<div class="charts">{"".join(charts)}</div>')
+    if report.categorical:
+        rows, charts = [], []
+        for c in report.categorical:
+            shares = [r for r in result.index if str(r).startswith("share ")]
+            shares = [r for r in shares if pd.notna(result.loc[r, c])]
+            lines = []
+            for r in shares:
+                category = str(r)[len("share ") :]
+                rows.append([str(c), category, estimate_cell(result.loc[r, c], found.get((r, c)))])
+                lines.append(row_of(category, result.loc[r, c], found.get((r, c))))
+            title = f"{c}: shares, 95% intervals"
+            svg = forest_svg(title, lines, axis_label=f"share of {c}", limits=(0.0, 1.0))
+            charts.append(_figure(str(c), svg))
+        header = [[("column", 1), ("category", 1), ("share (95% interval)", 1)]]
+        parts.append("<h3>Categorical columns</h3>")
+        parts.append(table_html(header, rows, row_heads=2))
+        parts.append(f'<div class="charts">{"".join(charts)}</div>')
+    return parts
 
+
+def _agg_html(report: Report, result: pd.DataFrame) -> list[str]:
+    """The grouped count, mean and std: one wide table, a chart of means per column."""
+    found = interval_lookup(result)
+    heads = index_header(result.index)
+    pairs: list[tuple[Any, Any]] = [(c[0], c[1]) for c in result.columns.to_list()]
+    columns = list(dict.fromkeys(c for c, _ in pairs))
+    header = [
+        [
+            *((h, 1) for h in heads),
+            *((str(c), int((result.columns.get_level_values(0) == c).sum())) for c in columns),
+        ],
+        [*(("", 1) for _ in heads), *((str(s), 1) for _, s in pairs)],
+    ]
+    rows = []
+    for key, line in result.iterrows():
+        k = as_tuple(key)
+        cells = [estimate_cell(line[(c, s)], found.get((*k, c, s))) for c, s in pairs]
+        rows.append([*map(str, k), *cells])
+    charts = []
+    by = ", ".join(map(str, report.by))
+    for c in columns:
+        if (c, "mean") not in result.columns:
+            continue
+        lines = [
+            row_of(
+                key_text(key), result.loc[key, (c, "mean")], found.get((*as_tuple(key), c, "mean"))
+            )
+            for key in result.index
+        ]
+        svg = forest_svg(
+            f"{c}: mean by {by}, 95% intervals",
+            lines,
+            axis_label=f"mean of {c}",
+            limits=_bounds(result, c),
+        )
+        charts.append(_figure(str(c), svg))
+    return [
+        table_html(header, rows, row_heads=len(heads)),
+        f'<div class="charts">{"".join(charts)}</div>',
+    ]
+
+
+def _proportions_html(report: Report, name: str, result: pd.Series) -> list[str]:
+    """The shares of one categorical column within each group: table and chart."""
+    found = interval_lookup(result)
+    column = name.split(" ", 1)[1]
+    table = result.unstack(level=-1)
+    heads = index_header(table.index)
+    header = [[*((h, 1) for h in heads), *((str(c), 1) for c in table.columns)]]
+    rows = [
+        [
+            *map(str, as_tuple(key)),
+            *(estimate_cell(line[c], found.get((*as_tuple(key), c))) for c in table.columns),
+        ]
+        for key, line in table.iterrows()
+    ]
+    by = ", ".join(map(str, report.by))
+    lines: list[Row] = []  # per group: a heading, then its categories
+    group: str | None = None
+    for key, value in result.items():
+        k = as_tuple(key)
+        if key_text(k[:-1]) != group:
+            group = key_text(k[:-1])
+            lines.append(heading(f"{by} = {group}"))
+        lines.append(row_of(str(k[-1]), value, found.get(k)))
+    svg = forest_svg(
+        f"{column}: shares within {by}, 95% intervals",
+        lines,
+        axis_label=f"share of {column}",
+        limits=(0.0, 1.0),
+    )
+    return [
+        table_html(header, rows, row_heads=len(heads)),
+        f'<div class="charts">{_figure(column, svg)}</div>',
+    ]
+
+
+def _text(value: Any) -> str:
+    """A metadata value as readable text: rounded numbers, lists and mappings spelled out."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool | np.bool_):
+        return "yes" if value else "no"
+    if isinstance(value, int | float | np.integer | np.floating):
+        return format_number(value)
+    if isinstance(value, pd.Series):
+        value = value.to_dict()
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {_text(v)}" for k, v in value.items())
+    if isinstance(value, list | tuple | np.ndarray):
+        numbers = (int, float, np.integer, np.floating)
+        pair = len(value) == 2 and not any(isinstance(v, bool) for v in value)
+        if pair and all(isinstance(v, numbers) for v in value):
+            return f"{format_number(value[0])} – {format_number(value[1])}"
+        return ", ".join(_text(v) for v in value)
+    return str(value)
+
+
+def _cells(values: list[Any]) -> list[str]:
+    return [f'<td class="text">{html.escape(_text(v))}</td>' for v in values]
+
+
+def _metadata_html(report: Report) -> list[str]:
+    """The releases' records as three tables: one row per release, per noised part,
+    per method note."""
+    header = [
+        [(h, 1) for h in ("release", "statistic", "columns", "epsilon", "delta",
+                           "mechanism", "neighbouring", "bounding", "randomness", "groups",
+                           "privacy unit", "contribution bounds", "declared bounds")]
+    ]  # fmt: skip
+    summary, noise, notes = [], [], []
     for name, result in report.releases.items():
-        meta = result.attrs["dp"]
-        frame = meta.interval(0.05)
-        if name == "describe":
-            for c in report.numeric:
-                figure = Figure(figsize=(3.6, 3.6), layout="constrained")
-                ax = figure.subplots()
-                row = frame.loc[("mean", c)]
-                value = float(result.loc["mean", c])
-                errorbars(
-                    ax,
-                    [c],
-                    np.array([value]),
-                    np.array([float(row["lower"])]),
-                    np.array([float(row["upper"])]),
-                )
-                lo, hi = meta.input_bounds[c]
-                ax.set_ylim(lo, hi)
-                ax.set_ylabel(f"mean of {c} (declared bounds)")
-                ax.set_title(f"{c}: mean, ε={meta.epsilon:g} for the table", fontsize="medium")
-                pictures.append((c, save(figure)))
-            for c in report.categorical:
-                rows = [r for r in result.index if str(r).startswith("share ")]
-                rows = [r for r in rows if pd.notna(result.loc[r, c])]
-                figure = Figure(figsize=(max(3.6, 0.7 * len(rows) + 2), 3.6), layout="constrained")
-                ax = figure.subplots()
-                values = np.array([float(result.loc[r, c]) for r in rows])
-                lo = np.array([float(frame.loc[(r, c), "lower"]) for r in rows])
-                hi = np.array([float(frame.loc[(r, c), "upper"]) for r in rows])
-                errorbars(ax, [str(r)[len("share ") :] for r in rows], values, lo, hi)
-                ax.set_ylim(0.0, 1.0)
-                ax.set_ylabel(f"share of {c}")
-                ax.set_title(f"{c}: shares", fontsize="medium")
-                pictures.append((c, save(figure)))
-        elif name == "agg":
-            keys = list(result.index)
-            labels = [", ".join(map(str, k)) if isinstance(k, tuple) else str(k) for k in keys]
-            for c in report.numeric:
-                figure = Figure(figsize=(max(3.6, 0.7 * len(keys) + 2), 3.6), layout="constrained")
-                ax = figure.subplots()
-                values = result[(c, "mean")].to_numpy(dtype=np.float64)
-                lo = np.array([float(frame.loc[(*_key(k), c, "mean"), "lower"]) for k in keys])
-                hi = np.array([float(frame.loc[(*_key(k), c, "mean"), "upper"]) for k in keys])
-                errorbars(ax, labels, values, lo, hi)
-                bounds = meta.input_bounds.get(c)
-                if bounds:
-                    ax.set_ylim(*bounds)
-                ax.set_xlabel(", ".join(report.by))
-                ax.set_ylabel(f"mean of {c}")
-                ax.set_title(f"{c}: mean by {', '.join(report.by)}", fontsize="medium")
-                pictures.append((c, save(figure)))
+        m = result.attrs["dp"]
+        groups = ""
+        if m.groups:
+            count = "" if m.n_keys is None else f", {m.n_keys}"
+            groups = f"{', '.join(map(str, m.groups))} ({m.keys} keys{count})"
+        secure = "OS CSPRNG" if m.secure else "seeded (insecure)"
+        summary.append([name, *_cells([
+            m.statistic, list(map(str, m.columns)), m.epsilon, m.delta, m.mechanism,
+            m.neighbouring, m.bounding, secure, groups, m.privacy_unit or "each row",
+            m.contribution_bounds, {str(k): v for k, v in m.input_bounds.items()},
+        ])])  # fmt: skip
+        split = dict(m.details.get("budget_split", {}))
+        noised = dict(m.details.get("noised", {}))
+        if isinstance(m.sensitivity, pd.Series):
+            for part in m.sensitivity.index:
+                scale = m.scale[part] if isinstance(m.scale, pd.Series) else m.scale
+                noise.append([name, str(part), *_cells(
+                    [noised.get(part), split.get(part), m.sensitivity[part], scale]
+                )])  # fmt: skip
         else:
-            c = name.split(" ", 1)[1]
-            if result.index.nlevels == 2:
-                figure = Figure(
-                    figsize=(max(3.6, 0.8 * len(result) + 2), 3.6), layout="constrained"
-                )
-                plot_groups(result, ax=figure.subplots())
-            else:  # several grouping columns: one error bar per (keys, category)
-                figure = Figure(
-                    figsize=(max(3.6, 0.5 * len(result) + 2), 3.6), layout="constrained"
-                )
-                ax = figure.subplots()
-                labels = [", ".join(map(str, k)) for k in result.index]
-                errorbars(
-                    ax,
-                    labels,
-                    result.to_numpy(dtype=np.float64),
-                    frame["lower"].to_numpy(dtype=np.float64),
-                    frame["upper"].to_numpy(dtype=np.float64),
-                )
-                ax.set_title(f"{c}: shares within groups", fontsize="medium")
-            pictures.append((c, save(figure)))
-    return pictures
+            noise.append(
+                [name, "whole release", *_cells([None, m.epsilon, m.sensitivity, m.scale])]
+            )
+        skip = {"budget_split", "noised", "contribution bounds", "groups", "privacy unit"}
+        for key, value in m.details.items():
+            if key not in skip:
+                notes.append([name, str(key), *_cells([value])])
+    noise_header = [[(h, 1) for h in ("release", "measured part", "what was noised",
+                                      "epsilon", "sensitivity", "noise scale")]]  # fmt: skip
+    return [
+        "<h3>Releases</h3>",
+        table_html(header, summary, css="meta"),
+        "<h3>Noise added</h3>",
+        table_html(noise_header, noise, row_heads=2, css="meta"),
+        "<h3>How each release was computed</h3>",
+        table_html([[("release", 1), ("item", 1), ("", 1)]], notes, row_heads=2, css="meta"),
+    ]
 
 
-def _key(key: Any) -> tuple[Any, ...]:
-    return key if isinstance(key, tuple) else (key,)
+def _budget_text(budget: pandas_dp.PrivacyBudget) -> str:
+    """The budget in a sentence: its cap and what the releases spent."""
+    spent = budget.spent
+    name = f" “{budget.name}”" if budget.name else ""
+    count = len(budget.ledger)
+    return (
+        f"Budget{name}: epsilon {format_number(budget.epsilon)}, delta {budget.delta:g}; "
+        f"spent epsilon {format_number(spent.epsilon)}, delta {spent.delta:g} "
+        f"in {count} release{'s' if count != 1 else ''}."
+    )
+
+
+def _ledger_html(report: Report) -> str:
+    ledger = _ledger(report)
+    header = [[("", 1), *((str(c).replace("_", " "), 1) for c in ledger.columns)]]
+    rows = [[str(i), *_cells(list(line))] for i, line in ledger.iterrows()]
+    return table_html(header, rows, css="meta")
 
 
 _STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 70em; color: #222; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 72em;
+       padding: 0 1em; color: #222; overflow-wrap: anywhere; }
+.scroll { overflow-x: auto; max-width: 100%; margin: 0.5em 0 1.5em; }
+table { border-collapse: collapse; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
-th { background: #f3f3f3; }
-figure { display: inline-block; margin: 0.5em; }
+th { background: #f3f3f3; overflow-wrap: normal; }
+th[colspan] { text-align: center; }
+tbody th { white-space: nowrap; }
+table.meta th { text-align: left; }
+td.est { white-space: nowrap; font-variant-numeric: tabular-nums; }
+td.est .ci { color: #666; font-size: 0.85em; }
+td.text { text-align: left; min-width: 8em; max-width: 40em; overflow-wrap: normal; }
+.charts { display: flex; flex-wrap: wrap; gap: 0.5em 1.5em; }
+figure { margin: 0.5em 0; max-width: 100%; }
+figcaption { color: #555; font-size: 0.85em; }
+svg.forest { max-width: 100%; height: auto; font-size: 12px; font-family: inherit; }
+svg.forest .title { font-weight: 600; font-size: 13px; }
+svg.forest .axis { fill: #555; }
+svg.forest .heading { font-weight: 600; fill: #333; }
+svg.forest .grid { stroke: #e4e4e4; }
+svg.forest .band { fill: #9ecae1; stroke: #3182bd; }
+svg.forest .mark { stroke: #08306b; stroke-width: 2.5; }
 .note { color: #555; }
 """
 
 
 def write_html(report: Report, path: str | os.PathLike[str]) -> None:
-    """Write a self-contained HTML report (PNG plots inlined as base64).
+    """Write a self-contained HTML report: no script, no external file.
+
+    Each estimate appears with its 95 % interval beside it, rounded to the
+    precision the interval supports; inline SVG charts draw every interval on an
+    axis zoomed to it; the releases' records and the budget's ledger are tables.
+    Wide tables scroll inside their own box.
 
     Parameters
     ----------
@@ -261,10 +430,11 @@ def write_html(report: Report, path: str | os.PathLike[str]) -> None:
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>pandas-dp describe: {esc(report.source)}</title>",
         f"<style>{_STYLE}</style></head><body>",
         f"<h1>Private summary of {esc(report.source)}</h1>",
-        f"<p>pandas-dp {esc(pandas_dp.__version__)}; total epsilon {s['epsilon']:g}, "
+        f"<p>pandas-dp {esc(pandas_dp.__version__)}; total epsilon {format_number(s['epsilon'])}, "
         f"delta {s['delta']:g}, {esc(s['mechanism'])} mechanism; "
         + (
             "noise from the operating system's CSPRNG."
@@ -272,47 +442,39 @@ def write_html(report: Report, path: str | os.PathLike[str]) -> None:
             else f"seed {s['seed']}: reproducible, <strong>insecure</strong> noise."
         )
         + "</p>",
-        '<p class="note">Every value below is a differentially private release. Bounds, '
-        "categories and group keys are the schema's public declarations, never read "
-        "from the data; the number of rows is private. Each 95% interval covers the "
-        "exact statistic of the data clamped to the declared bounds.</p>",
+        '<p class="note">Every value below is a differentially private release, shown '
+        "with its 95% interval in brackets. Bounds, categories and group keys are the "
+        "schema's public declarations, never read from the data; the number of rows is "
+        "private. Each interval covers the exact statistic of the data clamped to the "
+        "declared bounds.</p>",
         "<h2>Declared public facts</h2>",
-        report.declarations.to_html(index=False),
+        table_html(
+            [[(str(c), 1) for c in report.declarations.columns]],
+            [
+                [str(line.iloc[0]), *_cells(list(line.iloc[1:]))]
+                for _, line in report.declarations.iterrows()
+            ],
+            css="meta",
+        ),
     ]
     if report.undeclared:
         parts.append(
             f"<p>Not described (no bounds or categories declared): "
-            f"{esc(', '.join(report.undeclared))}</p>"
+            f"{esc(', '.join(map(str, report.undeclared)))}</p>"
         )
-    parts.append("<h2>Releases</h2>")
-    for (title, table), result in zip(_tables(report), report.releases.values(), strict=True):
+    parts.append("<h2>Estimates and 95% intervals</h2>")
+    for (title, _), (name, result) in zip(_tables(report), report.releases.items(), strict=True):
         parts.append(f"<h3>{esc(title)}</h3>")
-        parts.append(table.to_html(float_format=_number, na_rep=""))
-        parts.append("<details><summary>95% intervals</summary>")
-        parts.append(_interval_table(result).to_html())
-        parts.append("</details>")
-    parts.append("<h2>Plots</h2>")
-    pictures = _figures(report)
-    if not pictures:
-        parts.append(
-            '<p class="note">No plots: matplotlib is not installed '
-            '(pip install "pandas-dp[plot]").</p>'
-        )
-    for column, png in pictures:
-        parts.append(
-            f'<figure><img alt="{esc(column)}: estimate and 95% interval" '
-            f'src="data:image/png;base64,{png}"><figcaption>{esc(column)}</figcaption></figure>'
-        )
+        if name == "describe":
+            parts.extend(_describe_html(report, result))
+        elif name == "agg":
+            parts.extend(_agg_html(report, result))
+        else:
+            parts.extend(_proportions_html(report, name, result))
     parts.append("<h2>Metadata of each release</h2>")
-    for name, result in report.releases.items():
-        record = result.attrs["dp"].to_dict()
-        cells = "".join(
-            f"<tr><th>{esc(str(k))}</th><td style='text-align:left'>{esc(str(v))}</td></tr>"
-            for k, v in record.items()
-        )
-        parts.append(f"<h3>{esc(name)}</h3><table>{cells}</table>")
+    parts.extend(_metadata_html(report))
     parts.append("<h2>Budget ledger</h2>")
-    parts.append(f"<p>{esc(str(report.budget))}</p>")
-    parts.append(_ledger(report).to_html())
+    parts.append(f"<p>{esc(_budget_text(report.budget))}</p>")
+    parts.append(_ledger_html(report))
     parts.append("</body></html>")
     Path(path).write_text("\n".join(parts), encoding="utf-8")
