@@ -186,6 +186,29 @@ def column_labels(columns: Columns, known: pd.Index) -> tuple[list[Hashable], bo
     return labels, named_one
 
 
+def check_min_count(min_count: Any) -> None:
+    """pandas' ``sum(min_count=...)``: only its default, 0, has a private meaning."""
+    if isinstance(min_count, bool) or min_count != 0:
+        raise ValueError(
+            f"min_count={min_count!r} is not supported: pandas answers NaN when fewer than "
+            f"min_count values are present, which would reveal the private count. "
+            f"pandas-dp releases the sum whatever the count (min_count=0, pandas' default)"
+        )
+
+
+def numeric_labels(columns: Columns, frame: pd.DataFrame) -> Any:
+    """``columns`` less its non-numeric ones (``numeric_only=True``; dtypes are public):
+    a label if ``columns`` named one, else a list."""
+    labels, one = column_labels(columns, frame.columns)
+    kept = [c for c in labels if c in frame.columns and _is_numeric(frame[c])]
+    if not kept:
+        raise TypeError(
+            f"numeric_only=True leaves none of the columns {labels}: none is numeric. "
+            f"Name a numeric column"
+        )
+    return kept[0] if one else kept
+
+
 def check_unique(frame: pd.DataFrame, labels: Sequence[Hashable]) -> None:
     """Refuse labels the frame holds more than once (public: the frame's columns).
 
@@ -381,9 +404,18 @@ class _Base:
     def _release_moment(self, statistic: str, arguments: Mapping[str, Any]) -> Any:
         """The release of a catalogue moment method (``sum``, ``mean``, ``var`` ...,
         made by :mod:`pandas_dp.accessor._moment_methods`) from its arguments."""
+        check_min_count(arguments.get("min_count", 0))
+        columns = arguments.get("columns")
+        frame = self._obj
+        if (
+            arguments.get("numeric_only")
+            and isinstance(frame, pd.DataFrame)
+            and columns is not None
+        ):
+            columns = numeric_labels(columns, frame)
         return self._moment(
             statistic,
-            arguments.get("columns"),
+            columns,
             bounds=arguments["bounds"],
             schema=arguments["schema"],
             settings=self._settings(arguments),

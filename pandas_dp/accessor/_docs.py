@@ -156,6 +156,15 @@ SHARED: dict[str, str] = {
     "    vector ``2/n``, as ``n`` changes with the record).",
     "psd": 'psd : {"clip", "higham"}, default "clip"\n    Positive semi-definite repair.',
     "numeric_only": "numeric_only : bool, default False\n    Count numeric columns only.",
+    **dict.fromkeys(
+        (f"{name}.numeric_only" for name in ("sum", "mean", "var", "std", "sem")),
+        "numeric_only : bool, default False\n"
+        "    Leave out the named columns that are not numeric, as pandas does (``None``\n"
+        "    already selects the numeric columns only).",
+    ),
+    "min_count": "min_count : int, default 0\n"
+    "    Only pandas' default, 0, is supported: pandas answers NaN when fewer values\n"
+    "    are present, which would reveal the private count.",
     "queries": "queries : dict\n"
     "    Name -> boolean mask or query string (:mod:`pandas_dp.request.queries`).",
     "privacy_unit": "privacy_unit : label, optional\n"

@@ -27,18 +27,24 @@ T = TypeVar("T", bound=type)
 _PRIVACY = ("mechanism", "bounding", "neighbouring", "out_of_bounds", "random_state", "budget")
 _UNIT = ("privacy_unit", "max_rows_per_unit")
 _GROUPS = ("max_groups_per_unit", "max_rows_per_group")
+_ALL_PRIVACY = (*_PRIVACY, *_UNIT, *_GROUPS)
+#: pandas' own keywords, where a statistic takes them (its catalogue entry says).
+_PANDAS = ("numeric_only", "min_count")
 
 #: Per accessor: the positional parameters, then the keyword-only ones (``ddof`` and
 #: ``method`` are placed where the accessor takes them, for statistics that have them).
 KEYWORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "frame": (
         ("columns", "ddof"),
-        ("epsilon", "skipna", "delta", "bounds", "schema", "method", *_PRIVACY, *_UNIT),
+        ("epsilon", "skipna", *_PANDAS, "delta", "bounds", "schema", "method", *_PRIVACY, *_UNIT),
     ),
-    "series": (("ddof",), ("epsilon", "skipna", "delta", "bounds", "schema", "method", *_PRIVACY)),
+    "series": (
+        ("ddof",),
+        ("epsilon", "skipna", *_PANDAS, "delta", "bounds", "schema", "method", *_PRIVACY),
+    ),
     "groupby": (
         ("columns",),
-        ("epsilon", "skipna", "ddof", "delta", "bounds", "schema", *_PRIVACY, *_UNIT, *_GROUPS),
+        ("epsilon", "skipna", "ddof", *_PANDAS, "delta", "bounds", "schema", *_ALL_PRIVACY),
     ),
 }
 
@@ -46,6 +52,8 @@ KEYWORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 _DEFAULTS: dict[str, tuple[Any, str]] = {
     "columns": (None, "Columns"),
     "ddof": (1, "int"),
+    "numeric_only": (False, "bool"),
+    "min_count": (0, "int"),
     "skipna": (True, "bool"),
     "delta": (0.0, "float"),
     "bounds": (None, "Any"),
@@ -94,7 +102,9 @@ _NOTES = {
 
 def _wanted(kind: str, entry: MomentStatistic) -> tuple[list[str], list[str]]:
     positional, keywords = KEYWORDS[kind]
-    drop = set() if entry.takes_ddof else {"ddof"}
+    drop = {k for k in ("min_count",) if k not in entry.keywords}
+    if not entry.takes_ddof:
+        drop.add("ddof")
     if not entry.has_method:
         drop.add("method")
     return [p for p in positional if p not in drop], [k for k in keywords if k not in drop]

@@ -24,8 +24,10 @@ import pandas as pd
 from pandas_dp.accessor._base import (
     Columns,
     agg_requests,
+    check_min_count,
     describe_columns,
     moment_declarations,
+    numeric_labels,
 )
 from pandas_dp.accessor._docs import stamp_docs
 from pandas_dp.accessor._groupby_categorical import _GroupByCategorical
@@ -83,8 +85,11 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
 
     def _release_moment(self, statistic: str, arguments: Mapping[str, Any]) -> Any:
         """The release of a catalogue moment method, per group."""
+        check_min_count(arguments.get("min_count", 0))
         kw = {k: v for k, v in arguments.items() if k not in ("self", "columns")}
         cols, scalar = self._columns(arguments["columns"], self._grouping(kw["schema"]))
+        if kw.get("numeric_only"):  # (dtypes are public)
+            cols = numeric_labels(list(cols), self._frame)
         return self._moments({c: (statistic,) for c in cols}, kw, scalar)
 
     def _moments(

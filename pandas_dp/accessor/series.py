@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_dp.accessor._base import Columns, _Base, _check_numeric
+from pandas_dp.accessor._base import Columns, _Base, _check_numeric, check_min_count
 from pandas_dp.accessor._docs import stamp_docs
 from pandas_dp.accessor._moment_methods import moment_methods
 from pandas_dp.budget.budgets import PrivacyBudget
@@ -446,6 +446,7 @@ class DPSeriesAccessor(_Base):
 
     def _release_moment(self, statistic: str, arguments: Mapping[str, Any]) -> Any:
         """The release of a catalogue moment method, as one value."""
+        check_min_count(arguments.get("min_count", 0))
         return self._scalar(
             statistic,
             arguments["bounds"],

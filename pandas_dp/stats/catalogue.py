@@ -64,6 +64,9 @@ class MomentStatistic:
         ``"series"``, ``"groupby"``; Dask's inherit them).
     summary : str
         The method's first docstring line; ``{call}`` is the accessor's pandas call.
+    keywords : tuple of str
+        pandas keywords of this statistic's method beyond every moment's
+        (``sum``'s ``min_count``).
     """
 
     name: str
@@ -75,6 +78,7 @@ class MomentStatistic:
     has_method: bool = False
     accessors: frozenset[str] = frozenset()
     summary: str = ""
+    keywords: tuple[str, ...] = ()
 
 
 _ALL = frozenset({"frame", "series", "groupby"})
@@ -88,6 +92,7 @@ MOMENTS: dict[str, MomentStatistic] = {
             "sum",
             reads="sum",
             accessors=_ALL,
+            keywords=("min_count",),
             summary="Noisy sum of the bounded values, like ``{call}.sum()``.",
         ),
         MomentStatistic(
