@@ -94,3 +94,23 @@ def test_a_subclass_gets_its_parents_engine(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setitem(registry._ENGINES, TaggedFrame, engine)
     assert engine_for(Child({"x": [1.0]})) is engine
     assert in_memory.PANDAS is PANDAS
+
+
+@pytest.mark.parametrize("first", ["pandas_dp.accessor.dask", "pandas_dp.engines.dask"])
+def test_importing_the_dask_modules_first_keeps_ddf_dp(first: str) -> None:
+    """Importing the Dask modules before dask.dataframe (as doctest collection does)
+    must not break the accessor's registration: the engine module imports no Dask
+    collection until its data arrives."""
+    pytest.importorskip("dask.dataframe")
+    import subprocess
+    import sys
+
+    program = (
+        f"import warnings; warnings.simplefilter('error'); import {first}\n"
+        "import pandas as pd, dask.dataframe as dd\n"
+        "d = dd.from_pandas(pd.DataFrame({'x': [1.0, 2.0]}), npartitions=1)\n"
+        "print(float(d.dp.mean('x', epsilon=1e6, bounds=(0, 3), random_state=0)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert abs(float(done.stdout) - 1.5) < 1e-3

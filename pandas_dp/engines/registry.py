@@ -3,10 +3,10 @@
 :func:`register_engine` ties an engine to a data type; :func:`engine_for` finds it
 by walking the type's method resolution order, so a subclass of a registered type
 gets its parent's engine. An engine for a library's types that need not be
-imported with pandas-dp (Dask's) is registered by its module on import; the module
+imported with pandas-dp (Dask's) is registered by its module; the module
 is named in :data:`PLUGINS` and imported the first time data of that library
-arrives. Anything else -- pandas objects, numpy arrays -- goes to the in-memory
-engine.
+arrives (its ``register()`` is called then). Anything else -- pandas objects, numpy
+arrays -- goes to the in-memory engine.
 
 Examples
 --------
@@ -27,7 +27,8 @@ __all__ = ["PLUGINS", "engine_for", "engine_of", "register_engine"]
 
 _ENGINES: dict[type, Engine] = {}
 
-#: The top-level package of a data type -> the module that registers its engine.
+#: The top-level package of a data type -> the module whose ``register()`` registers
+#: its engine (called the first time data of that package arrives).
 PLUGINS: dict[str, str] = {"dask": "pandas_dp.engines.dask"}
 
 
@@ -74,7 +75,7 @@ def engine_for(data: object) -> Engine:
         return found
     plugin = PLUGINS.get(type(data).__module__.partition(".")[0])
     if plugin is not None:
-        importlib.import_module(plugin)  # registers its engine
+        importlib.import_module(plugin).register()  # registers its engine
         found = _registered(data)
     return PANDAS if found is None else found
 

@@ -97,6 +97,7 @@ __all__ = [
     "observed_groups",
     "present_counts",
     "products",
+    "register",
     "row_counts",
     "truncated",
 ]
@@ -442,11 +443,12 @@ class DaskEngine:
 DASK = DaskEngine()
 
 
-def _register() -> None:
+def register() -> None:
+    """Register the Dask engine for Dask's DataFrame and Series (and the group codes
+    it leaves in the partitions); :func:`~pandas_dp.engines.registry.engine_for`
+    calls it the first time Dask data arrives (importing this module imports no
+    Dask collection)."""
     import dask.dataframe as dd
 
     for data_type in (dd.DataFrame, dd.Series, PartitionGroups):
         register_engine(data_type, DASK)
-
-
-_register()
