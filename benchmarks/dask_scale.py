@@ -28,10 +28,19 @@ with Polars). About 7 minutes and 2.5 GB of disk at 10**8 rows on 2 cores.
    columns, and into Arrow-backed ones with ``dtype_backend="pyarrow"``).
 4. OpenDP's Polars ``scan_parquet`` mean of one column (same files, same epsilon, same
    bounds) against ``ddf.dp.mean``: time and RMSE over ``--reps`` releases each.
+5. The floor: on a fresh 2-worker cluster per reader (``--floor-readers``), the DP mean
+   and describe of the 3 columns against Dask's own reading and reduction of the same
+   columns of the same ``ddf`` (``sum``; ``count``/``sum``/``var``; ``describe``),
+   interleaved over ``--floor-repeat`` rounds; wall and workers' CPU seconds, the
+   ratios (best, median, within a round) and the load average before, after and at
+   each round. The target: a release costs at most 1.25x Dask's own reduction.
 
 Results go to ``benchmarks/results/dask.json`` and ``dask.md`` (``--out`` elsewhere).
 ``--keep`` keeps the Parquet files (deleted at the end otherwise). ``--skip opendp``
-(or ``malloc``) leaves a section out, e.g. to iterate at ``--rows 10000000``.
+(or ``malloc``, ``floor``) leaves a section out, e.g. to iterate at ``--rows 10000000``.
+``--only floor`` runs the floor alone (e.g. ``--only floor --rows 20000000``, about 4
+minutes): its results replace the floor of the existing ``dask.json``, the other
+sections are kept, and ``dask.md`` is rewritten from them.
 """
 
 from __future__ import annotations
@@ -425,6 +434,325 @@ def rmse(values: list[float], truth: float) -> float:
     return math.sqrt(sum((v - truth) ** 2 for v in values) / len(values))
 
 
+# ----------------------------------------------------------------------------- the floor
+
+
+#: How the floor section reads the files: key -> (label, ``dd.read_parquet`` options;
+#: ``"arrow-mmap"`` is pyarrow's ``LocalFileSystem(use_mmap=True)``, see :func:`_filesystem`).
+FLOOR_READERS: dict[str, tuple[str, dict[str, str]]] = {
+    "default": ("Dask's defaults (fsspec, numpy-backed columns)", {}),
+    "arrow": ('`filesystem="arrow"`', {"filesystem": "arrow"}),
+    "pyarrow_mmap": (
+        '`dtype_backend="pyarrow"`, `LocalFileSystem(use_mmap=True)`',
+        {"dtype_backend": "pyarrow", "filesystem": "arrow-mmap"},
+    ),
+}
+
+#: The floor's pairs: (release, Dask's own reading and reduction of the same columns).
+FLOOR_PAIRS = (
+    ("dp_mean", "dask_sum"),
+    ("dp_describe", "dask_count_sum_var"),
+    ("dp_describe", "dask_describe"),
+)
+
+#: What each timed call is, for the tables.
+FLOOR_LABELS = {
+    "dp_mean": "`ddf[cols].dp.mean(epsilon=1, bounds=(0, 100))`",
+    "dask_sum": "`ddf[cols].sum().compute()`",
+    "dp_describe": "`ddf[cols].dp.describe(epsilon=1, bounds=(0, 100))`",
+    "dask_count_sum_var": "`dask.compute(ddf[cols].count(), ddf[cols].sum(), ddf[cols].var())`",
+    "dask_describe": "`ddf[cols].describe().compute()`",
+}
+
+#: Short names, for the targets table.
+FLOOR_SHORT = {
+    "dp_mean": "DP mean",
+    "dask_sum": "Dask's `sum`",
+    "dp_describe": "DP describe",
+    "dask_count_sum_var": "Dask's `count`, `sum`, `var`",
+    "dask_describe": "Dask's `describe`",
+}
+
+#: Each worker's memory limit in the floor section: at 1 GiB, 2 x 10**7-row runs had
+#: workers pass the limit and restarted by their nanny (with Dask's defaults around
+#: Dask's own ``describe``; with ``filesystem="arrow"`` from the first calls), and a
+#: restart mid-call times the restart, not the reduction. The memory target is
+#: measured by the other sections, at 1 GiB.
+FLOOR_MEMORY = "3GiB"
+
+#: The floor's target: a release costs at most this many times Dask's own reduction.
+FLOOR_TARGET = 1.25
+
+
+def floor_cluster(folder: Path, reader: str, repeat: int) -> dict[str, Any]:
+    """The releases against Dask's own reading and reduction, on a fresh 2-worker cluster.
+
+    The same ``ddf`` (same files, same ``dd.read_parquet`` options, the same columns)
+    feeds the DP mean and describe of the 3 columns and Dask's own ``sum``,
+    ``count``/``sum``/``var`` and ``describe``. After one warm-up call of each (kept
+    apart as ``first_s``), ``repeat`` rounds run every call once, the order rotated by
+    one each round, so that a change of the machine's load falls on all of them alike.
+    Each call's wall seconds and both workers' CPU seconds are kept, and the load
+    average before and after the section and at the start of every round.
+
+    Parameters
+    ----------
+    folder : Path
+        The dataset's folder (its Parquet files are in ``folder/data``).
+    reader : str
+        A key of :data:`FLOOR_READERS`.
+    repeat : int
+        The number of interleaved rounds.
+
+    Returns
+    -------
+    dict
+        The raw measurements (see above).
+    """
+    import dask
+    import dask.dataframe as dd
+    from distributed import Client, LocalCluster
+
+    import pandas_dp  # noqa: F401  (the ``dp`` accessors)
+
+    label, options = FLOOR_READERS[reader]
+    read_options = {k: _filesystem(v) if k == "filesystem" else v for k, v in options.items()}
+    cols = list(COLUMNS)
+    out: dict[str, Any] = {"reader": reader, "label": label, "options": options}
+    out["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    out["commit"] = _commit()
+    out["load_before"] = list(os.getloadavg())
+    out["memory_limit"] = FLOOR_MEMORY
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, memory_limit=FLOOR_MEMORY, processes=True
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        ddf = dd.read_parquet(str(folder / "data"), **read_options)[cols]
+        out["npartitions"] = ddf.npartitions
+        calls: dict[str, Callable[[], Any]] = {
+            "dp_mean": lambda: ddf.dp.mean(epsilon=EPSILON, bounds=BOUNDS),
+            "dask_sum": lambda: ddf.sum().compute(),
+            "dp_describe": lambda: ddf.dp.describe(epsilon=EPSILON, bounds=BOUNDS),
+            "dask_count_sum_var": lambda: dask.compute(ddf.count(), ddf.sum(), ddf.var()),
+            "dask_describe": lambda: ddf.describe().compute(),
+        }
+        names = list(calls)
+        out["first_s"] = {name: timed(calls[name])[0] for name in names}
+        runs: dict[str, list[dict[str, float]]] = {name: [] for name in names}
+        out["load_rounds"] = []
+        for r in range(repeat):
+            out["load_rounds"].append(os.getloadavg()[0])
+            for name in names[r % len(names) :] + names[: r % len(names)]:
+                workers: dict[str, Any] = {}
+                before = sorted(client.scheduler_info()["workers"])
+                with worker_memory(client, workers):
+                    wall, _ = timed(calls[name])
+                restarted = sorted(client.scheduler_info()["workers"]) != before
+                runs[name].append(
+                    {"wall_s": wall, "cpu_s": _cpu(workers), "workers_restarted": restarted}
+                )
+        out["runs"] = runs
+    out["load_after"] = list(os.getloadavg())
+    return out
+
+
+def floor_summary(section: dict[str, Any]) -> dict[str, Any]:
+    """Per reader and pair: the release's time over Dask's own, best and median.
+
+    ``best``: best release over best floor; ``median``: median over median; ``rounds``:
+    the ratio within each round (the two calls ran next to each other), its range;
+    ``cpu_best``: the same as ``best`` with both workers' CPU seconds. The target
+    holds when the best and the median ratio by wall time are at most
+    :data:`FLOOR_TARGET`.
+
+    Parameters
+    ----------
+    section : dict
+        :func:`floor_section`'s result.
+
+    Returns
+    -------
+    dict
+        Per reader, per pair ``"release/floor"``: the times and the ratios.
+    """
+    out: dict[str, Any] = {}
+    for reader, m in section["readers"].items():
+        runs = m["runs"]
+        pairs = {}
+        for dp_name, own in FLOOR_PAIRS:
+            dp_wall = [r["wall_s"] for r in runs[dp_name]]
+            own_wall = [r["wall_s"] for r in runs[own]]
+            rounds = [a / b for a, b in zip(dp_wall, own_wall, strict=True)]
+            best_ratio = min(dp_wall) / min(own_wall)
+            median_ratio = float(np.median(dp_wall) / np.median(own_wall))
+            pairs[f"{dp_name}/{own}"] = {
+                "release_best_s": min(dp_wall),
+                "release_median_s": float(np.median(dp_wall)),
+                "floor_best_s": min(own_wall),
+                "floor_median_s": float(np.median(own_wall)),
+                "best": best_ratio,
+                "median": median_ratio,
+                "rounds_min": min(rounds),
+                "rounds_max": max(rounds),
+                "cpu_best": min(r["cpu_s"] for r in runs[dp_name])
+                / min(r["cpu_s"] for r in runs[own]),
+                "target_le_1_25": best_ratio <= FLOOR_TARGET and median_ratio <= FLOOR_TARGET,
+            }
+        out[reader] = pairs
+    return out
+
+
+def floor_section(
+    folder: Path, truth: dict[str, Any], repeat: int, readers: list[str]
+) -> dict[str, Any]:
+    """:func:`floor_cluster` for each reader (a fresh cluster each), with the data's facts.
+
+    Parameters
+    ----------
+    folder : Path
+        The dataset's folder (written by :func:`write_dataset`).
+    truth : dict
+        :func:`write_dataset`'s facts about it (rows, files, bytes).
+    repeat : int
+        Interleaved rounds per reader.
+    readers : list of str
+        Keys of :data:`FLOOR_READERS`.
+
+    Returns
+    -------
+    dict
+        The data's facts, the date, machine, commit and versions, and per reader
+        :func:`floor_cluster`'s measurements.
+    """
+    import dask
+    import distributed
+    import pyarrow
+
+    section: dict[str, Any] = {
+        "data": truth,
+        "machine": _machine(),
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "commit": _commit(),
+        "versions": {
+            "dask": dask.__version__,
+            "distributed": distributed.__version__,
+            "pyarrow": pyarrow.__version__,
+            "pandas": pd.__version__,
+        },
+        "repeat": repeat,
+        "readers": {},
+    }
+    for reader in readers:
+        section["readers"][reader] = floor_cluster(folder, reader, repeat)
+        print("floor", reader, section["readers"][reader])
+    return section
+
+
+def _machine() -> str:
+    """The processor, the number of cores, Python's and pandas' versions."""
+    return (
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, pandas {pd.__version__}"
+    )
+
+
+def _commit() -> str:
+    """The checkout's commit, ``+dirty`` if the working tree has changes (or ``unknown``)."""
+    import subprocess
+
+    here = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain"], cwd=here, capture_output=True, text=True
+        ).stdout.strip()
+    except OSError:
+        return "unknown"
+    return (head or "unknown") + ("+dirty" if dirty else "")
+
+
+def floor_markdown(section: dict[str, Any]) -> str:
+    """The floor's tables: each release against Dask's own reduction of the same columns.
+
+    Parameters
+    ----------
+    section : dict
+        :func:`floor_section`'s result, with its ``summary`` (:func:`floor_summary`).
+
+    Returns
+    -------
+    str
+        Markdown: the set-up, then per reader the calls' times and the ratios.
+    """
+    truth, s = section["data"], section["summary"]
+    versions = ", ".join(f"{k} {v}" for k, v in section["versions"].items())
+
+    def load(v: list[float]) -> str:
+        return " / ".join(f"{x:.1f}" for x in v)
+
+    def secs(v: list[float]) -> str:
+        return ", ".join(f"{x:.2f}" for x in v)
+
+    lines = [
+        "## Against Dask's own reading and reduction (the floor)",
+        "",
+        f"Measured {section['date']} on {section['machine']}, pandas-dp at "
+        f"{section['commit']}, {versions}. "
+        f"{truth['rows']:,} rows x 3 float columns in {truth['files']} Parquet files of "
+        f"{truth['rows_per_file']:,} rows; "
+        "`LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=...)` (the limit "
+        "below), a fresh one per reader. The same "
+        "`ddf = dd.read_parquet(folder, **options)[cols]` (the 3 columns) feeds the "
+        "releases and Dask's own reductions. After one warm-up call "
+        f"of each, {section['repeat']} rounds run every call once, the order rotated each "
+        "round. Ratio: the release's seconds over Dask's own (below 1: the release is "
+        "faster); best over best, median over median, and the range of the ratios "
+        "within a round; CPU: both workers' CPU seconds, best over best.",
+        "",
+    ]
+    for reader, m in section["readers"].items():
+        lines += [
+            f"### Reader: {m['label']}",
+            "",
+            f"Measured {m.get('date', section['date'])}, pandas-dp at "
+            f"{m.get('commit', section['commit'])}; "
+            f"{m['npartitions']} partitions, memory limit {m.get('memory_limit', '1GiB')} "
+            "per worker. Load average (1, 5, 15 min) before "
+            f"{load(m['load_before'])}, after {load(m['load_after'])}; 1-minute at the "
+            f"start of each round: {secs(m['load_rounds'])}.",
+            "",
+            "| call | wall s, each round | best | median | workers' CPU s (best) | first call "
+            "| rounds with a worker restarted |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for name, runs in m["runs"].items():
+            wall = [r["wall_s"] for r in runs]
+            lines.append(
+                f"| {FLOOR_LABELS[name]} | {secs(wall)} | {min(wall):.2f} | "
+                f"{float(np.median(wall)):.2f} | {min(r['cpu_s'] for r in runs):.2f} | "
+                f"{m['first_s'][name]:.2f} | "
+                f"{sum(bool(r.get('workers_restarted')) for r in runs)} |"
+            )
+        lines += [
+            "",
+            "| release / Dask's own | best | median | within a round | CPU (best) "
+            f"| <= {FLOOR_TARGET}x |",
+            "|---|---|---|---|---|---|",
+        ]
+        for (dp_name, own), r in zip(FLOOR_PAIRS, s[reader].values(), strict=True):
+            lines.append(
+                f"| {FLOOR_LABELS[dp_name]} / {FLOOR_LABELS[own]} | {r['best']:.2f}x | "
+                f"{r['median']:.2f}x | {r['rounds_min']:.2f}x to {r['rounds_max']:.2f}x | "
+                f"{r['cpu_best']:.2f}x | {'met' if r['target_le_1_25'] else '**not met**'} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
 # ----------------------------------------------------------------------------- report
 
 
@@ -522,28 +850,81 @@ def summarize(res: dict[str, Any]) -> dict[str, Any]:
         "opendp_mean_best_cpu_s": min(od["release_cpu_s"]),
         "targets": {
             "peak_memory_per_worker_le_1GiB": peak <= 2**30 and not dk["workers_restarted"],
-            "per_core_throughput_ge_50pct_pandas_wall": dask_wall / pandas_wall >= 0.5,
-            "per_core_throughput_ge_50pct_pandas_cpu": dask_cpu / pandas_cpu >= 0.5,
             "malloc_peak_memory_per_worker_le_1GiB": tuned_peak <= 2**30
             and not dm["workers_restarted"],
-            "malloc_per_core_throughput_ge_50pct_pandas_wall": tuned_wall / pandas_wall >= 0.5,
-            "malloc_per_core_throughput_ge_50pct_pandas_cpu": tuned_cpu / pandas_cpu >= 0.5,
             "arrow_peak_memory_per_worker_le_1GiB": arrow_peak <= 2**30
             and not da["workers_restarted"],
-            "arrow_per_core_throughput_ge_50pct_pandas_wall": arrow_wall / pandas_wall >= 0.5,
-            "arrow_per_core_throughput_ge_50pct_pandas_cpu": arrow_cpu / pandas_cpu >= 0.5,
         },
     }
 
 
+#: Why the pages no longer hold the Dask engine to a share of the in-memory engine.
+DROPPED_TARGET = (
+    "Dropped: issue 11's target of >= 50 % of the pandas engine's in-memory throughput per "
+    "core. Reading the Parquet files costs more CPU than the in-memory engine's whole "
+    "release (above: reading alone against the engine's share), so a ratio to the "
+    "in-memory engine measures the reader, not the engine, and a faster engine would "
+    "even lower it. The floor is Dask's own reading and reduction of the same columns "
+    "on the same cluster (issue 34); the ratios to the in-memory engine stay above, "
+    "for scale."
+)
+
+
+def floor_targets(res: dict[str, Any]) -> list[str]:
+    """The floor's rows of the targets table (none without a floor section).
+
+    Parameters
+    ----------
+    res : dict
+        All results; its ``floor`` (with its ``summary``) is used, if any.
+
+    Returns
+    -------
+    list of str
+        One Markdown table row per reader and pair of :data:`FLOOR_PAIRS`.
+    """
+    section = res.get("floor")
+    if not section:
+        return []
+    rows = section["data"]["rows"]
+    lines = []
+    for reader, pairs in section["summary"].items():
+        label = section["readers"][reader]["label"]
+        for (dp_name, own), r in zip(FLOOR_PAIRS, pairs.values(), strict=True):
+            lines.append(
+                f"| {FLOOR_SHORT[dp_name]} <= {FLOOR_TARGET}x {FLOOR_SHORT[own]} "
+                f"({rows:,} rows, {label}) | {r['best']:.2f}x best, {r['median']:.2f}x "
+                f"median ({r['rounds_min']:.2f}x to {r['rounds_max']:.2f}x within a round) "
+                f"| {'met' if r['target_le_1_25'] else '**not met**'} |"
+            )
+    return lines
+
+
 def markdown(res: dict[str, Any]) -> str:
+    """The results page: every section measured (only the floor's, with ``--only floor``)."""
+    if "dask" not in res:
+        return "\n".join(
+            [
+                "# Dask engine: against Dask's own reduction",
+                "",
+                f"Machine: {res['machine']}. Generated by `benchmarks/dask_scale.py "
+                "--only floor`. The cores are shared with other jobs.",
+                "",
+                floor_markdown(res["floor"]),
+                "## Targets",
+                "",
+                "| target | measured | |",
+                "|---|---|---|",
+                *floor_targets(res),
+                "",
+            ]
+        )
     s, truth, dk, pdx = res["summary"], res["data"], res["dask"], res["pandas"]
     od = res.get("opendp") or {"mean_a": [math.nan], "release_s": [math.nan], "noise": []}
     od.setdefault("polars_threads", 0)
     dm, da = res.get("dask_malloc") or dk, res["dask_arrow"]
     rows = truth["rows"]
     mib = 2**20
-    t = s["targets"]
 
     def secs(v: list[float]) -> str:
         return ", ".join(f"{x:.2f}" for x in v)
@@ -702,8 +1083,7 @@ def markdown(res: dict[str, Any]) -> str:
         "Arrow to pandas, Dask's tasks), the part the engine does not control. Their "
         "difference is the engine's own share (its kernels, partials and tasks). The "
         "pandas engine in memory, for scale: "
-        f"{1e9 * pdx['describe_1_thread_cpu_s'] / pdx['rows']:.1f} ms per 10**6 rows "
-        "(50 % of its throughput: twice that).",
+        f"{1e9 * pdx['describe_1_thread_cpu_s'] / pdx['rows']:.1f} ms per 10**6 rows.",
         "",
         "| workers | describe | reading alone | engine (difference) |",
         "|---|---|---|---|",
@@ -749,52 +1129,67 @@ def markdown(res: dict[str, Any]) -> str:
         f"+-{100 / math.sqrt(2 * len(od['mean_a'])):.0f} % (relative standard error)."
         + (f" **OpenDP failed:** {res['opendp_error']}" if "opendp_error" in res else ""),
         "",
-        "## Targets (issue 11)",
+        *([floor_markdown(res["floor"])] if res.get("floor") else []),
+        "## Targets",
         "",
         "| target | measured | |",
         "|---|---|---|",
         f"| `describe` completes, peak memory per worker <= 1 GiB | "
         f"{s['peak_worker_bytes'] / mib:.0f} MiB | "
         f"{'met' if s['targets']['peak_memory_per_worker_le_1GiB'] else '**not met**'} |",
-        f"| per-core throughput >= 50 % of the pandas engine in memory | "
-        f"{100 * s['per_core_ratio_vs_in_memory']:.0f} % (wall), "
-        f"{100 * s['per_cpu_s_ratio_vs_in_memory']:.0f} % (CPU) | "
-        + ("met" if t["per_core_throughput_ge_50pct_pandas_wall"] else "**not met**")
-        + " (wall), "
-        + ("met" if t["per_core_throughput_ge_50pct_pandas_cpu"] else "**not met**")
-        + " (CPU) |",
-        f"| the same, larger malloc thresholds on the workers | "
-        f"{100 * s['malloc_per_core_ratio_vs_in_memory']:.0f} % (wall), "
-        f"{100 * s['malloc_per_cpu_s_ratio_vs_in_memory']:.0f} % (CPU); peak "
-        f"{s['malloc_peak_worker_bytes'] / mib:.0f} MiB | "
-        + ("met" if t["malloc_per_core_throughput_ge_50pct_pandas_wall"] else "**not met**")
-        + " (wall), "
-        + ("met" if t["malloc_per_core_throughput_ge_50pct_pandas_cpu"] else "**not met**")
-        + " (CPU) |",
-        f'| the same, `filesystem="arrow"` | '
-        f"{100 * s['arrow_per_core_ratio_vs_in_memory']:.0f} % (wall), "
-        f"{100 * s['arrow_per_cpu_s_ratio_vs_in_memory']:.0f} % (CPU); peak "
-        f"{s['arrow_peak_worker_bytes'] / mib:.0f} MiB | "
-        + ("met" if t["arrow_per_core_throughput_ge_50pct_pandas_wall"] else "**not met**")
-        + " (wall), "
-        + ("met" if t["arrow_per_core_throughput_ge_50pct_pandas_cpu"] else "**not met**")
-        + " (CPU) |",
+        "\n".join(
+            f"| the same, {label} | {v['peak_worker_bytes'] / mib:.0f} MiB | "
+            + (
+                "met"
+                if v["peak_worker_bytes"] <= 2**30 and not v["workers_restarted"]
+                else "**not met**"
+            )
+            + " |"
+            for key, label in VARIANTS[1:]
+            if (v := s["variants"].get(key))
+        ),
     ]
-    for name, label in VARIANTS[3:]:
-        v = s["variants"].get(name)
-        if v is None:
-            continue
-        wall, cpu = v["per_core_ratio_vs_in_memory"], v["per_cpu_s_ratio_vs_in_memory"]
-        lines.append(
-            f"| the same, {label} | {100 * wall:.0f} % (wall), {100 * cpu:.0f} % (CPU); peak "
-            f"{v['peak_worker_bytes'] / mib:.0f} MiB | "
-            + ("met" if wall >= 0.5 else "**not met**")
-            + " (wall), "
-            + ("met" if cpu >= 0.5 else "**not met**")
-            + " (CPU) |"
-        )
+    lines += floor_targets(res)
+    lines += ["", DROPPED_TARGET]
     lines.append("")
     return "\n".join(lines)
+
+
+def floor_only(args: argparse.Namespace, readers: list[str]) -> None:
+    """``--only floor``: the floor section alone, merged into ``args.out``'s results.
+
+    A reader of the existing floor section that is not run again is kept if it was
+    measured on as many rows with as many rounds (each reader has its own date).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The command line (``--rows``, ``--rows-per-file``, ``--dir``, ``--out``,
+        ``--keep``, ``--floor-repeat``).
+    readers : list of str
+        Keys of :data:`FLOOR_READERS`, one fresh cluster each.
+    """
+    res: dict[str, Any] = json.loads(args.out.read_text()) if args.out.exists() else {}
+    res.setdefault("machine", _machine())
+    try:
+        truth = write_dataset(args.dir, args.rows, args.rows_per_file)
+        old = res.get("floor")
+        res["floor"] = floor_section(args.dir, truth, args.floor_repeat, readers)
+        if old and old["data"]["rows"] == truth["rows"] and old["repeat"] == args.floor_repeat:
+            # readers measured earlier on the same rows and not run again are kept
+            kept = {k: v for k, v in old["readers"].items() if k not in readers}
+            res["floor"]["readers"] = {**kept, **res["floor"]["readers"]}
+        res["floor"]["summary"] = floor_summary(res["floor"])
+    finally:
+        if not args.keep:
+            shutil.rmtree(args.dir, ignore_errors=True)
+    if "dask" in res:
+        res["summary"] = summarize(res)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(res, indent=2, default=str))
+    text = markdown(res)
+    args.out.with_suffix(".md").write_text(text)
+    print(text)
 
 
 def main() -> None:
@@ -811,18 +1206,33 @@ def main() -> None:
         "--skip",
         action="append",
         default=[],
-        choices=["malloc", "opendp"],
+        choices=["malloc", "opendp", "floor"],
         help="leave a section out (repeatable)",
     )
+    parser.add_argument(
+        "--only",
+        choices=["floor"],
+        help="run this section alone; its results replace that section of --out's "
+        "existing JSON (the other sections are kept) and the page is rewritten",
+    )
+    parser.add_argument(
+        "--floor-readers",
+        default="default,arrow",
+        help=f"comma-separated readers of the floor section, of {', '.join(FLOOR_READERS)}",
+    )
+    parser.add_argument("--floor-repeat", type=int, default=5, help="interleaved rounds")
     args = parser.parse_args()
+    readers = [r for r in args.floor_readers.split(",") if r]
+    unknown = [r for r in readers if r not in FLOOR_READERS]
+    if unknown:
+        parser.error(f"unknown --floor-readers {unknown}; known: {list(FLOOR_READERS)}")
+    if args.only == "floor":
+        floor_only(args, readers)
+        return
     print(
         f"free disk at {args.dir.parent}: {shutil.disk_usage(args.dir.parent).free / 2**30:.0f} GiB"
     )
-    res: dict[str, Any] = {
-        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-        f"Python {platform.python_version()}, pandas {pd.__version__}",
-        "load": {},
-    }
+    res: dict[str, Any] = {"machine": _machine(), "load": {}}
     try:
         res["data"] = write_dataset(args.dir, args.rows, args.rows_per_file)
         print("data", res["data"])
@@ -868,6 +1278,9 @@ def main() -> None:
                 # (e.g. a Polars other than the one OpenDP's plugin was built for)
                 res["opendp_error"] = f"{type(exc).__name__}: {exc}".strip()[:300]
                 print("opendp failed:", res["opendp_error"])
+        if "floor" not in args.skip:
+            res["floor"] = floor_section(args.dir, res["data"], args.floor_repeat, readers)
+            res["floor"]["summary"] = floor_summary(res["floor"])
     finally:
         if not args.keep:
             shutil.rmtree(args.dir, ignore_errors=True)
