@@ -717,12 +717,12 @@ def test_booleans_match_declared_integers_in_every_dtype() -> None:
     assert engines.category_counts(column, [1, 0]).counts.tolist() == [[2, 1]]
 
 
-@found
 def test_a_grid_value_is_read_whatever_the_other_rows() -> None:
-    """In an object column, a text such as ``"1_000"`` is a number (numpy's reading)
-    while every value of the column is one, but not a number (pandas'
-    ``to_numeric``) once any other row is not: one added row moves many counts.
-    (The public API accepts numeric dtypes only for a quantile.)"""
+    """In an object column, a text such as ``"1_000"`` was a number (numpy's reading)
+    while every value of the column was one, but not a number (pandas'
+    ``to_numeric``) once any other row was not: one added row moved many counts.
+    Every value is now read by itself, as ``float()`` reads it. (The public API
+    accepts numeric dtypes only for a quantile.)"""
     column = pd.Series(["1_000"] * 50 + ["x"], dtype=object)
     assert grid_counts(column.iloc[:50], 0.0, 4.0, 4).tolist() == [[0, 0, 0, 50]]
     want = ref.grid_counts(column, 0.0, 4.0, 4)

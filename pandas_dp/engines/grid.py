@@ -39,7 +39,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp.engines import _numba
-from pandas_dp.engines.columns import column_pieces, column_values
+from pandas_dp.engines.columns import column_pieces
 from pandas_dp.engines.pandas import CHUNK, Groups, _over_pieces
 
 __all__ = ["check_grid", "grid_counts"]
@@ -72,25 +72,27 @@ def check_grid(lower: float, upper: float, bins: int) -> None:
 
 def _numbers(series: pd.Series) -> list[NDArray[np.float64]]:
     """The column as float64 pieces (:func:`~pandas_dp.engines.columns.column_pieces`),
-    ``NaN`` for anything missing or not a number (never raises)."""
+    ``NaN`` for anything missing or not a number (never raises).
+
+    A column that is not numeric is read value by value, each value as ``float()``
+    reads it: one row's value never changes how another row is read (a reader that
+    switched for the whole column on one unparsable row would let that row move
+    every other row's count).
+    """
     try:
         pieces = column_pieces(series)
-        if all(x.dtype.kind in "fiub" for x in pieces):
+        if all(x.dtype.kind in "fiub" for x in pieces) and series.dtype != object:
             return [np.asarray(x, dtype=np.float64) for x in pieces]
     except Exception:  # an object column: converted value by value below
         pass
-    try:
-        coerced = pd.to_numeric(series, errors="coerce")
-        return [np.asarray(column_values(coerced), dtype=np.float64)]
-    except Exception:  # values pd.to_numeric cannot even look at
 
-        def one(v: Any) -> float:
-            try:
-                return float(v)
-            except Exception:
-                return math.nan
+    def one(v: Any) -> float:
+        try:
+            return float(v)
+        except Exception:
+            return math.nan
 
-        return [np.array([one(v) for v in series.tolist()], dtype=np.float64).reshape(-1)]
+    return [np.array([one(v) for v in series.tolist()], dtype=np.float64).reshape(-1)]
 
 
 def _bins_of(x: NDArray[np.float64], lower: float, upper: float, bins: int) -> NDArray[np.intp]:
