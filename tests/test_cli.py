@@ -643,3 +643,13 @@ def test_tab_separated_hint_and_sep_by_name(
 def test_sep_is_in_the_help(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "describe", "--help")
     assert code == 0 and "--sep CHAR" in out and "delimiter" in out
+
+
+def test_keys_of_several_group_columns_read_as_text(files: dict[str, Path]) -> None:
+    """Keys of a group-by of two columns show each key's values joined, not a tuple."""
+    report = cli.describe(
+        files["csv"], files["schema"], epsilon=1.0, by=["region", "smoker"], seed=0
+    )
+    text = report.declarations.to_string()
+    assert "('" not in text
+    assert "declared keys: E, False; E, True; N, False" in text

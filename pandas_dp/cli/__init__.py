@@ -188,13 +188,21 @@ def _plan(
             {
                 "column": ", ".join(by),
                 "kind": "group keys",
-                "public": "declared keys: "
-                + ", ".join(str(k) for k in (grouping.keys if grouping.keys is not None else [])),
+                "public": "declared keys: " + _keys_text(grouping.keys),
             }
         )
     if unit is not None:
         rows.append({"column": str(unit), "kind": "privacy unit", "public": "from the schema"})
     return _Plan(wanted, numeric, categorical, undeclared, pd.DataFrame(rows), needed)
+
+
+def _keys_text(keys: Any) -> str:
+    """Declared keys as text: ``E, N, S`` for one column; for several, each key's
+    values joined by commas and the keys by semicolons (``N, day; N, night``)."""
+    listed = list(keys) if keys is not None else []
+    if any(isinstance(k, tuple) for k in listed):
+        return "; ".join(", ".join(map(str, k)) for k in listed)
+    return ", ".join(map(str, listed))
 
 
 def _delimiter_hint(header: Sequence[str]) -> str:
