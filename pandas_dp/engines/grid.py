@@ -79,12 +79,13 @@ def _numbers(series: pd.Series) -> list[NDArray[np.float64]]:
     switched for the whole column on one unparsable row would let that row move
     every other row's count).
     """
-    try:
-        pieces = column_pieces(series)
-        if all(x.dtype.kind in "fiub" for x in pieces) and series.dtype != object:
-            return [np.asarray(x, dtype=np.float64) for x in pieces]
-    except Exception:  # an object column: converted value by value below
-        pass
+    if series.dtype != object:
+        try:
+            pieces = column_pieces(series)
+            if all(x.dtype.kind in "fiub" for x in pieces):
+                return [np.asarray(x, dtype=np.float64) for x in pieces]
+        except Exception:  # not numbers after all: value by value below
+            pass
 
     def one(v: Any) -> float:
         try:

@@ -208,9 +208,11 @@ def _product_values(
 class PandasEngine:
     """The in-memory engine: the kernels run at once on the whole pandas object.
 
-    Its kernels (:class:`~pandas_dp.engines.protocol.Kernels`) are those of
-    :mod:`~pandas_dp.engines.sums`, :mod:`~pandas_dp.engines.codes`,
-    :mod:`~pandas_dp.engines.grid` and :mod:`~pandas_dp.engines.pandas`.
+    Its kernels (:class:`~pandas_dp.engines.protocol.Kernels`, and the counting of
+    private keys) are those of :mod:`~pandas_dp.engines.sums`,
+    :mod:`~pandas_dp.engines.codes`, :mod:`~pandas_dp.engines.grid`,
+    :mod:`~pandas_dp.engines.units` and :mod:`~pandas_dp.engines.pandas`; another
+    engine over in-memory columns replaces them (the reference engine does).
     """
 
     name = "pandas"
@@ -221,6 +223,8 @@ class PandasEngine:
     products = staticmethod(products)
     grid_counts = staticmethod(grid_counts)
     category_counts = staticmethod(category_counts)
+    observed_codes = staticmethod(observed_codes)
+    distinct_units = staticmethod(unit_engine.distinct_units)
 
     def exact_values(
         self, measurements: Iterable[MeasurementLike], data: Mapping[Any, Any]
@@ -240,13 +244,13 @@ class PandasEngine:
 
     def observed_groups(self, column: Any) -> tuple[Groups, pd.Index]:
         """See :meth:`pandas_dp.engines.protocol.Engine.observed_groups`."""
-        return observed_codes(column, sort=False)
+        return self.observed_codes(column, sort=False)
 
     def observed_counts(self, groups: Groups, units: Any | None) -> NDArray[np.int64]:
         """See :meth:`pandas_dp.engines.protocol.Engine.observed_counts`."""
         if units is None:
-            return row_counts(groups, int(groups.codes.shape[0]))
-        return unit_engine.distinct_units(units, groups.codes, groups.size)
+            return self.row_counts(groups, int(groups.codes.shape[0]))
+        return self.distinct_units(units, groups.codes, groups.size)
 
     def kept_groups(self, groups: Groups, position: NDArray[np.intp], size: int) -> Groups:
         """See :meth:`pandas_dp.engines.protocol.Engine.kept_groups`."""

@@ -870,21 +870,8 @@ class ReferenceEngine(in_memory.PandasEngine):
     products = staticmethod(products)
     grid_counts = staticmethod(grid_counts)
     category_counts = staticmethod(category_counts)
-
-    def observed_groups(self, column: Any) -> tuple[Groups, pd.Index]:
-        """Private keys numbered by first appearance (:func:`observed_codes`)."""
-        return observed_codes(column, sort=False)
-
-    def observed_counts(self, groups: Groups, units: Any | None) -> NDArray[np.int64]:
-        """Rows, or distinct units (:func:`distinct_units`), per observed key."""
-        if units is None:
-            return row_counts(groups, len(groups.codes))
-        return distinct_units(units, groups.codes, groups.size)
-
-    def kept_groups(self, groups: Groups, position: NDArray[np.intp], size: int) -> Groups:
-        """The codes renumbered, row by row."""
-        codes = np.array([position[c] for c in groups.codes.tolist()], dtype=np.intp)
-        return Groups(codes, size)
+    observed_codes = staticmethod(observed_codes)
+    distinct_units = staticmethod(distinct_units)
 
 
 #: The reference engine (stateless).
