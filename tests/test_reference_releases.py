@@ -67,6 +67,12 @@ CALLS: dict[str, Callable[[pd.DataFrame], Any]] = {
     ),
     "sem": lambda d: d.dp.sem(["age", "income"], epsilon=1.0, bounds=B, random_state=18),
     "sum": lambda d: d.dp.sum("score", epsilon=1.0, bounds=B, random_state=4),
+    "skew": lambda d: d.dp.skew(["age", "income"], epsilon=1.0, bounds=B, random_state=19),
+    "groupby skew units": lambda d: (
+        d.dp(privacy_unit="pid", max_rows_per_unit=3)
+        .groupby("region", keys=REGIONS)
+        .skew("age", epsilon=2.0, bounds=B, random_state=20)
+    ),
     "count": lambda d: d[["age", "region"]].dp.count(epsilon=1.0, random_state=5),
     "mean substitute": lambda d: d.dp.mean(
         "age", epsilon=1.0, bounds=B, neighbouring="substitute", random_state=6

@@ -70,10 +70,10 @@ SHAPES: dict[int, tuple[tuple[float, ...], int]] = {
 #: the same bounds, the exhaustive case k = 3 behind `pytest -m slow` (4-15 s each)
 K_SLOW_3 = [k if k < 3 else pytest.param(k, marks=pytest.mark.slow) for k in sorted(SHAPES)]
 #: the engine's statistics that are rounded on the step of the half-width (1) or of
-#: its square (2); the rest are counts
-ROUNDED = {"sum": 1, "centred_sum": 1, "centred_squares": 2}
+#: its square (2) or cube (3); the rest are counts
+ROUNDED = {"sum": 1, "centred_sum": 1, "centred_squares": 2, "centred_cubes": 3}
 DIRECT = ("mean_direct", "var_direct")
-ONE_COLUMN = ("count", "rows", "sum", "centred_sum", "centred_squares", *DIRECT)
+ONE_COLUMN = ("count", "rows", "sum", "centred_sum", "centred_squares", "centred_cubes", *DIRECT)
 ROWS = [key for key in TABLE if key[0] in ONE_COLUMN]
 
 
@@ -179,6 +179,7 @@ def engine_values(rows: list[float], a: float, b: float) -> dict[str, Any]:
     """The statistics as the plan computes them, from one engine pass over the rows:
     the engine's exact sums composed in rational arithmetic (``Fraction``)."""
     m = engines.moments(pd.Series(rows, dtype="float64"), a, b, squares=True)
+    cubes = engines.power_sums(pd.Series(rows, dtype="float64"), a, b, 3).exact[0]
     mid = Fraction(a) + Fraction(b - a) / 2
     n = len(rows)
     total, squares = m.total_exact[0], m.squares_exact[0]
@@ -187,6 +188,7 @@ def engine_values(rows: list[float], a: float, b: float) -> dict[str, Any]:
         "rows": float(n),
         "centred_sum": total,
         "centred_squares": squares,
+        "centred_cubes": cubes,
         "sum": total + mid * int(m.count[0]),
         "mean_direct": NAN,
         "var_direct": NAN,
@@ -210,6 +212,7 @@ def math_values(rows: list[float], a: float, b: float) -> dict[str, float]:
         "rows": float(n),
         "centred_sum": float(sum(centred, Fraction(0))),
         "centred_squares": float(sum((y * y for y in centred), Fraction(0))),
+        "centred_cubes": float(sum((y * y * y for y in centred), Fraction(0))),
         "sum": float(sum(present, Fraction(0))),
         "mean_direct": NAN,
         "var_direct": NAN,
@@ -275,7 +278,8 @@ def changes(w: World, values: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) 
 def test_sufficient_statistic_row(
     key: tuple[str, str], bounds: tuple[float, float], k: int
 ) -> None:
-    """count, rows, sum, centred_sum, centred_squares: bound, rounding, tightness."""
+    """count, rows, sum, centred_sum, centred_squares, centred_cubes: bound, rounding,
+    tightness."""
     statistic, relation = key
     a, b = bounds
     w = world(a, b, k)

@@ -54,6 +54,7 @@ def contribution(statistic: str, value: float, a: float, b: float) -> float:
         "sum": value,
         "centred_sum": value - m,
         "centred_squares": (value - m) ** 2,
+        "centred_cubes": (value - m) ** 3,
         # about the midpoint, the widest case: about any centre c a row adds a value
         # of [-(c - a), b - c] / max(c - a, b - c), within [-1, 1] (each group its own c)
         "recentred_sum": (value - m) / (0.5 * (b - a)),
@@ -153,7 +154,7 @@ def test_grouped_row(statistic: str, bounds: tuple[float, float], caps: tuple[in
 
 def test_bounds_default_to_k_and_match_the_table() -> None:
     """g = c = k (no bounds) under add/remove: every norm is k times one row's."""
-    for statistic in ("count", "centred_sum", "sum", "centred_squares"):
+    for statistic in ("count", "centred_sum", "sum", "centred_squares", "centred_cubes"):
         got = grouped_sensitivity(statistic, "add_remove", -3.0, 1.0, k=4)
         one = sensitivity(statistic, "add_remove", -3.0, 1.0, k=4)
         assert got.linf == got.l1 == got.l2 == one

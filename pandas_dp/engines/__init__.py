@@ -17,7 +17,8 @@ not depend on the order of the rows, on chunking or on partitioning.
 :mod:`pandas_dp.engines.pandas` works on in-memory pandas objects with numpy
 (:mod:`~pandas_dp.engines.columns` reads a column into arrays,
 :mod:`~pandas_dp.engines.sums` adds a column's moments and several columns'
-cross-products, :mod:`~pandas_dp.engines.codes` counts categories and maps group
+cross-products, :mod:`~pandas_dp.engines.powers` a column's higher centred powers,
+:mod:`~pandas_dp.engines.codes` counts categories and maps group
 keys).
 Every kernel takes an optional :class:`Groups` (one code per row); without it all
 rows form one group and each result has a leading axis of length 1.
@@ -38,6 +39,7 @@ from pandas_dp.engines.pandas import (
     present_counts,
     row_counts,
 )
+from pandas_dp.engines.powers import PowerSums, power_sums
 from pandas_dp.engines.protocol import Engine
 from pandas_dp.engines.registry import engine_for, register_engine
 from pandas_dp.engines.sums import MomentSums, ProductSums, moments, products
@@ -48,6 +50,7 @@ __all__ = [
     "Engine",
     "Groups",
     "MomentSums",
+    "PowerSums",
     "ProductSums",
     "accumulation_step",
     "category_counts",
@@ -57,6 +60,7 @@ __all__ = [
     "mask_counts",
     "moments",
     "observed_codes",
+    "power_sums",
     "present_counts",
     "products",
     "register_engine",

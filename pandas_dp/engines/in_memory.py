@@ -33,6 +33,7 @@ from pandas_dp.engines import units as unit_engine
 from pandas_dp.engines.codes import category_counts, mask_counts, observed_codes
 from pandas_dp.engines.grid import grid_counts
 from pandas_dp.engines.pandas import Groups, present_counts, row_counts
+from pandas_dp.engines.powers import power_sums
 from pandas_dp.engines.protocol import Kernels, MeasurementLike
 from pandas_dp.engines.sums import moments, products
 
@@ -127,6 +128,8 @@ def _moment_values(
     count = np.asarray(sums.count)
     total = list(sums.total_exact)
     squares = list(sums.squares_exact) if wanted & {"centred_squares", "var_direct"} else []
+    if "centred_cubes" in wanted:
+        cubes = k.power_sums(series, decl.lower, decl.upper, 3, groups=groups).exact
     for m in group:
         if m.statistic == "count":
             out[m.key] = count.astype(np.float64)
@@ -136,6 +139,8 @@ def _moment_values(
             values = total
         elif m.statistic == "centred_squares":
             values = squares
+        elif m.statistic == "centred_cubes":
+            values = cubes
         elif m.statistic == "sum":
             mid = _midpoint(decl)
             values = [t + mid * int(c) for t, c in zip(total, count, strict=True)]
@@ -220,6 +225,7 @@ class PandasEngine:
     present_counts = staticmethod(present_counts)
     mask_counts = staticmethod(mask_counts)
     moments = staticmethod(moments)
+    power_sums = staticmethod(power_sums)
     products = staticmethod(products)
     grid_counts = staticmethod(grid_counts)
     category_counts = staticmethod(category_counts)

@@ -83,6 +83,19 @@ class Kernels(Protocol):
         (a :class:`~pandas_dp.engines.sums.MomentSums`)."""
         ...
 
+    def power_sums(
+        self,
+        series: pd.Series,
+        lower: float,
+        upper: float,
+        power: int,
+        *,
+        groups: Groups | None = None,
+    ) -> Any:
+        """Exact clamped centred sum of ``power``-th powers per group, any power
+        (a :class:`~pandas_dp.engines.powers.PowerSums`)."""
+        ...
+
     def products(
         self, series: Sequence[pd.Series], lowers: Sequence[float], uppers: Sequence[float]
     ) -> Any:

@@ -27,7 +27,8 @@ The specification, per row of a numeric column:
   even), ``q`` the power-of-two step of :func:`accumulation_step` for ``h``. A
   square counts as ``round(y*y / q2)`` and a cross-product of two columns as
   ``round(y_i*y_j / q_ij)``, the product taken in ``float64`` and the steps those
-  of ``h*h`` and ``h_i*h_j``.
+  of ``h*h`` and ``h_i*h_j``; a ``p``-th power ``round(y*...*y / q_p)``, multiplied
+  left to right in ``float64``, on the step of ``h**p`` (:func:`power_sums`).
 * **Adding.** The integers are added exactly; a sum is that integer times its step.
 
 The ``float64`` operations named above (the centring, the squares and products, and
@@ -69,6 +70,7 @@ from numpy.typing import NDArray
 from pandas_dp.engines import in_memory
 from pandas_dp.engines.codes import CategoryCounts
 from pandas_dp.engines.pandas import STEP_BITS, Groups
+from pandas_dp.engines.powers import PowerSums
 from pandas_dp.engines.sums import MomentSums, ProductSums
 
 __all__ = [
@@ -83,6 +85,7 @@ __all__ = [
     "mask_counts",
     "moments",
     "observed_codes",
+    "power_sums",
     "present_counts",
     "products",
     "row_counts",
@@ -339,6 +342,40 @@ def moments(
         if squares:
             sq[g] += _steps(y * y, sq_step)
     return MomentSums(_int64(count), total, sq, step, sq_step)
+
+
+def power_sums(
+    series: pd.Series,
+    lower: float,
+    upper: float,
+    power: int,
+    *,
+    groups: Groups | None = None,
+) -> PowerSums:
+    """Per group: the exact sum of the rounded ``power``-th powers of the centred values.
+
+    Examples
+    --------
+    >>> power_sums(pd.Series([1.0, 4.0, None, 50.0]), 0.0, 10.0, 3).exact
+    [Fraction(60, 1)]
+    """
+    mid, half = _bounds(lower, upper)
+    magnitude = 1.0
+    for _ in range(power):
+        magnitude *= half
+    step = accumulation_step(magnitude)
+    values = [_number(v) for v in _rows(series)]
+    codes, size = _codes(groups, len(values))
+    sums = [0] * size
+    for x, g in zip(values, codes, strict=True):
+        if g < 0 or x is None:
+            continue
+        y = _centred(x, mid, half)
+        p = y
+        for _ in range(power - 1):
+            p *= y
+        sums[g] += _steps(p, step)
+    return PowerSums(sums, step)
 
 
 def products(
@@ -867,6 +904,7 @@ class ReferenceEngine(in_memory.PandasEngine):
     present_counts = staticmethod(present_counts)
     mask_counts = staticmethod(mask_counts)
     moments = staticmethod(moments)
+    power_sums = staticmethod(power_sums)
     products = staticmethod(products)
     grid_counts = staticmethod(grid_counts)
     category_counts = staticmethod(category_counts)

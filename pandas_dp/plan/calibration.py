@@ -356,6 +356,13 @@ def moment_row(
         step = engines.accumulation_step(half * half)
         sens = sensitivity("centred_squares", rel, a, b) + step
         return sens, 0.0, math.inf if n is None else n * half * half, False
+    if stat == "centred_cubes":
+        cube = half * half * half
+        step = engines.accumulation_step(cube)
+        sens = sensitivity("centred_cubes", rel, a, b) + step
+        return (
+            (sens, -math.inf, math.inf, False) if n is None else (sens, -n * cube, n * cube, False)
+        )
     # sum
     step = engines.accumulation_step(half)
     sens = sensitivity("sum", rel, a, b) + step
@@ -419,13 +426,30 @@ def positive_half(half: float, decl: NumericDeclaration) -> float:
 
 
 def finite_square(half: float, decl: NumericDeclaration) -> float:
-    sq = half * half
-    if not math.isfinite(sq):
+    """The squared half-width, refused where it overflows (:func:`finite_power`)."""
+    return finite_power(half, decl, 2)
+
+
+_POWERS = {2: ("variance", "squared"), 3: ("skewness", "cubed")}
+
+
+def finite_power(half: float, decl: NumericDeclaration, power: int) -> float:
+    """``half**power`` (multiplied out), refused where it overflows or underflows to 0:
+    the power sums are accumulated on a grid of its magnitude (public; raises before
+    anything is charged)."""
+    value = 1.0
+    for _ in range(power):
+        value *= half
+    if not (math.isfinite(value) and value > 0.0):
         from pandas_dp.errors import InvalidBoundsError
 
+        what, word = _POWERS.get(power, (f"a moment of order {power}", f"{power}th-power"))
+        how = "wide" if value > 1.0 else "narrow"
+        fix = "narrower" if how == "wide" else "wider"
         raise InvalidBoundsError(
             f"the bounds of column {decl.column!r} ({decl.lower:g}, {decl.upper:g}) are too "
-            f"wide for a variance: the squared half-width overflows. Declare narrower bounds "
+            f"{how} for a {what}: the {word} half-width "
+            f"{'overflows' if how == 'wide' else 'underflows'}. Declare {fix} bounds "
             f"or rescale the column"
         )
-    return sq
+    return value

@@ -48,6 +48,7 @@ from numpy.typing import NDArray
 from pandas_dp import engines
 from pandas_dp.plan.calibration import (
     direct_allowance,
+    finite_power,
     finite_square,
     moment_row,
     positive_half,
@@ -72,14 +73,15 @@ __all__ = [
 
 FloatArray = NDArray[np.float64]
 
-#: The sufficient statistics of a numeric column: one pass yields the first four; the
-#: bound sums are composed from its count and centred sum, and the recentred sum is
-#: computed from them once they are noised.
+#: The sufficient statistics of a numeric column: one pass yields the first four, one
+#: more the cubes; the bound sums are composed from its count and centred sum, and the
+#: recentred sum is computed from them once they are noised.
 MOMENTS: tuple[str, ...] = (
     "count",
     "centred_sum",
     "centred_squares",
     "sum",
+    "centred_cubes",
     "recentred_sum",
     "bound_sums",
 )
@@ -267,6 +269,8 @@ class Plan(PlanRun):
                 positive_half(0.5 * (b - a), decl)
             if stat == "centred_squares":
                 finite_square(0.5 * (b - a), decl)
+            elif stat == "centred_cubes":
+                finite_power(0.5 * (b - a), decl, 3)
             sens, lo, hi, integer = moment_row(stat, rel, n, a, b, zero_signs(a, b))
             if stat == "bound_sums":
                 key = f"{_label(decl.column)}: {stat}"

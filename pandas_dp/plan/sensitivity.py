@@ -19,6 +19,7 @@ The sufficient statistics (what an engine computes and the plan noises):
 * ``sum`` -- ``Σ x`` of the clamped non-missing values;
 * ``centred_sum`` -- ``Σ (x - m)``, ``m = (a + b)/2`` the midpoint;
 * ``centred_squares`` -- ``Σ (x - m)²``;
+* ``centred_cubes`` -- ``Σ (x - m)³`` (the skewness);
 * ``recentred_sum`` -- ``Σ (x - c) / h(c)`` about a centre ``c`` of ``[a, b]`` chosen
   after the data were read (from released values: the mean's second stage),
   ``h(c) = max(c - a, b - c)`` its largest distance to a bound: each row adds a
@@ -131,6 +132,11 @@ def _r2(a: float, b: float) -> float:
     return r * r
 
 
+def _r3(a: float, b: float) -> float:
+    r = b - a  # (products, as in _r2)
+    return r * r * r
+
+
 def _mag(a: float, b: float) -> float:
     return max(abs(a), abs(b))
 
@@ -148,6 +154,9 @@ _ROWS: list[Rule] = [
     Rule("centred_sum", "add_remove", lambda a, b, n: _r(a, b) / 2.0, "R / 2"),
     Rule("centred_sum", "substitute", lambda a, b, n: _r(a, b), "R"),
     *_both("centred_squares", lambda a, b, n: _r2(a, b) / 4.0, "R^2 / 4"),
+    # a row adds (x - m)³ of [-R³/8, R³/8]: that much added or removed, twice it changed
+    Rule("centred_cubes", "add_remove", lambda a, b, n: _r3(a, b) / 8.0, "R^3 / 8"),
+    Rule("centred_cubes", "substitute", lambda a, b, n: _r3(a, b) / 4.0, "R^3 / 4"),
     # each row adds (x - c) / h(c) of [-(c - a) / h, (b - c) / h], within [-1, 1] and
     # of width R / h <= 2 (c at the midpoint), for any centre c of [a, b]
     Rule("recentred_sum", "add_remove", lambda a, b, n: 1.0, "1"),
@@ -396,6 +405,9 @@ def output_range(
         return (0.0, math.inf) if n is None else (0.0, float(n))
     if statistic in ("proportion", "proportion_direct"):
         return (0.0, 1.0)
+    if statistic == "skew":  # |G| <= sqrt(N) for N values
+        cap = math.inf if n is None else math.sqrt(max(n, 3))
+        return (-cap, cap)
     if statistic == "sum":
         if n is not None:
             return (n * min(lower, 0.0), n * max(upper, 0.0))
@@ -465,6 +477,7 @@ GROUPED: tuple[str, ...] = (
     "sum",
     "centred_sum",
     "centred_squares",
+    "centred_cubes",
     "recentred_sum",
     "bound_sums",
     "category_counts",
@@ -538,7 +551,8 @@ def grouped_sensitivity(
     ----------
     statistic : str
         One of :data:`GROUPED`: ``"count"``, ``"rows"``, ``"sum"``, ``"centred_sum"``,
-        ``"centred_squares"``, ``"recentred_sum"``, ``"bound_sums"``, ``"category_counts"``.
+        ``"centred_squares"``, ``"centred_cubes"``, ``"recentred_sum"``, ``"bound_sums"``,
+        ``"category_counts"``.
     neighbouring : {"add_remove", "substitute"}
     lower, upper : float
         The declared bounds of the column (unused by the counts).

@@ -131,6 +131,14 @@ MOMENTS: dict[str, MomentStatistic] = {
             summary="Noisy standard error of the mean, like ``{call}.sem(ddof)``: "
             "``sqrt(var / count)`` from the variance's own measurements (post-processing).",
         ),
+        MomentStatistic(
+            "skew",
+            reads="skew",
+            accessors=_ALL,
+            summary="Noisy skewness, like ``{call}.skew()``: pandas' adjusted "
+            "Fisher-Pearson coefficient from the noisy count and centred sums of the "
+            "values, squares and cubes.",
+        ),
     )
 }
 

@@ -106,6 +106,11 @@ MOMENT_WEIGHTS: dict[str, dict[str, float]] = {
     "describe": {"bound_sums": 10.0, "centred_squares": 3.0, "grid": 5.0},
     "describe_separate": {"count": 6.0, "centred_sum": 4.0, "centred_squares": 3.0, "grid": 5.0},
     "cov": {"count": 1.0, "centred_sum": 1.0, "centred_squares": 1.2, "cross_products": 1.5},
+    # skew: 1:2:3:5 by error propagation (``stats/skewness.py``): with a spread of a
+    # sixth of the bounds and |G| <= 1, the noise of S3, S2, S1 and C moves G by about
+    # 27, 13.5, 9 and 3 over n·epsilon_i; Laplace variances add, so each share goes as
+    # the 2/3 power of its coefficient
+    "skew": {"count": 1.0, "centred_sum": 2.0, "centred_squares": 3.0, "centred_cubes": 5.0},
     "mean_direct": {"mean_direct": 1.0},
     "var_direct": {"var_direct": 1.0},
 }

@@ -18,6 +18,7 @@ from functools import partial
 import numpy as np
 from numpy.typing import NDArray
 
+from pandas_dp.noise.plans import NoisePlan
 from pandas_dp.plan.plans import Plan
 from pandas_dp.plan.sensitivity import output_range
 from pandas_dp.request.declared_columns import NumericDeclaration
@@ -26,6 +27,7 @@ from pandas_dp.stats import estimators as est
 from pandas_dp.stats.catalogue import MOMENT_STATISTICS, moment
 from pandas_dp.stats.moment_weights import MOMENT_WEIGHTS, weights_name
 from pandas_dp.stats.shrinkage import variance_noise_sd
+from pandas_dp.stats.skewness import skew_interval, skew_value
 
 __all__ = [
     "MOMENT_STATISTICS",
@@ -47,6 +49,7 @@ _NEEDS = {
     ("sum", "moments"): ("sum",),
     ("mean", "moments"): ("count", "centred_sum"),
     ("var", "moments"): ("count", "centred_sum", "centred_squares"),
+    ("skew", "moments"): ("count", "centred_sum", "centred_squares", "centred_cubes"),
     ("mean", "direct"): ("mean_direct",),
     ("var", "direct"): ("var_direct",),
 }
@@ -193,6 +196,8 @@ def entry_range(entry: Entry, plan: Plan, ddof: int) -> tuple[float, float]:
         return m.lower, m.upper
     if st == "mean":
         return d.lower, d.upper
+    if st == "skew":
+        return output_range("skew", d.lower, d.upper, plan.settings.public_n)
     lo, hi = _var_range(entry, ddof, plan.settings.public_n)
     finish = moment(st).finish
     return finish(lo), finish(hi)
@@ -237,6 +242,8 @@ def estimate(
     d, k, st = entry.decl, entry.keys, entry.statistic
     m = plan.measurements
     n = plan.settings.public_n
+    if st == "skew":
+        return _skew(entry, plan, noisy, g)
     if "bound_sums" in k:
         pair = m[k["bound_sums"]].calibrated
         p, q = (float(x) for x in noisy[k["bound_sums"]][2 * g : 2 * g + 2])
@@ -317,6 +324,30 @@ def estimate(
     if statistic.per_count:  # e.g. sem: the variance over the count, both released
         value, fn = value / max(c, 1.0), partial(_per_count, fn, count_fn)
     return statistic.finish(value), partial(_finished_interval, fn, statistic.finish)
+
+
+_SKEW_SUMS = ("count", "centred_sum", "centred_squares", "centred_cubes")
+
+
+def _skew(
+    entry: Entry, plan: Plan, noisy: Mapping[str, FloatArray], g: int
+) -> tuple[float, IntervalFn]:
+    """pandas' skewness of group ``g`` and its interval (:mod:`pandas_dp.stats.skewness`)."""
+    keys = [entry.keys[x] for x in _SKEW_SUMS]
+    values = [float(noisy[key][g]) for key in keys]
+    plans = [plan.measurements[key].calibrated for key in keys]
+    half = 0.5 * (entry.decl.upper - entry.decl.lower)
+    return skew_value(*values), partial(_skew_box, plans, values, half)
+
+
+def _skew_box(
+    plans: Sequence[NoisePlan], values: Sequence[float], half: float, alpha: float
+) -> tuple[float, float]:
+    """The skewness' range over the box of the four sums' intervals at ``alpha / 4``."""
+    c, s1, s2, s3 = (
+        est.noisy_interval(p, v, alpha / 4.0) for p, v in zip(plans, values, strict=True)
+    )
+    return skew_interval(c, s1, s2, s3, half)
 
 
 def _public(n: float, alpha: float) -> tuple[float, float]:
