@@ -20,6 +20,13 @@ with ``--html`` writes a self-contained report: every estimate with its 95 %
 interval beside it, inline SVG charts of the intervals, the metadata of every
 release and the ledger as tables.
 
+The printed tables (:mod:`pandas_dp.cli.report_text`) keep the declared order of the
+columns and categories, leave blank the cells a column does not have, mark with
+``*`` an estimate whose 95 % interval is wider than ``--unreliable`` (default 0.25)
+of its declared range, and with ``--intervals`` follow every estimate by its
+interval. ``--quantile-method`` picks describe's percentile estimator;
+``pandas-dp --version`` prints the version.
+
 ``--budget-store PATH --budget-name NAME`` also charges the whole report, as one
 release of (``--epsilon``, ``--delta``), to a durable budget kept in a SQLite file,
 so that runs on different days or in different processes share one cap (see
@@ -41,10 +48,12 @@ many fields) is a row of missing values, never an error or a message. Only a
 problem of the whole file (empty, damaged) stops the command, with status 2, before
 anything is charged.
 
-The command is this module; it uses :mod:`pandas_dp.cli.schemas` (reading and
-writing the YAML schema, locating the bundled example) and
-:mod:`pandas_dp.cli.reading` (the data file's header and its columns), which never
-import it back. Their public names are importable from here too.
+The command is this module; it uses :mod:`pandas_dp.cli.arguments` (the parser and
+the checks of the flags' values), :mod:`pandas_dp.cli.schemas` (reading and writing
+the YAML schema, locating the bundled example), :mod:`pandas_dp.cli.reading` (the
+data file's header and its columns) and :mod:`pandas_dp.cli.report` (printing, and
+the HTML report), which never import it back. Their public names are importable
+from here too.
 
 Examples
 --------
@@ -76,6 +85,8 @@ from pandas_dp.accessor.frame import DPFrameAccessor
 from pandas_dp.accessor.groupby import DPGroupBy
 from pandas_dp.cli._errors import CLIError as CLIError
 from pandas_dp.cli._errors import _one_line
+from pandas_dp.cli.arguments import QUANTILE_METHODS, check_flags, parsers
+from pandas_dp.cli.arguments import build_parser as build_parser
 from pandas_dp.cli.reading import CHUNK_ROWS as CHUNK_ROWS
 from pandas_dp.cli.reading import Progress as Progress
 from pandas_dp.cli.reading import _dtype_kind
@@ -253,6 +264,7 @@ def _release(
     delta: float,
     mechanism: str,
     seed: int | None,
+    quantile_method: str | None = None,
 ) -> dict[str, Any]:
     """Every release of the report, charged to ``budget``."""
     rng = np.random.default_rng(seed) if seed is not None else None
@@ -260,8 +272,13 @@ def _release(
     out: dict[str, Any] = {}
     with budget.context_only():
         if not by:
+            method: dict[str, Any] = {} if quantile_method is None else {"method": quantile_method}
             described = DPFrameAccessor(frame).describe(
-                [*plan.numeric, *plan.categorical], epsilon=epsilon, delta=delta, **common
+                [*plan.numeric, *plan.categorical],
+                epsilon=epsilon,
+                delta=delta,
+                **method,
+                **common,
             )
             out["describe"] = described
             return out
@@ -365,94 +382,6 @@ def _charge_shared(
 # ----------------------------------------------------------------------------- main
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``pandas-dp``.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-    """
-    parser = argparse.ArgumentParser(
-        prog="pandas-dp",
-        description="Differentially private summaries of tables.",
-    )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    d = commands.add_parser(
-        "describe",
-        help="a private describe() of a CSV or Parquet file",
-        description=(
-            "A private describe() of a CSV or Parquet file: count, mean and std of "
-            "every declared numeric column, shares of every declared categorical one."
-        ),
-    )
-    d.add_argument("data", nargs="?", help="a .csv (optionally compressed) or .parquet file")
-    d.add_argument("--schema", help="pandera schema in YAML (the format schema.to_yaml() writes)")
-    d.add_argument(
-        "--example",
-        action="store_true",
-        help="use the bundled synthetic survey and its schema (instead of DATA and --schema)",
-    )
-    d.add_argument("--epsilon", type=float, required=True, help="total epsilon of the report")
-    d.add_argument("--delta", type=float, default=0.0, help="total delta (Gaussian mechanism)")
-    d.add_argument(
-        "--mechanism",
-        choices=("laplace", "gaussian"),
-        default=None,
-        help="noise mechanism (default: gaussian if --delta > 0, else laplace)",
-    )
-    d.add_argument("--by", nargs="+", default=[], metavar="COL", help="group by these columns")
-    d.add_argument("--columns", nargs="+", default=None, metavar="COL", help="columns to describe")
-    d.add_argument("--html", metavar="PATH", help="also write a self-contained HTML report")
-    d.add_argument(
-        "--seed", type=int, default=None, help="reproducible, INSECURE noise (an int >= 0)"
-    )
-    d.add_argument(
-        "--sep",
-        default=None,
-        metavar="CHAR",
-        help=(
-            "the delimiter of a CSV file (default: ',', a tab for .tsv); one character, "
-            "or tab, semicolon, comma, pipe, e.g. --sep ';'"
-        ),
-    )
-    d.add_argument(
-        "--budget-store",
-        metavar="PATH",
-        help=(
-            "charge the report to a durable budget kept in this SQLite file (created if "
-            "new), shared by every run and process that opens it"
-        ),
-    )
-    d.add_argument(
-        "--budget-name", metavar="NAME", help="the shared budget's name in --budget-store"
-    )
-    d.add_argument(
-        "--budget-epsilon",
-        type=float,
-        default=None,
-        help="the shared budget's total epsilon (creates it; checked against it later)",
-    )
-    d.add_argument(
-        "--budget-delta",
-        type=float,
-        default=None,
-        help="the shared budget's total delta (default 0)",
-    )
-    d.add_argument(
-        "--budget-label",
-        metavar="TEXT",
-        default=None,
-        help="a label for the shared budget's ledger row, e.g. 'nightly 2026-12-07'",
-    )
-    d.add_argument(
-        "--progress",
-        choices=("auto", "always", "never"),
-        default="auto",
-        help="progress on stderr while reading (auto: after 2 seconds)",
-    )
-    return parser
-
-
 def describe(
     data: str | os.PathLike[str],
     schema_path: str | os.PathLike[str],
@@ -471,6 +400,7 @@ def describe(
     budget_epsilon: float | None = None,
     budget_delta: float | None = None,
     budget_label: str | None = None,
+    quantile_method: str | None = None,
 ) -> Report:
     """Run ``pandas-dp describe`` without printing: check, read, release.
 
@@ -513,6 +443,9 @@ def describe(
         The durable budget's total delta (default 0; with ``budget_epsilon``).
     budget_label : str, optional
         The label of the durable budget's ledger row (e.g. ``"nightly 2026-12-07"``).
+    quantile_method : {"exponential", "tree"}, optional
+        How the percentiles are released: ``df.dp.describe``'s ``method``
+        (its default when omitted). Not with ``by`` (no percentiles there).
 
     Returns
     -------
@@ -540,6 +473,7 @@ def describe(
             f"--seed for secure noise"
         )
     delimiter = _check_sep(sep)
+    _check_quantile_method(quantile_method, by)
     shared = _open_shared(budget_store, budget_name, budget_epsilon, budget_delta, budget_label)
     schema = load_schema(schema_path)
     by = list(by)
@@ -565,6 +499,7 @@ def describe(
             delta=delta,
             mechanism=chosen,
             seed=seed,
+            quantile_method=quantile_method,
         )
     except (ValueError, TypeError, KeyError, MissingBoundsError) as err:
         # raised by a check before the charge: nothing was spent
@@ -585,7 +520,21 @@ def describe(
             "seed": seed,
             "shared budget": shared,
         },
+        columns=[c for c in plan.columns if c in (*plan.numeric, *plan.categorical)],
     )
+
+
+def _check_quantile_method(method: str | None, by: Sequence[str]) -> None:
+    """``quantile_method`` is one of describe's, and only without ``by``."""
+    if method is None:
+        return
+    if method not in QUANTILE_METHODS:
+        raise CLIError(f"--quantile-method must be one of {list(QUANTILE_METHODS)}; got {method!r}")
+    if by:
+        raise CLIError(
+            f"--quantile-method {method}: with --by the report releases count, mean, std "
+            f"and shares per key, no percentiles; drop --quantile-method or --by"
+        )
 
 
 def _shared_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -612,9 +561,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     int
         0 on success, 2 on a usage, schema or declaration error (message on stderr).
     """
-    parser = build_parser()
+    parser, describe_parser = parsers()
     try:
         args = parser.parse_args(None if argv is None else list(argv))
+        check_flags(args, describe_parser)
     except SystemExit as exit_:  # argparse has printed the usage and the problem
         return int(exit_.code or 0)
     try:
@@ -635,6 +585,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     seed=args.seed,
                     progress=args.progress,
                     sep=args.sep,
+                    quantile_method=args.quantile_method,
                     **_shared_options(args),
                 )
         else:
@@ -651,12 +602,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 seed=args.seed,
                 progress=args.progress,
                 sep=args.sep,
+                quantile_method=args.quantile_method,
                 **_shared_options(args),
             )
     except CLIError as err:
         sys.stderr.write(f"pandas-dp describe: error: {_one_line(str(err))}\n")
         return EXIT_USAGE
-    print_report(report, sys.stdout)
+    print_report(report, sys.stdout, intervals=args.intervals, unreliable=args.unreliable)
     shared = report.settings.get("shared budget")
     if shared is not None:
         left = shared.remaining

@@ -10,7 +10,6 @@ as tables; the pieces are in :mod:`pandas_dp.cli.report_html`).
 from __future__ import annotations
 
 import html
-import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +33,7 @@ from pandas_dp.cli.report_html import (
     row_of,
     table_html,
 )
+from pandas_dp.cli.report_text import DEFAULT_UNRELIABLE, footnote, text_table
 
 __all__ = ["Report", "print_report", "write_html"]
 
@@ -60,6 +60,9 @@ class Report:
         The public facts used: bounds or categories per column.
     settings : dict
         epsilon, delta, mechanism, seed.
+    columns : list of str
+        The described columns in the declared order (the schema's, or
+        ``--columns``'): the printed tables keep it. Empty: the releases' order.
     """
 
     source: str
@@ -71,31 +74,33 @@ class Report:
     budget: pandas_dp.PrivacyBudget
     declarations: pd.DataFrame
     settings: dict[str, Any] = field(default_factory=dict)
+    columns: list[str] = field(default_factory=list)
 
 
 # ----------------------------------------------------------------------------- printing
 
 
-def _number(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    v = float(value)
-    if v.is_integer():  # a noisy count (a whole number)
-        return f"{v:,.0f}"
-    return f"{v:,.1f}" if abs(v) >= 1_000 else f"{v:,.3f}"
+def _kind(name: str) -> str:
+    """A release's kind from its name in :attr:`Report.releases`."""
+    return name if name in ("describe", "agg") else "proportions"
 
 
 def _tables(report: Report) -> list[tuple[str, pd.DataFrame]]:
-    """The released tables with a title each, as a reader sees them."""
+    """The released tables with a title each, as a reader sees them: the columns
+    in the declared order, a grouped share's categories in the release's (declared)
+    order, where ``unstack`` would sort them."""
     tables: list[tuple[str, pd.DataFrame]] = []
     for name, result in report.releases.items():
         if name == "describe":
-            tables.append(("describe", result))
+            order = [c for c in report.columns if c in result.columns]
+            rest = [c for c in result.columns if c not in order]
+            tables.append(("describe", result.reindex(columns=[*order, *rest])))
         elif name == "agg":
             tables.append((f"count, mean and std by {', '.join(report.by)}", result))
         else:
             column = name.split(" ", 1)[1]
-            table = result.unstack(level=-1)
+            categories = list(dict.fromkeys(result.index.get_level_values(-1)))
+            table = result.unstack(level=-1).reindex(columns=categories)
             tables.append((f"shares of {column} within {', '.join(report.by)}", table))
     return tables
 
@@ -109,7 +114,31 @@ def _ledger(report: Report) -> pd.DataFrame:
     return ledger[[c for c in wanted if c in ledger.columns]]
 
 
-def print_report(report: Report, out: IO[str]) -> None:
+def print_report(
+    report: Report,
+    out: IO[str],
+    *,
+    intervals: bool = False,
+    unreliable: float | None = DEFAULT_UNRELIABLE,
+) -> None:
+    """Print the report as text: the settings, each released table, the ledger.
+
+    Missing values are blank cells; an estimate whose 95 % interval is wider than
+    ``unreliable`` of its declared range is marked (see
+    :func:`pandas_dp.cli.report_text.text_table`), and a footnote says so.
+
+    Parameters
+    ----------
+    report : Report
+        What was released.
+    out : text stream
+        Where to print.
+    intervals : bool, default False
+        Follow every estimate by its 95 % interval.
+    unreliable : float, optional
+        The fraction of the declared range above which an interval is wide
+        (default 0.25); ``None``: no mark.
+    """
     s = report.settings
     delta = f", delta {s['delta']:g}" if s["delta"] else ""
     noise = "" if s["seed"] is None else f", seed {s['seed']} (reproducible, insecure noise)"
@@ -123,13 +152,19 @@ def print_report(report: Report, out: IO[str]) -> None:
     )
     if report.undeclared:
         out.write(f"Not described (no bounds or categories declared): {report.undeclared}\n")
-    for title, table in _tables(report):
-        out.write(f"\n{title}\n{table.to_string(float_format=_number)}\n")
-    out.write(
-        "\nEvery value is noisy; its 95% interval is in the release's metadata "
-        "(and in the --html report).\n\n"
-    )
-    out.write(f"{report.budget}\n{_ledger(report).to_string()}\n")
+    marked = 0
+    for (title, table), (name, result) in zip(
+        _tables(report), report.releases.items(), strict=True
+    ):
+        text, count = text_table(
+            _kind(name), table, result, intervals=intervals, unreliable=unreliable
+        )
+        marked += count
+        out.write(f"\n{title}\n{text.to_string(na_rep='')}\n")
+    out.write(f"\n{footnote(marked, unreliable, intervals=intervals)}\n\n")
+    ledger = _ledger(report)
+    ledger = ledger.astype(object).where(ledger.notna(), "")  # None prints as a blank too
+    out.write(f"{report.budget}\n{ledger.to_string()}\n")
 
 
 # ----------------------------------------------------------------------------- HTML

@@ -1,0 +1,260 @@
+"""The arguments of ``pandas-dp``: its parser, the ``describe`` help, flag checks.
+
+Every flag's value is checked here, by argparse (a ``type=`` or ``choices=``) or by
+:func:`check_flags` right after parsing: a bad value is an argparse error (the usage
+and a message on stderr, exit status 2) before any file is read or any budget
+charged. The checks that need the schema or the data file's header are
+:func:`pandas_dp.cli.describe`'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import pandas_dp
+from pandas_dp.cli.report_text import DEFAULT_UNRELIABLE, MARK
+from pandas_dp.stats.describe import DESCRIBE_METHOD
+from pandas_dp.stats.quantiles.releases import METHODS as QUANTILE_METHODS
+
+__all__ = [
+    "DESCRIBE_HELP",
+    "QUANTILE_METHODS",
+    "build_parser",
+    "check_flags",
+    "parsers",
+    "unreliable_fraction",
+]
+
+
+#: What ``pandas-dp describe`` prints, for its ``--help`` (``tests/test_cli_output.py``
+#: checks it names every row the command prints).
+DESCRIBE_HELP = f"""\
+A private describe() of a CSV or Parquet file, printed as pandas prints
+df.describe(), then the budget's ledger. Rows, for each described column:
+
+  numeric column       count, mean, std, min (declared), 25%, 50%, 75%,
+                       max (declared): min and max are the schema's bounds,
+                       not the data's extremes
+  categorical column   share <category> for each declared category, in the
+                       declared order (a boolean column: share False, share True)
+
+Columns come in the schema's order (or --columns'). A cell a column does not
+have (the mean of a categorical column) is blank.
+
+With --by: for each declared key, the count, mean and std of every numeric
+column, and the shares of every categorical one (no percentiles, no min or max).
+
+Every value is noisy. --intervals prints each with its 95% interval in
+brackets. A '{MARK}' after a value marks a 95% interval wider than
+--unreliable (default {DEFAULT_UNRELIABLE:g}) of the declared range: max - min declared
+for a mean, std or percentile, 0 to 1 for a share; counts are never marked.
+"""
+
+
+def unreliable_fraction(text: str) -> float | None:
+    """``--unreliable``'s value: a positive fraction, or ``off`` (no mark).
+
+    Parameters
+    ----------
+    text : str
+        The value as typed.
+
+    Returns
+    -------
+    float or None
+        The fraction; ``None`` for ``off`` (or ``none``).
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        Not a positive finite number nor ``off``: argparse reports it, naming the flag.
+
+    Examples
+    --------
+    >>> unreliable_fraction("0.25"), unreliable_fraction("off")
+    (0.25, None)
+    """
+    if text.strip().lower() in ("off", "none"):
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(
+            f"expected a positive fraction of the declared range, such as 0.25 (a "
+            f"quarter of it), or 'off' to mark nothing; got {text!r}"
+        )
+    return value
+
+
+def parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """The ``pandas-dp`` parser and its ``describe`` subcommand's.
+
+    Returns
+    -------
+    tuple of (argparse.ArgumentParser, argparse.ArgumentParser)
+        The command's parser (``--version``, the subcommands) and ``describe``'s,
+        whose :meth:`~argparse.ArgumentParser.error` :func:`check_flags` uses.
+
+    Examples
+    --------
+    >>> top, describe = parsers()
+    >>> describe.parse_args(["--example", "--epsilon", "1"]).unreliable
+    0.25
+    """
+    parser = argparse.ArgumentParser(
+        prog="pandas-dp",
+        description="Differentially private summaries of tables.",
+    )
+    parser.add_argument("--version", action="version", version=f"pandas-dp {pandas_dp.__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    d = commands.add_parser(
+        "describe",
+        help="a private describe() of a CSV or Parquet file",
+        description=DESCRIBE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    d.add_argument("data", nargs="?", help="a .csv (optionally compressed) or .parquet file")
+    d.add_argument("--schema", help="pandera schema in YAML (the format schema.to_yaml() writes)")
+    d.add_argument(
+        "--example",
+        action="store_true",
+        help="use the bundled synthetic survey and its schema (instead of DATA and --schema)",
+    )
+    d.add_argument("--epsilon", type=float, required=True, help="total epsilon of the report")
+    d.add_argument("--delta", type=float, default=0.0, help="total delta (Gaussian mechanism)")
+    d.add_argument(
+        "--mechanism",
+        choices=("laplace", "gaussian"),
+        default=None,
+        help="noise mechanism (default: gaussian if --delta > 0, else laplace)",
+    )
+    d.add_argument(
+        "--by",
+        nargs="+",
+        default=[],
+        metavar="COL",
+        help="group by these columns, over the keys the schema declares",
+    )
+    d.add_argument(
+        "--columns",
+        nargs="+",
+        default=None,
+        metavar="COL",
+        help="columns to describe, in this order (default: every declared one, in the "
+        "schema's order)",
+    )
+    d.add_argument("--html", metavar="PATH", help="also write a self-contained HTML report")
+    d.add_argument(
+        "--seed", type=int, default=None, help="reproducible, INSECURE noise (an int >= 0)"
+    )
+    d.add_argument(
+        "--sep",
+        default=None,
+        metavar="CHAR",
+        help=(
+            "the delimiter of a CSV file (default: ',', a tab for .tsv); one character, "
+            "or tab, semicolon, comma, pipe, e.g. --sep ';'"
+        ),
+    )
+    d.add_argument(
+        "--budget-store",
+        metavar="PATH",
+        help=(
+            "charge the report to a durable budget kept in this SQLite file (created if "
+            "new), shared by every run and process that opens it"
+        ),
+    )
+    d.add_argument(
+        "--budget-name", metavar="NAME", help="the shared budget's name in --budget-store"
+    )
+    d.add_argument(
+        "--budget-epsilon",
+        type=float,
+        default=None,
+        help="the shared budget's total epsilon (creates it; checked against it later)",
+    )
+    d.add_argument(
+        "--budget-delta",
+        type=float,
+        default=None,
+        help="the shared budget's total delta (default 0)",
+    )
+    d.add_argument(
+        "--budget-label",
+        metavar="TEXT",
+        default=None,
+        help="a label for the shared budget's ledger row, e.g. 'nightly 2026-12-07'",
+    )
+    d.add_argument(
+        "--progress",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="progress on stderr while reading (auto: after 2 seconds)",
+    )
+    d.add_argument(
+        "--intervals",
+        action="store_true",
+        help="print each estimate with its 95%% interval: 44.3 (42.9 – 45.6)",
+    )
+    d.add_argument(
+        "--unreliable",
+        type=unreliable_fraction,
+        default=DEFAULT_UNRELIABLE,
+        metavar="FRACTION",
+        help=(
+            f"mark with '{MARK}' a value whose 95%% interval is wider than FRACTION of "
+            f"its declared range (max - min declared; 0 to 1 for a share); default "
+            f"{DEFAULT_UNRELIABLE:g}, 'off' marks nothing"
+        ),
+    )
+    d.add_argument(
+        "--quantile-method",
+        choices=QUANTILE_METHODS,
+        default=None,
+        help=(
+            f"how the percentiles are released (df.dp.describe's method=): "
+            f"{' or '.join(QUANTILE_METHODS)}; default {DESCRIBE_METHOD}. Not with --by "
+            f"(no percentiles)"
+        ),
+    )
+    return parser, d
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``pandas-dp``.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+    """
+    return parsers()[0]
+
+
+def check_flags(args: argparse.Namespace, describe_parser: argparse.ArgumentParser) -> None:
+    """Reject flags that cannot go together, as argparse rejects a bad value.
+
+    Called right after parsing, before anything is read or charged.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments.
+    describe_parser : argparse.ArgumentParser
+        ``describe``'s parser (:func:`parsers`): its ``error`` prints the usage and
+        the message on stderr and exits with status 2.
+
+    Raises
+    ------
+    SystemExit
+        With status 2, for ``--quantile-method`` together with ``--by`` (a grouped
+        report has no percentiles).
+    """
+    if args.quantile_method is not None and args.by:
+        describe_parser.error(
+            f"--quantile-method {args.quantile_method}: with --by the report releases "
+            f"count, mean, std and shares per key, no percentiles; drop --quantile-method "
+            f"or --by"
+        )
