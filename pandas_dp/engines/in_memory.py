@@ -13,7 +13,7 @@ Examples
 --------
 >>> import pandas as pd
 >>> from types import SimpleNamespace as NS
->>> m = NS(key="x: count", statistic="count", source=("moments", "x"), index=0)
+>>> m = NS(key="x: count", statistic="count", source=Source("moments", "x"), index=0)
 >>> PANDAS.exact_values([m], {"x": pd.Series([1.0, None, 3.0])})
 {'x: count': array([2.])}
 """
@@ -34,7 +34,7 @@ from pandas_dp.engines.codes import category_counts, mask_counts, observed_codes
 from pandas_dp.engines.grid import grid_counts
 from pandas_dp.engines.pandas import Groups, present_counts, row_counts
 from pandas_dp.engines.powers import power_sums
-from pandas_dp.engines.protocol import Kernels, MeasurementLike
+from pandas_dp.engines.protocol import Kernels, MeasurementLike, Source
 from pandas_dp.engines.sums import moments, products
 
 __all__ = ["PANDAS", "PandasEngine", "exact_values"]
@@ -54,19 +54,19 @@ def exact_values(
     partition and adds the partitions' values.
     """
     k: Kernels = PANDAS if kernels is None else kernels
-    by_source: dict[tuple[Any, ...], list[MeasurementLike]] = {}
+    by_source: dict[Source, list[MeasurementLike]] = {}
     for m in measurements:
         by_source.setdefault(m.source, []).append(m)
     groups: Groups | None = data.get("groups")
     out: dict[str, NDArray[Any]] = {}
     for source, group in by_source.items():
-        kind = source[0]
+        kind = source.kind
         if kind == "moments":
-            _moment_values(source[1], group, data, groups, out, k)
+            _moment_values(source.column, group, data, groups, out, k)
         elif kind == "products":
-            _product_values(source[1], group, data, groups, out, k)
+            _product_values(source.column, group, data, groups, out, k)
         elif kind in ("categories", "grid"):  # counts over public buckets or grid nodes
-            made = data[(kind, source[1])]
+            made = data[(kind, source.column)]
             counts = made(groups, kernels=k) if callable(made) else made
             for m in group:
                 out[m.key] = np.asarray(counts, dtype=np.float64).reshape(-1)

@@ -17,7 +17,7 @@ keeps -- written for one pandas frame; an engine decides where they run.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -26,14 +26,58 @@ from numpy.typing import NDArray
 from pandas_dp.engines.codes import CategoryCounts
 from pandas_dp.engines.pandas import Groups
 
-__all__ = ["Engine", "Kernels", "MeasurementLike"]
+__all__ = ["SOURCE_KINDS", "Engine", "Kernels", "MeasurementLike", "Source"]
+
+#: Where a measurement's exact value comes from. An engine reads the first six from
+#: the data; the plan computes the rest from other measurements: ``"derived"`` by a
+#: selection, ``"recentred"`` after the noise of the two it is centred by, and
+#: ``"selection"`` is partition selection's own measurement.
+SOURCE_KINDS = (
+    "moments",
+    "products",
+    "categories",
+    "grid",
+    "masks",
+    "rows",
+    "derived",
+    "recentred",
+    "selection",
+)
+
+
+class Source(NamedTuple):
+    """What an engine reads for a measurement (public, hashable: measurements with
+    one source are read in one pass).
+
+    Attributes
+    ----------
+    kind : str
+        One of :data:`SOURCE_KINDS`.
+    column : hashable or tuple, optional
+        The column (``"moments"``, ``"categories"``, ``"grid"``, ``"derived"``,
+        ``"recentred"``) or the columns (``"products"``); ``None`` for the rows and
+        the masks.
+    detail : tuple
+        ``"recentred"``: ``(count_key, sum_key, lower, upper)``, the measurements it
+        is centred by and the declared bounds; else empty.
+
+    Examples
+    --------
+    >>> Source("moments", "age")
+    Source(kind='moments', column='age', detail=())
+    >>> Source("moments", "age").kind
+    'moments'
+    """
+
+    kind: str
+    column: Any = None
+    detail: tuple[Any, ...] = ()
 
 
 class MeasurementLike(Protocol):
     """What an engine reads of a plan's measurement (:class:`pandas_dp.plan.Measurement`):
-    its key, the sufficient statistic, its source (``("moments", column)``,
-    ``("products", columns)``, ``("categories", column)``, ``("grid", column)``,
-    ``("masks",)``, ``("rows",)``) and, for products, its entry."""
+    its key, the sufficient statistic, its :class:`Source` and, for products, its
+    entry."""
 
     @property
     def key(self) -> str: ...
@@ -42,7 +86,7 @@ class MeasurementLike(Protocol):
     def statistic(self) -> str: ...
 
     @property
-    def source(self) -> tuple[Any, ...]: ...
+    def source(self) -> Source: ...
 
     @property
     def index(self) -> int: ...

@@ -893,7 +893,8 @@ class ReferenceEngine(in_memory.PandasEngine):
     --------
     >>> import pandas as pd
     >>> from types import SimpleNamespace as NS
-    >>> m = NS(key="x: centred_sum", statistic="centred_sum", source=("moments", "x"), index=0)
+    >>> from pandas_dp.engines.protocol import Source
+    >>> m = NS(key="x: centred_sum", statistic="centred_sum", source=Source("moments", "x"))
     >>> decl = NS(lower=0.0, upper=10.0)
     >>> REFERENCE.exact_values([m], {"x": pd.Series([1.0, 9.0, 12.0]), ("decl", "x"): decl})
     {'x: centred_sum': array([Fraction(5, 1)], dtype=object)}

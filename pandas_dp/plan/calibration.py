@@ -188,7 +188,7 @@ class PlanCalibration:
         both = 2 if s.neighbouring == "substitute" else 1
         grouping = self.grouping
         rows = min(c.rows, c.groups * c.rows_per_group) if grouping is not None else c.rows
-        kind = m.source[0] if m.source else None
+        kind = m.source.kind
         if kind == "derived":  # repeated per bucket: not capped by its size
             return float(both * rows)
         if grouping is None:

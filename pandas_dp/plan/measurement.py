@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from pandas_dp.engines.protocol import Source
 from pandas_dp.noise.plans import NoisePlan
 
 __all__ = ["Measurement"]
@@ -32,11 +33,11 @@ class Measurement:
         ``"<column>: <statistic>"`` -- unique within a plan.
     statistic : str
         The row of the sensitivity table (``"count"``, ``"centred_sum"`` ...).
-    source : tuple
-        What the engine reads: ``("moments", column)``, ``("products", columns)``,
-        ``("categories", column)``, ``("masks",)`` or ``("rows",)``; or, computed
-        from other measurements, ``("derived", column)`` (by a selection) and
-        ``("recentred", column, count_key, sum_key, lower, upper)`` (after their noise).
+    source : Source
+        What the engine reads (:class:`~pandas_dp.engines.protocol.Source`): a
+        column's moments, several columns' products, a column's categories or grid,
+        the masks or the rows; or, computed from other measurements, ``"derived"``
+        (by a selection) and ``"recentred"`` (after their noise).
     size : int
         Number of entries (1, or one per category / predicate).
     sensitivity : float
@@ -59,7 +60,7 @@ class Measurement:
 
     key: str
     statistic: str
-    source: tuple[Any, ...]
+    source: Source
     size: int
     sensitivity: float
     lower: float

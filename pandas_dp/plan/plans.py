@@ -46,6 +46,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pandas_dp import engines
+from pandas_dp.engines.protocol import Source
 from pandas_dp.plan.calibration import (
     direct_allowance,
     finite_power,
@@ -122,7 +123,7 @@ class Plan(PlanRun):
                 Measurement(
                     SELECTION,
                     "distinct_units",
-                    ("selection",),
+                    Source("selection"),
                     1,
                     1.0,
                     0.0,
@@ -152,7 +153,7 @@ class Plan(PlanRun):
         self,
         key: str,
         statistic: str,
-        source: tuple[Any, ...],
+        source: Source,
         per_row: float,
         bounds: tuple[float, float],
         lohi: tuple[float, float],
@@ -182,7 +183,7 @@ class Plan(PlanRun):
     def _bound_sums(
         self,
         key: str,
-        source: tuple[Any, ...],
+        source: Source,
         per_row: float,
         bounds: tuple[float, float],
         lohi: tuple[float, float],
@@ -254,17 +255,16 @@ class Plan(PlanRun):
                 sens = sensitivity(stat, rel, a, b, n) + direct_allowance(stat, b - a, n)
                 lohi = output_range(stat, a, b, n)
                 key = f"{_label(decl.column)}: {stat}"
-                keys[stat] = self.add(
-                    Measurement(key, stat, ("moments", decl.column), 1, sens, *lohi, False, weight)
-                )
+                source = Source("moments", decl.column)
+                keys[stat] = self.add(Measurement(key, stat, source, 1, sens, *lohi, False, weight))
                 continue
             if stat not in MOMENTS:
                 raise ValueError(f"no sufficient statistic {stat!r} of a numeric column")
             if stat == "recentred_sum":  # computed after the noise of the two it reads
                 counted = (keys["count"], keys["centred_sum"])
-                source: tuple[Any, ...] = ("recentred", decl.column, *counted, a, b)
+                source = Source("recentred", decl.column, (*counted, a, b))
             else:
-                source = ("moments", decl.column)
+                source = Source("moments", decl.column)
             if stat != "count":  # (its error names the column: not cached)
                 positive_half(0.5 * (b - a), decl)
             if stat == "centred_squares":
@@ -305,7 +305,7 @@ class Plan(PlanRun):
         rel, n = s.neighbouring, s.public_n
         cols = tuple(d.column for d in decls)
         halves = [0.5 * d.width for d in decls]
-        src = ("products", cols)
+        src = Source("products", cols)
         block = ", ".join(_label(c) for c in cols)
         keys = {}
         keys["count"] = self._entry(
@@ -386,7 +386,7 @@ class Plan(PlanRun):
             Measurement(
                 f"{_label(column)}: category_counts",
                 "category_counts",
-                ("categories", column),
+                Source("categories", column),
                 size * self.groups,
                 linf,
                 lo,
@@ -411,7 +411,7 @@ class Plan(PlanRun):
             Measurement(
                 f"{_label(column)}: grid_counts",
                 "grid_counts",
-                ("grid", column),
+                Source("grid", column),
                 nodes * self.groups,
                 linf,
                 -math.inf,
@@ -442,7 +442,7 @@ class Plan(PlanRun):
             Measurement(
                 f"{_label(column)}: grid_selection",
                 "grid_selection",
-                ("grid", column),
+                Source("grid", column),
                 bins * self.groups,
                 linf,
                 -math.inf,
@@ -467,7 +467,7 @@ class Plan(PlanRun):
             Measurement(
                 f"{_label(column)}: {name}",
                 "category_counts",
-                ("derived", column),
+                Source("derived", column),
                 self.groups,
                 linf,
                 -math.inf,
@@ -491,7 +491,7 @@ class Plan(PlanRun):
             Measurement(
                 "queries: count",
                 "count",
-                ("masks",),
+                Source("masks"),
                 k,
                 sensitivity("count", s.neighbouring, k=rows),
                 lo,
@@ -514,7 +514,7 @@ class Plan(PlanRun):
         return self._entry(
             "rows",
             "rows",
-            ("rows",),
+            Source("rows"),
             sensitivity("rows", s.neighbouring),
             (0.0, 1.0),
             output_range("rows", 0.0, 1.0, s.public_n),

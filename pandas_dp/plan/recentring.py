@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from pandas_dp.engines.protocol import Source
+
 __all__ = ["SHRINK", "reach", "recentre", "recentred_values"]
 
 
@@ -63,15 +65,15 @@ def reach(centre: float, lower: float, upper: float) -> float:
 
 
 def recentred_values(
-    source: tuple[Any, ...],
+    source: Source,
     exact: Mapping[str, NDArray[Any]],
     released: Mapping[str, NDArray[Any]],
     variances: tuple[float, float],
 ) -> NDArray[Any]:
     """The exact recentred sums ``(S - (c - m) N) / h(c)``, one per group.
 
-    ``source`` is the measurement's ``("recentred", column, count_key, sum_key,
-    lower, upper)``; ``N`` and ``S`` are the exact count and centred sum, and the
+    ``source`` is the measurement's recentred source (its ``detail``: ``(count_key,
+    sum_key, lower, upper)``); ``N`` and ``S`` are the exact count and centred sum, and the
     centre ``c`` is the one their released values give (:func:`recentre`;
     ``variances``: of the count's and the sum's noise, public).
 
@@ -79,7 +81,7 @@ def recentred_values(
     adds to the sum a value of ``[-1, 1]`` (plus the rounding allowance): the
     measurement's sensitivity, fixed before the data were read.
     """
-    _, _, count_key, sum_key, a, b = source
+    count_key, sum_key, a, b = source.detail
     w_p, w_q = (b - a).as_integer_ratio()  # the engine's midpoint is a + (b - a) / 2
     a_p, a_q = a.as_integer_ratio()
     b_p, b_q = b.as_integer_ratio()

@@ -157,7 +157,7 @@ class PlanRun(PlanCalibration):
         engine = [
             m
             for m in self.measurements.values()
-            if m.key not in out and m.source[0] not in ("derived", "recentred")
+            if m.key not in out and m.source.kind not in ("derived", "recentred")
         ]
         exact = exact_values(engine, data)
         for key, m in self.measurements.items():
@@ -168,7 +168,7 @@ class PlanRun(PlanCalibration):
         for key, m in self.measurements.items():
             if key in out:
                 continue
-            if m.source[0] == "recentred":  # after the two it is centred by
+            if m.source.kind == "recentred":  # after the two it is centred by
                 second.append(m)
             elif m.integer:
                 out[key] = apply_noise_clamped(exact[key], self.noise_for(key), src)
@@ -176,7 +176,7 @@ class PlanRun(PlanCalibration):
                 out[key] = apply_noise_exact(exact[key], self.noise_for(key), src)
         for m in second:  # a second stage: its centre is read off released values
             # (every group's entries are noised alike: one group's plan says it)
-            c_plan, s_plan = (self.measurements[k].calibrated for k in m.source[2:4])
+            c_plan, s_plan = (self.measurements[k].calibrated for k in m.source.detail[:2])
             values = recentred_values(m.source, exact, out, (c_plan.variance, s_plan.variance))
             out[m.key] = apply_noise_exact(values, self.noise_for(m.key), src)
         return out

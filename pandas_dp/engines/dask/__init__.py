@@ -136,7 +136,7 @@ def exact_values(
     ms = list(measurements)
     if not ms:  # e.g. private keys' len: the selection's counts are the release
         return {}
-    if any(m.source[0] in ("masks", "selection") for m in ms):
+    if any(m.source.kind in ("masks", "selection") for m in ms):
         raise NotImplementedError("predicate counts are not available on Dask yet")
     additive, finish = _additive(ms, data)
     # the partitions need what to measure, never how it is noised or selected: a
@@ -179,7 +179,7 @@ def _additive(
         for key, m in direct.items():
             total = exact[f"{key} \x00sum"][0]
             if m.statistic == "mean_direct":
-                decl = data[("decl", m.source[1])]
+                decl = data[("decl", m.source.column)]
                 mid = Fraction(decl.lower) + Fraction(decl.width) / 2
                 value = mid + total / n
             else:
