@@ -104,7 +104,7 @@ SHARED: dict[str, str] = {
     "    and categories are declared. Without ``bounds``/``schema``, the schema pandera\n"
     "    attached with ``schema.validate(df)`` is used.",
     **dict.fromkeys(
-        ("count.schema", "len.schema", "counts.schema"),
+        ("count.schema", "len.schema", "size.schema", "counts.schema"),
         "schema : pandera DataFrameSchema or DataFrameModel, optional\n"
         '    Read for its privacy unit only (``metadata={"pandas_dp": {"privacy_unit":\n'
         '    ..., "max_rows_per_unit": ...}}``); a counting release needs no bounds. On a\n'

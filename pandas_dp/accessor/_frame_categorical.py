@@ -4,21 +4,24 @@ A mixin of :class:`~pandas_dp.accessor.frame.DPFrameAccessor`: counts of declare
 categories (one column, or the contingency table of several), their proportions,
 and a workload of counting queries (boolean masks or ``df.eval`` strings), each
 handed over to :mod:`pandas_dp.stats.histograms` or :mod:`pandas_dp.stats.grouped`.
+The methods themselves are made from the catalogue (:mod:`pandas_dp.accessor._methods`);
+this holds their text and their releases.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
-from pandas_dp.accessor._base import _Base, check_unique, counts_queries
-from pandas_dp.budget.budgets import PrivacyBudget
+from pandas_dp.accessor._arguments import check_unique, counts_queries
+from pandas_dp.accessor._base import _Base
 from pandas_dp.request.grouping import resolve_grouping
 from pandas_dp.request.queries import Query
+from pandas_dp.request.settings import Settings
 from pandas_dp.stats import histograms as hist
 from pandas_dp.stats.grouped import release_contingency
 
@@ -29,31 +32,8 @@ class _FrameCategorical(_Base):
     __slots__ = ()
     _obj: pd.DataFrame
 
-    def value_counts(
-        self,
-        column: Hashable,
-        normalize: bool = False,
-        sort: bool = True,
-        ascending: bool = False,
-        dropna: bool = True,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        categories: Any = None,
-        schema: Any = None,
-        other: Any = None,
-        method: str = hist.DEFAULT_METHOD,
-        via: str = "counts",
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-    ) -> pd.Series:
-        """Noisy counts of declared categories, like ``df[column].value_counts()``.
+    _method_docs: ClassVar[dict[str, str]] = {
+        "value_counts": """Noisy counts of declared categories, like ``df[column].value_counts()``.
 
         With a list of columns, the contingency table over the product of their
         declared domains, like ``df.value_counts(subset)``: a Series indexed by
@@ -68,57 +48,8 @@ class _FrameCategorical(_Base):
         ...                        categories={"sex": ["f", "m"]}, sort=False, random_state=0)
         >>> t.index.tolist()
         [('f', False), ('f', True), ('m', False), ('m', True)]
-        """
-        settings = self._settings(locals())
-        if isinstance(column, list | pd.Index):
-            columns = list(column)
-            check_unique(self._obj, columns)
-            _contingency_options(dropna, other, method, via)
-            if isinstance(categories, str):  # e.g. "dtype": for every column
-                categories = dict.fromkeys(columns, categories)
-            grouping = resolve_grouping(self._obj, columns, keys=categories, schema=schema)
-            return release_contingency(
-                settings, grouping, self._obj, normalize=normalize, sort=sort, ascending=ascending
-            )
-        series = self._select(column)[0][column]
-        return self._histogram(
-            series,
-            normalize=normalize,
-            sort=sort,
-            ascending=ascending,
-            dropna=dropna,
-            categories=categories,
-            schema=schema,
-            other=other,
-            method=method,
-            via=via,
-            settings=settings,
-        )
-
-    def proportions(
-        self,
-        column: Hashable,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        categories: Any = None,
-        schema: Any = None,
-        method: str = hist.DEFAULT_METHOD,
-        via: str = "counts",
-        dropna: bool = True,
-        other: Any = None,
-        sort: bool = False,
-        ascending: bool = False,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-    ) -> pd.Series:
-        """Noisy proportions of one column's declared categories, summing to one.
+        """,
+        "proportions": """Noisy proportions of one column's declared categories, summing to one.
 
         See :meth:`DPSeriesAccessor.proportions`.
 
@@ -130,41 +61,8 @@ class _FrameCategorical(_Base):
         ...                       random_state=0)
         >>> list(p.index), round(float(p.sum()), 12)
         (['N', 'S', 'E', 'W'], 1.0)
-        """
-        settings = self._settings(locals())
-        series = self._select(column)[0][column]
-        return self._histogram(
-            series,
-            normalize=True,
-            sort=sort,
-            ascending=ascending,
-            dropna=dropna,
-            categories=categories,
-            schema=schema,
-            other=other,
-            method=method,
-            via=via,
-            settings=settings,
-            proportions=True,
-        )
-
-    def counts(
-        self,
-        queries: Mapping[Hashable, Any],
-        *,
-        epsilon: float,
-        normalize: bool = False,
-        delta: float = 0.0,
-        schema: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-    ) -> pd.Series:
-        """A workload of counting queries, released together.
+        """,
+        "counts": """A workload of counting queries, released together.
 
         Parameters
         ----------
@@ -196,9 +94,41 @@ class _FrameCategorical(_Base):
         ...                  epsilon=1.0, random_state=0)
         >>> list(c.index)
         ['smokers', 'old smokers']
-        """
-        settings = self._settings(locals())
-        queries = counts_queries(queries)
+        """,
+    }
+
+    def _release_categories(self, statistic: str, arguments: Mapping[str, Any]) -> pd.Series:
+        """``value_counts`` (of one column, or the contingency table of a list) and
+        ``proportions``."""
+        settings = self._settings(arguments)
+        column = arguments["column"]
+        if statistic == "value_counts" and isinstance(column, list | pd.Index):
+            return self._contingency(list(column), arguments, settings)
+        series = self._select(column)[0][column]
+        return self._histogram(series, statistic, arguments, settings)
+
+    def _contingency(
+        self, columns: list[Hashable], arguments: Mapping[str, Any], settings: Settings
+    ) -> pd.Series:
+        check_unique(self._obj, columns)
+        _contingency_options(arguments)
+        categories = arguments["categories"]
+        if isinstance(categories, str):  # e.g. "dtype": for every column
+            categories = dict.fromkeys(columns, categories)
+        grouping = resolve_grouping(self._obj, columns, keys=categories, schema=arguments["schema"])
+        return release_contingency(
+            settings,
+            grouping,
+            self._obj,
+            normalize=arguments["normalize"],
+            sort=arguments["sort"],
+            ascending=arguments["ascending"],
+        )
+
+    def _release_counts(self, statistic: str, arguments: Mapping[str, Any]) -> pd.Series:
+        """A workload of counting queries, released together."""
+        settings = self._settings(arguments)
+        queries = counts_queries(arguments["queries"])
         for name, q in queries.items():  # every check first, on no rows of the data
             if isinstance(q, str):
                 queries[name] = parsed = Query.parse(q, self._obj.columns)
@@ -207,6 +137,7 @@ class _FrameCategorical(_Base):
                 self._mask(name, q, self._obj)
         names = list(queries)
         lazy = partial(self._masks, queries)  # string queries are evaluated after the charge
+        normalize = arguments["normalize"]
         return hist.release_counts(lazy, names, settings, normalize=normalize, frame=self._obj)
 
     def _masks(self, queries: dict[Hashable, Any]) -> list[pd.Series]:
@@ -243,9 +174,10 @@ class _FrameCategorical(_Base):
         return mask
 
 
-def _contingency_options(dropna: bool, other: Any, method: str, via: str) -> None:
+def _contingency_options(arguments: Mapping[str, Any]) -> None:
     """What a contingency table (several columns) does not offer, refused before the
     charge rather than ignored."""
+    dropna, other, method, via = (arguments[k] for k in ("dropna", "other", "method", "via"))
     unsupported = {
         "dropna=False": dropna is False,
         "other=": other is not None,

@@ -1,21 +1,19 @@
 """``df.dp.cov`` and ``df.dp.corr``: the DataFrame accessor's matrix releases.
 
-A mixin of :class:`~pandas_dp.accessor.frame.DPFrameAccessor`: it parses the
-arguments of both matrices in one place and hands over to
-:func:`pandas_dp.stats.covariance.release_cov`.
+A mixin of :class:`~pandas_dp.accessor.frame.DPFrameAccessor`: the text of both
+methods (made from the catalogue, :mod:`pandas_dp.accessor._methods`) and their one
+release, :func:`pandas_dp.stats.covariance.release_cov`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
-import numpy as np
 import pandas as pd
 
-from pandas_dp.accessor._base import Columns, _Base, _check_numeric
-from pandas_dp.budget.budgets import PrivacyBudget
-from pandas_dp.request.declarations import attached_schema, resolve_bounds
+from pandas_dp.accessor._arguments import _check_numeric
+from pandas_dp.accessor._base import _Base
 from pandas_dp.stats import covariance as covmod
 
 
@@ -25,27 +23,8 @@ class _FrameMatrices(_Base):
     __slots__ = ()
     _obj: pd.DataFrame
 
-    def cov(
-        self,
-        columns: Columns = None,
-        ddof: int = 1,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        method: str = "auto",
-        psd: str = "clip",
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-    ) -> pd.DataFrame:
-        """Noisy covariance matrix, like ``df[columns].cov(ddof=1)``.
+    _method_docs: ClassVar[dict[str, str]] = {
+        "cov": """Noisy covariance matrix, like ``df[columns].cov(ddof=1)``.
 
         Positive semi-definite by construction (``psd="clip"``: eigenvalues
         clipped at zero; ``"higham"``: nearest matrix keeping the variances).
@@ -68,47 +47,8 @@ class _FrameMatrices(_Base):
         >>> c = df.dp.cov(epsilon=1.0, bounds=(-1, 1), random_state=0)
         >>> c.shape, bool(np.all(np.linalg.eigvalsh(c.to_numpy()) >= -1e-12))
         ((3, 3), True)
-        """
-        return self._matrix(
-            columns,
-            ddof,
-            epsilon,
-            delta,
-            bounds,
-            schema,
-            method,
-            psd,
-            mechanism,
-            bounding,
-            neighbouring,
-            out_of_bounds,
-            random_state,
-            budget,
-            privacy_unit,
-            max_rows_per_unit,
-            corr=False,
-        )
-
-    def corr(
-        self,
-        columns: Columns = None,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        method: str = "auto",
-        psd: str = "clip",
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-    ) -> pd.DataFrame:
-        """Noisy Pearson correlation matrix: post-processing of :meth:`cov`.
+        """,
+        "corr": """Noisy Pearson correlation matrix: post-processing of :meth:`cov`.
 
         Unit diagonal, entries in ``[-1, 1]``. ``method`` is the covariance
         method (only Pearson correlation is offered).
@@ -121,63 +61,21 @@ class _FrameMatrices(_Base):
         >>> r = df.dp.corr(epsilon=1.0, bounds=(-1, 1), random_state=0)
         >>> np.diag(r).tolist()
         [1.0, 1.0]
-        """
-        return self._matrix(
-            columns,
-            1,
-            epsilon,
-            delta,
-            bounds,
-            schema,
-            method,
-            psd,
-            mechanism,
-            bounding,
-            neighbouring,
-            out_of_bounds,
-            random_state,
-            budget,
-            privacy_unit,
-            max_rows_per_unit,
-            corr=True,
-        )
+        """,
+    }
 
-    def _matrix(
-        self,
-        columns: Columns,
-        ddof: int,
-        epsilon: float,
-        delta: float,
-        bounds: Any,
-        schema: Any,
-        method: str,
-        psd: str,
-        mechanism: str,
-        bounding: str,
-        neighbouring: str,
-        out_of_bounds: str,
-        random_state: int | np.random.Generator | None,
-        budget: PrivacyBudget | None,
-        privacy_unit: Hashable | None,
-        max_rows_per_unit: int | None,
-        *,
-        corr: bool,
-    ) -> pd.DataFrame:
-        settings = self._settings(locals())
+    def _release_matrix(self, statistic: str, arguments: Mapping[str, Any]) -> pd.DataFrame:
+        settings = self._settings(arguments)
+        columns = arguments["columns"]
         selected, _ = self._select([columns] if isinstance(columns, str) else columns)
-        name = "corr" if corr else "cov"
-        _check_numeric(name, selected)
-        attached = attached_schema(self._obj) if bounds is None and schema is None else None
-        decls = resolve_bounds(
-            selected, bounds=bounds, schema=schema, attached=attached, known=self._known()
-        )
+        _check_numeric(statistic, selected)
         return covmod.release_cov(
             selected,
-            decls,
+            self._declare(selected, arguments["bounds"], arguments["schema"]),
             settings,
-            method=covmod.resolve_method(method),
-            ddof=ddof,
-            psd=psd,
-            corr=corr,
+            method=covmod.resolve_method(arguments["method"]),
+            ddof=arguments.get("ddof", 1),
+            psd=arguments["psd"],
+            corr=statistic == "corr",
             frame=self._obj,
         )

@@ -1,24 +1,19 @@
 """``df.dp.quantile`` and ``df.dp.median``: the DataFrame accessor's quantile releases.
 
-A mixin of :class:`~pandas_dp.accessor.frame.DPFrameAccessor`: it parses the
-arguments (columns, ``q``, bounds, the grid) and hands over to
-:func:`pandas_dp.stats.quantiles.releases.release_quantiles`.
+A mixin of :class:`~pandas_dp.accessor.frame.DPFrameAccessor`: the text of both
+methods (made from the catalogue, :mod:`pandas_dp.accessor._methods`) and the one
+check a frame adds to the release the Series shares
+(:meth:`~pandas_dp.accessor._base._Base._release_quantile`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
-import numpy as np
 import pandas as pd
 
-from pandas_dp.accessor._base import Columns, _Base, _check_numeric
-from pandas_dp.budget.budgets import PrivacyBudget
-from pandas_dp.request.declarations import attached_schema, resolve_bounds
-from pandas_dp.result.values import DPFloat
-from pandas_dp.stats import numeric as st
-from pandas_dp.stats.quantiles import releases as qmod
+from pandas_dp.accessor._base import _Base
 
 
 class _FrameQuantiles(_Base):
@@ -27,28 +22,8 @@ class _FrameQuantiles(_Base):
     __slots__ = ()
     _obj: pd.DataFrame
 
-    def quantile(
-        self,
-        columns: Columns = None,
-        q: float | Sequence[float] = 0.5,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        bins: int | None = None,
-        method: str = "exponential",
-        interval: bool = True,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-    ) -> DPFloat | pd.Series | pd.DataFrame:
-        """Noisy quantiles of bounded numeric columns, like ``df[columns].quantile(q)``.
+    _method_docs: ClassVar[dict[str, str]] = {
+        "quantile": """Noisy quantiles of bounded numeric columns, like ``df[columns].quantile(q)``.
 
         The declared bounds are cut into ``bins`` equal-width bins, and each
         quantile is chosen among their edges by an exact permute-and-flip
@@ -85,34 +60,8 @@ class _FrameQuantiles(_Base):
         ...                     random_state=0)
         >>> list(qs.index), bool(qs.is_monotonic_increasing)
         ([0.25, 0.75], True)
-        """
-        settings = self._settings(locals())
-        return self._quantile(
-            columns, q, bounds, schema, (bins, method, interval), settings, "quantile"
-        )
-
-    def median(
-        self,
-        columns: Columns = None,
-        *,
-        epsilon: float,
-        skipna: bool = True,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        bins: int | None = None,
-        method: str = "exponential",
-        interval: bool = True,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-    ) -> DPFloat | pd.Series:
-        """Noisy median of bounded numeric columns, like ``df[columns].median()``.
+        """,
+        "median": """Noisy median of bounded numeric columns, like ``df[columns].median()``.
 
         The 0.5 quantile of :meth:`quantile` (same grid and estimator).
 
@@ -124,50 +73,12 @@ class _FrameQuantiles(_Base):
         >>> lo, hi = m.attrs["dp"].interval(0.05)
         >>> bool(lo <= hi)
         True
-        """
-        settings = self._settings(locals())
-        out = self._quantile(
-            columns, 0.5, bounds, schema, (bins, method, interval), settings, "median"
-        )
-        if isinstance(out, pd.Series):
-            out.name = None  # pandas' df.median() has no name
-        assert not isinstance(out, pd.DataFrame)
-        return out
+        """,
+    }
 
-    def _quantile(
-        self,
-        columns: Columns,
-        q: Any,
-        bounds: Any,
-        schema: Any,
-        grid: tuple[int | None, str, bool],
-        settings: st.Settings,
-        statistic: str,
-    ) -> DPFloat | pd.Series | pd.DataFrame:
-        qmod.check_q(q)
-        _q_for_columns(columns, self._obj.columns)
-        selected, scalar = self._select(columns)
-        _check_numeric(statistic, selected)
-        attached = attached_schema(self._obj) if bounds is None and schema is None else None
-        decls = resolve_bounds(
-            selected,
-            bounds=bounds,
-            schema=self._schema_for(schema),
-            attached=attached,
-            known=self._known(),
-        )
-        return qmod.release_quantiles(
-            selected,
-            decls,
-            q,
-            settings,
-            scalar=scalar,
-            bins=grid[0],
-            method=grid[1],
-            interval=grid[2],
-            frame=self._obj,
-            statistic=statistic,
-        )
+    def _release_quantile(self, statistic: str, arguments: Mapping[str, Any]) -> Any:
+        _q_for_columns(arguments["columns"], self._obj.columns)
+        return super()._release_quantile(statistic, arguments)
 
 
 def _q_for_columns(columns: Any, labels: pd.Index) -> None:

@@ -16,8 +16,9 @@ from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+from pandas.api.types import is_numeric_dtype
 
-from pandas_dp.accessor._base import Columns, check_unique, column_labels
+from pandas_dp.accessor._arguments import Columns, check_unique, select_columns
 from pandas_dp.request.declarations import attached_schema
 from pandas_dp.request.grouping import Grouping, resolve_grouping
 from pandas_dp.request.settings import Contributions, check_skipna
@@ -64,8 +65,8 @@ def contributions(
 class _GroupByBase:
     """What the group-by releases share: the frame, ``by``, the keys and the helpers."""
 
-    if TYPE_CHECKING:  # the catalogue's methods (sum, mean, var ...), installed by
-        # pandas_dp.accessor._moment_methods: callables to a type checker
+    if TYPE_CHECKING:  # the catalogue's methods (sum, mean, quantile ...), installed
+        # by pandas_dp.accessor._methods: callables to a type checker
 
         def __getattr__(self, name: str) -> Callable[..., Any]: ...
 
@@ -147,27 +148,12 @@ class _GroupByBase:
         """The columns named (``None``: every column but the keys, the numeric
         ones only when ``numeric``) and whether one was named as a scalar."""
         frame = self._frame
-        labels: list[Hashable]
-        columns = self._selected(columns)
-        if columns is None:
-            check_unique(frame, list(frame.columns))
-            labels = [
-                c
-                for c in frame.columns
-                if c not in grouping.by and (not numeric or pd.api.types.is_numeric_dtype(frame[c]))
-            ]
-            scalar = False
-        else:
-            labels, scalar = column_labels(columns, frame.columns)
-        if not labels:
-            raise ValueError("no columns to release; name at least one column")
-        absent = [c for c in labels if c not in frame.columns]
-        if absent:
-            raise KeyError(f"column(s) {absent} not in the frame; it has {list(frame.columns)}")
-        if len(set(labels)) != len(labels):
-            raise ValueError(f"columns {labels} name a column twice")
-        check_unique(frame, labels)
-        return {c: frame[c] for c in labels}, scalar
+
+        def default(c: Hashable) -> bool:
+            return c not in grouping.by and (not numeric or is_numeric_dtype(frame[c]))
+
+        none = "no columns to release; name at least one column"
+        return select_columns(frame, self._selected(columns), default, none, none)
 
 
 def _with_key_series(frame: pd.DataFrame, by: Any) -> tuple[pd.DataFrame, Any]:

@@ -1,21 +1,19 @@
 """``df.dp.groupby(...).value_counts`` and ``.proportions``: categories per group.
 
-A mixin of :class:`~pandas_dp.accessor.groupby.DPGroupBy`: it resolves the column's
-declared categories and hands over to :func:`pandas_dp.stats.grouped.release_group_counts`,
-which counts every (key, category) pair.
+A mixin of :class:`~pandas_dp.accessor.groupby.DPGroupBy`: the text of both methods
+(made from the catalogue, :mod:`pandas_dp.accessor._methods`) and their release,
+which resolves the column's declared categories and hands over to
+:func:`pandas_dp.stats.grouped.release_group_counts` (every (key, category) pair).
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-from typing import Any
+from typing import Any, ClassVar
 
-import numpy as np
 import pandas as pd
 
+from pandas_dp.accessor._arguments import declared_categories
 from pandas_dp.accessor._groupby_base import _GroupByBase
-from pandas_dp.budget.budgets import PrivacyBudget
-from pandas_dp.request.declarations import attached_schema, resolve_categories
 from pandas_dp.stats import grouped
 
 
@@ -25,60 +23,15 @@ class _GroupByCategorical(_GroupByBase):
     Inherited by :class:`~pandas_dp.accessor.groupby.DPGroupBy`.
     """
 
-    def value_counts(
-        self,
-        column: Hashable = None,
-        normalize: bool = False,
-        dropna: bool = True,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        categories: Any = None,
-        schema: Any = None,
-        other: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-        max_groups_per_unit: int | None = None,
-        max_rows_per_group: int | None = None,
-    ) -> pd.Series:
-        """Noisy counts of a column's declared categories per group.
+    _method_docs: ClassVar[dict[str, str]] = {
+        "value_counts": """Noisy counts of a column's declared categories per group.
 
         Like ``df.groupby(by)[column].value_counts()``: a Series indexed by
         (key, category), every declared key and category present. With
         ``normalize=True``, shares within each group (summing to one per group).
-        """
-        kw = dict(locals())
-        del kw["self"]
-        return self._histogram(kw, normalize=normalize)
-
-    def proportions(
-        self,
-        column: Hashable = None,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        categories: Any = None,
-        schema: Any = None,
-        dropna: bool = True,
-        other: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-        max_groups_per_unit: int | None = None,
-        max_rows_per_group: int | None = None,
-    ) -> pd.Series:
-        """Conditional distribution of a column within each group, summing to one per group.
+        """,
+        "proportions": """\
+        Conditional distribution of a column within each group, summing to one per group.
 
         Examples
         --------
@@ -88,12 +41,12 @@ class _GroupByCategorical(_GroupByBase):
         ...     "smoker", epsilon=1.0, random_state=0)
         >>> p.groupby(level="sex").sum().round(12).tolist()
         [1.0, 1.0]
-        """
-        kw = dict(locals())
-        del kw["self"]
-        return self._histogram(kw, normalize=True)
+        """,
+    }
 
-    def _histogram(self, kw: dict[str, Any], *, normalize: bool) -> pd.Series:
+    def _release_categories(self, statistic: str, kw: dict[str, Any]) -> pd.Series:
+        """``value_counts`` (``normalize=True``: shares) or ``proportions`` per group."""
+        normalize = statistic == "proportions" or kw["normalize"]
         schema = kw.get("schema")
         grouping = self._grouping(schema)
         column = self._selected(kw["column"])
@@ -109,15 +62,8 @@ class _GroupByCategorical(_GroupByBase):
         if column in grouping.by:
             raise ValueError(f"{column!r} is a group-by column; count another column")
         series = self._frame[column]
-        categories = kw.get("categories")
-        attached = attached_schema(self._frame) if categories is None and schema is None else None
-        decl = resolve_categories(
-            {column: series},
-            categories=categories,
-            schema=schema,
-            attached=attached,
-            known=list(self._frame.columns),
-        )[column]
+        known = list(self._frame.columns)
+        decl = declared_categories(self._frame, series, kw["categories"], schema, known)
         settings = self._settings(kw, schema)
         return grouped.release_group_counts(
             series,

@@ -1,22 +1,19 @@
 """``df.dp.groupby(...).quantile`` and ``.median``: quantiles per group.
 
-A mixin of :class:`~pandas_dp.accessor.groupby.DPGroupBy`: it parses the arguments
-(columns, ``q``, bounds, the grid) and hands over to
+A mixin of :class:`~pandas_dp.accessor.groupby.DPGroupBy`: the text of both methods
+(made from the catalogue, :mod:`pandas_dp.accessor._methods`) and their release,
+which parses the arguments (columns, ``q``, bounds, the grid) and hands over to
 :func:`pandas_dp.stats.quantiles.releases.release_quantiles` with the grouping.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
-import numpy as np
 import pandas as pd
 
-from pandas_dp.accessor._base import Columns, _check_numeric
+from pandas_dp.accessor._arguments import _check_numeric, declared_bounds
 from pandas_dp.accessor._groupby_base import _GroupByBase
-from pandas_dp.budget.budgets import PrivacyBudget
-from pandas_dp.request.declarations import attached_schema, resolve_bounds
 from pandas_dp.stats.quantiles import releases as qmod
 
 
@@ -26,30 +23,8 @@ class _GroupByQuantiles(_GroupByBase):
     Inherited by :class:`~pandas_dp.accessor.groupby.DPGroupBy`.
     """
 
-    def quantile(
-        self,
-        columns: Columns = None,
-        q: float | Sequence[float] = 0.5,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        bins: int | None = None,
-        method: str = "exponential",
-        interval: bool = True,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-        max_groups_per_unit: int | None = None,
-        max_rows_per_group: int | None = None,
-    ) -> pd.Series | pd.DataFrame:
-        """Noisy quantiles per group, like ``df.groupby(by)[columns].quantile(q)``.
+    _method_docs: ClassVar[dict[str, str]] = {
+        "quantile": """Noisy quantiles per group, like ``df.groupby(by)[columns].quantile(q)``.
 
         Per group and column, each quantile is chosen among the edges of
         ``bins`` equal-width bins of the declared bounds by exact
@@ -82,37 +57,8 @@ class _GroupByQuantiles(_GroupByBase):
         >>> qs = g.quantile("age", [0.25, 0.75], epsilon=1.0, bounds=(0, 100), random_state=0)
         >>> list(qs.index)
         [('f', 0.25), ('f', 0.75), ('m', 0.25), ('m', 0.75)]
-        """
-        kw = dict(locals())
-        del kw["self"], kw["columns"], kw["q"]
-        if _is_q(columns, self._selection):  # g["age"].quantile(0.5): pandas' q first
-            return self._quantile(None, columns, kw, "quantile")
-        return self._quantile(columns, q, kw, "quantile")
-
-    def median(
-        self,
-        columns: Columns = None,
-        *,
-        epsilon: float,
-        skipna: bool = True,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        bins: int | None = None,
-        method: str = "exponential",
-        interval: bool = True,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-        max_groups_per_unit: int | None = None,
-        max_rows_per_group: int | None = None,
-    ) -> pd.Series | pd.DataFrame:
-        """Noisy median per group, like ``df.groupby(by)[columns].median()``.
+        """,
+        "median": """Noisy median per group, like ``df.groupby(by)[columns].median()``.
 
         Examples
         --------
@@ -122,28 +68,24 @@ class _GroupByQuantiles(_GroupByBase):
         ...     "age", epsilon=1.0, bounds=(0, 100), random_state=0)
         >>> bool(((m >= 0) & (m <= 100)).all())
         True
-        """
-        kw = dict(locals())
-        del kw["self"], kw["columns"]
-        return self._quantile(columns, 0.5, kw, "median")
+        """,
+    }
 
-    def _quantile(
-        self, columns: Columns, q: Any, kw: dict[str, Any], statistic: str
-    ) -> pd.Series | pd.DataFrame:
+    def _release_quantile(self, statistic: str, kw: dict[str, Any]) -> pd.Series | pd.DataFrame:
+        """``quantile`` and ``median`` (the 0.5 quantile) per group."""
+        columns, q = kw["columns"], kw.get("q", 0.5)
+        if statistic == "quantile" and _is_q(columns, self._selection):
+            # g["age"].quantile(0.5): pandas' q first
+            columns, q = None, columns
         qmod.check_q(q)
         schema = kw.get("schema")
         grouping = self._grouping(schema)
         cols, scalar = self._columns(columns, grouping)
         _check_numeric(statistic, cols)
         settings = self._settings(kw, schema)
-        bounds = kw.get("bounds")
-        attached = attached_schema(self._frame) if bounds is None and schema is None else None
-        decls = resolve_bounds(
-            cols, bounds=bounds, schema=schema, attached=attached, known=list(self._frame.columns)
-        )
         out = qmod.release_quantiles(
             cols,
-            decls,
+            declared_bounds(self._frame, cols, kw["bounds"], schema, list(self._frame.columns)),
             q,
             settings,
             scalar=scalar,

@@ -41,27 +41,28 @@ True
 >>> g = ddf.dp.groupby("sex", keys=["f", "m"]).mean("age", epsilon=1.0, bounds=(0, 100))
 >>> list(g.index)
 ['f', 'm']
+>>> ddf["age"].dp.len(epsilon=1.0, random_state=0) >= 0
+True
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 
-from pandas_dp.accessor._base import _is_numeric
+from pandas_dp.accessor._arguments import _is_numeric
 from pandas_dp.accessor.frame import DPFrameAccessor
 from pandas_dp.accessor.groupby import DPGroupBy
 from pandas_dp.accessor.series import DPSeriesAccessor
-from pandas_dp.budget.budgets import PrivacyBudget
 from pandas_dp.engines.dask.partitions import compute_error
 from pandas_dp.errors import ComputeError
 from pandas_dp.result.values import DPInt
 from pandas_dp.stats import numeric as st
-from pandas_dp.stats.catalogue import MOMENTS
+from pandas_dp.stats.catalogue import METHODS, MOMENTS
 
 __all__ = ["DaskFrameAccessor", "DaskGroupBy", "DaskSeriesAccessor", "register"]
 
@@ -92,7 +93,10 @@ def _refuse(method: str, kwargs: dict[str, Any]) -> None:
 #: Statistics whose columns (the first argument) must be numeric: the catalogue's
 #: moments (a count takes any column), the quantiles and the matrices.
 _NUMERIC = frozenset(
-    {*(s.name for s in MOMENTS.values() if not s.integer), "median", "quantile", "cov", "corr"}
+    {
+        *(s.name for s in MOMENTS.values() if not s.integer),
+        *(m.name for m in METHODS.values() if m.numeric),
+    }
 )
 
 
@@ -218,6 +222,11 @@ def _public_length(obj: Any, neighbouring: str) -> int | None:
     raise compute_error(columns, charged=False)
 
 
+def _length_if_public(self: Any, neighbouring: str) -> int | None:
+    """``_rows`` of the Dask frame and Series accessors: their length, if public."""
+    return _public_length(self._obj, neighbouring)
+
+
 @_checked
 class DaskGroupBy(DPGroupBy):
     """``ddf.dp.groupby(by, keys=...)``: the group-by of :class:`DPGroupBy` on Dask.
@@ -240,9 +249,7 @@ class DaskFrameAccessor(DPFrameAccessor):
 
     __slots__ = ()
     _CALL = "ddf.dp"
-
-    def _rows(self, neighbouring: str) -> int | None:
-        return _public_length(self._obj, neighbouring)
+    _rows = _length_if_public
 
     def _frame(self) -> Any:
         return self._obj
@@ -270,33 +277,11 @@ class DaskSeriesAccessor(DPSeriesAccessor):
 
     __slots__ = ()
     _CALL = "dseries.dp"
+    _rows = _length_if_public
 
-    def _rows(self, neighbouring: str) -> int | None:
-        return _public_length(self._obj, neighbouring)
-
-    def len(
-        self,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        schema: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-    ) -> DPInt:
-        """Noisy number of rows, like ``len(s)``: see :meth:`pandas_dp.DPSeriesAccessor.len`.
-
-        Examples
-        --------
-        >>> import pandas as pd, dask.dataframe as dd, pandas_dp
-        >>> s = dd.from_pandas(pd.Series(range(1000)), npartitions=3)
-        >>> s.dp.len(epsilon=1.0, random_state=0) >= 0
-        True
-        """
-        settings = self._settings(locals())
-        return st.release_len(settings, self._obj.to_frame())
+    def _release_len(self, statistic: str, arguments: Mapping[str, Any]) -> DPInt:
+        """``len(s)``, counted on the Series as a one-column frame."""
+        return st.release_len(self._settings(arguments), self._obj.to_frame())
 
 
 def register() -> None:

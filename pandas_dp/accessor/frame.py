@@ -1,47 +1,47 @@
 """``df.dp``: the DataFrame accessor (see :mod:`pandas_dp.accessor` for the shared keywords).
 
-:class:`DPFrameAccessor` holds the column selection, the counts, the moments, ``agg``,
-``describe`` and ``groupby``; it inherits the other families of releases from mixins
-next to it: quantiles (:mod:`~pandas_dp.accessor._frame_quantiles`), covariance and
-correlation matrices (:mod:`~pandas_dp.accessor._frame_matrix`) and categorical
-counts (:mod:`~pandas_dp.accessor._frame_categorical`).
+:class:`DPFrameAccessor` holds the column selection, the counts, ``agg``, ``describe``
+and ``groupby``; it inherits the other families of releases from mixins next to it:
+quantiles (:mod:`~pandas_dp.accessor._frame_quantiles`), covariance and correlation
+matrices (:mod:`~pandas_dp.accessor._frame_matrix`) and categorical counts
+(:mod:`~pandas_dp.accessor._frame_categorical`). Every release method is made from
+its catalogue entry (:mod:`~pandas_dp.accessor._methods`): the class holds each
+one's text (``_method_docs``) and its release (``_release_<family>``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
-from pandas_dp.accessor._base import (
+from pandas_dp.accessor._arguments import (
     Columns,
     _is_numeric,
     agg_requests,
     check_unique,
-    column_labels,
-    describe_columns,
     moment_declarations,
+    release_described,
+    select_columns,
 )
 from pandas_dp.accessor._docs import stamp_docs
 from pandas_dp.accessor._frame_categorical import _FrameCategorical
 from pandas_dp.accessor._frame_matrix import _FrameMatrices
 from pandas_dp.accessor._frame_quantiles import _FrameQuantiles
 from pandas_dp.accessor._groupby_base import contributions
-from pandas_dp.accessor._moment_methods import moment_methods
+from pandas_dp.accessor._methods import catalogue_methods
 from pandas_dp.accessor.groupby import DPGroupBy
-from pandas_dp.budget.budgets import PrivacyBudget
-from pandas_dp.request.declarations import attached_schema
 from pandas_dp.request.settings import Contributions
-from pandas_dp.result.values import DPInt, attach
+from pandas_dp.result.values import attach
 from pandas_dp.stats import numeric as st
-from pandas_dp.stats.describe import DESCRIBE_METHOD, check_percentiles, release_describe
+from pandas_dp.stats.describe import check_percentiles
 from pandas_dp.stats.quantiles import agg as quantile_agg
 
 
 @stamp_docs
-@moment_methods("frame")
+@catalogue_methods("frame")
 class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
     """Differentially private aggregations of a DataFrame: ``df.dp``.
 
@@ -63,53 +63,8 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
     __slots__ = ()
     _obj: pd.DataFrame
 
-    def _known(self) -> list[Hashable]:
-        return list(self._obj.columns)
-
-    def _contributions(
-        self, privacy_unit: Hashable | None, max_rows_per_unit: int | None, schema: Any
-    ) -> Contributions:
-        """The privacy unit and its bound, from the arguments or the schema (public)."""
-        return contributions(self._obj, privacy_unit, max_rows_per_unit, schema=schema)
-
-    def _select(self, columns: Columns) -> tuple[dict[Hashable, pd.Series], bool]:
-        frame = self._obj
-        labels: list[Hashable]
-        if columns is None:
-            check_unique(frame, list(frame.columns))
-            labels = [c for c in frame.columns if _is_numeric(frame[c])]
-            if not labels:
-                raise ValueError("the frame has no numeric columns; name the columns to release")
-            scalar = False
-        else:
-            labels, scalar = column_labels(columns, frame.columns)
-            if not labels:
-                raise ValueError("columns is empty; name at least one column")
-        absent = [c for c in labels if c not in frame.columns]
-        if absent:
-            raise KeyError(f"column(s) {absent} not in the frame; it has {list(frame.columns)}")
-        if len(set(labels)) != len(labels):
-            raise ValueError(f"columns {labels} name a column twice")
-        check_unique(frame, labels)
-        return {c: frame[c] for c in labels}, scalar
-
-    # -------------------------------------------------------------- counts
-    def count(
-        self,
-        *,
-        epsilon: float,
-        numeric_only: bool = False,
-        delta: float = 0.0,
-        schema: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-    ) -> pd.Series:
-        """Noisy number of non-missing values per column, like ``df.count()``.
+    _method_docs: ClassVar[dict[str, str]] = {
+        "count": """Noisy number of non-missing values per column, like ``df.count()``.
 
         The counts are one release: one record can change every column's count,
         so the budget is shared by the columns. Counts stay integers (discrete
@@ -122,33 +77,8 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         >>> c = df.dp.count(epsilon=1.0, random_state=0)
         >>> list(c.index), str(c.dtype)
         (['a', 'b'], 'int64')
-        """
-        settings = self._settings(locals())
-        frame = self._obj
-        labels = [c for c in frame.columns if not numeric_only or _is_numeric(frame[c])]
-        if not labels:
-            raise ValueError("the frame has no columns to count")
-        check_unique(frame, labels)
-        selected: dict[Hashable, pd.Series] = {c: frame[c] for c in labels}
-        result = st.release_count(selected, settings, scalar=False, frame=self._obj)
-        assert isinstance(result, pd.Series)
-        return result
-
-    def len(
-        self,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        schema: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-    ) -> DPInt:
-        """Noisy number of rows, like ``len(df)``.
+        """,
+        "len": """Noisy number of rows, like ``len(df)``.
 
         Use it when the frame's length is private -- for instance after filtering
         rows by a condition on the data.
@@ -160,31 +90,8 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         >>> n = df.dp.len(epsilon=1.0, random_state=0)
         >>> isinstance(n, int), n >= 0
         (True, True)
-        """
-        settings = self._settings(locals())
-        return st.release_len(settings, self._obj)
-
-    # -------------------------------------------------------------- moments
-    # -------------------------------------------------------------- several statistics
-    def agg(
-        self,
-        func: Any,
-        *,
-        epsilon: float,
-        ddof: int = 1,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-    ) -> pd.Series | pd.DataFrame:
-        """Several statistics of several columns in one release, like ``df.agg(func)``.
+        """,
+        "agg": """Several statistics of several columns in one release, like ``df.agg(func)``.
 
         One plan, one charge: the statistics of one column share one measured
         count and centred sum (under add/remove with Laplace noise, the column's
@@ -221,61 +128,8 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         ...               bounds=(0, 100), random_state=0)
         >>> list(t.index), list(t.columns)
         (['count', 'mean', 'std'], ['age'])
-        """
-        settings = self._settings(locals())
-        if isinstance(func, str) or (isinstance(func, Sequence) and not isinstance(func, Mapping)):
-            # every numeric column, like pandas; a count alone counts every column
-            counts_only = set([func] if isinstance(func, str) else func) == {"count"}
-            labels = list(self._obj.columns) if counts_only else list(self._select(None)[0])
-            func = dict.fromkeys(labels, func)
-        requests = agg_requests(func)
-        selected, _ = self._select(list(requests))
-        decls = moment_declarations(
-            selected,
-            requests,
-            bounds=bounds,
-            schema=schema,
-            attached=attached_schema(self._obj) if bounds is None and schema is None else None,
-            known=self._known(),
-        )
-        extra = quantile_agg.agg_quantiles(requests, selected, decls, None)
-        table = st.release_agg(
-            requests, selected, decls, settings, ddof=ddof, frame=self._obj, extra=extra
-        )
-        row: dict[Any, Any] = {pair: table[pair].iloc[0] for pair in table.columns}
-        if all(isinstance(v, str) for v in func.values()):
-            out: pd.Series | pd.DataFrame = pd.Series(
-                [row[(c, requests[c][0])] for c in requests], index=list(requests)
-            )
-        else:
-            stats = list(dict.fromkeys(s for sts in requests.values() for s in sts))
-            out = pd.DataFrame(
-                {c: [row.get((c, s), np.nan) for s in stats] for c in requests}, index=stats
-            )
-        return attach(out, table.attrs["dp"])
-
-    def describe(
-        self,
-        columns: Columns = None,
-        percentiles: Any = None,
-        *,
-        epsilon: float,
-        bins: int | None = None,
-        method: str = DESCRIBE_METHOD,
-        delta: float = 0.0,
-        bounds: Any = None,
-        categories: Any = None,
-        schema: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-    ) -> pd.DataFrame:
-        """A private ``df.describe()``: count, mean, std and percentiles of numeric
+        """,
+        "describe": """A private ``df.describe()``: count, mean, std and percentiles of numeric
         columns, proportions of categorical ones, in one release.
 
         Where pandas prints ``min`` and ``max``, the declared bounds are shown
@@ -292,42 +146,90 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         ...                                schema=survey_schema(), random_state=0)
         >>> list(d.index)[:8]
         ['count', 'mean', 'std', 'min (declared)', '25%', '50%', '75%', 'max (declared)']
-        """
-        wanted_percentiles = check_percentiles(percentiles)
-        settings = self._settings(locals())
+        """,
+    }
+
+    def _known(self) -> list[Hashable]:
+        return list(self._obj.columns)
+
+    def _contributions(
+        self, privacy_unit: Hashable | None, max_rows_per_unit: int | None, schema: Any
+    ) -> Contributions:
+        """The privacy unit and its bound, from the arguments or the schema (public)."""
+        return contributions(self._obj, privacy_unit, max_rows_per_unit, schema=schema)
+
+    def _select(self, columns: Columns) -> tuple[dict[Hashable, pd.Series], bool]:
         frame = self._obj
-        attached = (
-            attached_schema(frame)
-            if bounds is None and schema is None and categories is None
-            else None
+        none = "the frame has no numeric columns; name the columns to release"
+        return select_columns(frame, columns, lambda c: _is_numeric(frame[c]), none)
+
+    # -------------------------------------------------------------- releases
+    def _release_count(self, statistic: str, arguments: Mapping[str, Any]) -> pd.Series:
+        settings = self._settings(arguments)
+        frame = self._obj
+        numeric_only = arguments["numeric_only"]
+        labels = [c for c in frame.columns if not numeric_only or _is_numeric(frame[c])]
+        if not labels:
+            raise ValueError("the frame has no columns to count")
+        check_unique(frame, labels)
+        selected: dict[Hashable, pd.Series] = {c: frame[c] for c in labels}
+        result = st.release_count(selected, settings, scalar=False, frame=self._obj)
+        assert isinstance(result, pd.Series)
+        return result
+
+    def _release_agg(self, statistic: str, arguments: Mapping[str, Any]) -> Any:
+        settings = self._settings(arguments)
+        func, bounds, schema = (arguments[k] for k in ("func", "bounds", "schema"))
+        if isinstance(func, str) or (isinstance(func, Sequence) and not isinstance(func, Mapping)):
+            # every numeric column, like pandas; a count alone counts every column
+            counts_only = set([func] if isinstance(func, str) else func) == {"count"}
+            labels = list(self._obj.columns) if counts_only else list(self._select(None)[0])
+            func = dict.fromkeys(labels, func)
+        requests = agg_requests(func)
+        selected, _ = self._select(list(requests))
+        decls = moment_declarations(
+            self._obj, selected, requests, bounds=bounds, schema=schema, known=self._known()
         )
-        schema = self._schema_for(schema)
+        extra = quantile_agg.agg_quantiles(requests, selected, decls, None)
+        table = st.release_agg(
+            requests,
+            selected,
+            decls,
+            settings,
+            ddof=arguments["ddof"],
+            frame=self._obj,
+            extra=extra,
+        )
+        row: dict[Any, Any] = {pair: table[pair].iloc[0] for pair in table.columns}
+        if all(isinstance(v, str) for v in func.values()):
+            out: pd.Series | pd.DataFrame = pd.Series(
+                [row[(c, requests[c][0])] for c in requests], index=list(requests)
+            )
+        else:
+            stats = list(dict.fromkeys(s for sts in requests.values() for s in sts))
+            out = pd.DataFrame(
+                {c: [row.get((c, s), np.nan) for s in stats] for c in requests}, index=stats
+            )
+        return attach(out, table.attrs["dp"])
+
+    def _release_describe(self, statistic: str, arguments: Mapping[str, Any]) -> pd.DataFrame:
+        percentiles = check_percentiles(arguments["percentiles"])
+        settings = self._settings(arguments)
+        frame, columns = self._obj, arguments["columns"]
         if columns is None:
             wanted: list[Hashable] = list(frame.columns)
             check_unique(frame, wanted)
         else:
             wanted = list(self._select([columns] if isinstance(columns, str) else columns)[0])
-        numeric, num_decls, categorical, cat_decls, undeclared = describe_columns(
+        return release_described(
             frame,
             wanted,
-            strict=columns is not None,
-            bounds=bounds,
-            categories=categories,
-            schema=schema,
-            attached=attached,
-            known=self._known(),
-        )
-        return release_describe(
-            numeric,
-            num_decls,
-            categorical,
-            cat_decls,
+            arguments,
             settings,
-            undeclared=undeclared,
-            frame=self._obj,
-            percentiles=wanted_percentiles,
-            bins=bins,
-            method=method,
+            percentiles=percentiles,
+            strict=columns is not None,
+            schema=self._schema_for(arguments["schema"]),
+            known=self._known(),
         )
 
     # -------------------------------------------------------------- group-by

@@ -3,11 +3,13 @@
 Every method releases one value per *declared* key (sorted, a key absent from the
 data included) or, with ``keys="private"``, per key kept by partition selection;
 the shapes are pandas' own: a Series indexed by key for one column, a DataFrame
-for several columns or for :meth:`DPGroupBy.agg`, a (key, category) MultiIndex for
-:meth:`DPGroupBy.value_counts`.
+for several columns or for ``agg``, a (key, category) MultiIndex for
+``value_counts``.
 
-:class:`DPGroupBy` holds the sizes, the counts and moments, ``agg`` and ``describe``;
-it inherits the quantiles (:mod:`~pandas_dp.accessor._groupby_quantiles`) and the
+Every release method is made from its catalogue entry
+(:mod:`~pandas_dp.accessor._methods`). :class:`DPGroupBy` holds the text and the
+releases of the sizes, the counts and moments, ``agg`` and ``describe``; it
+inherits the quantiles (:mod:`~pandas_dp.accessor._groupby_quantiles`) and the
 categorical counts (:mod:`~pandas_dp.accessor._groupby_categorical`) from mixins
 next to it, which share the grouping, settings and column selection of
 :mod:`~pandas_dp.accessor._groupby_base`.
@@ -16,36 +18,32 @@ next to it, which share the grouping, settings and column selection of
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
-import numpy as np
 import pandas as pd
 
-from pandas_dp.accessor._base import (
-    Columns,
+from pandas_dp.accessor._arguments import (
     agg_requests,
     check_min_count,
-    describe_columns,
     moment_declarations,
     numeric_labels,
+    release_described,
 )
 from pandas_dp.accessor._docs import stamp_docs
 from pandas_dp.accessor._groupby_categorical import _GroupByCategorical
 from pandas_dp.accessor._groupby_quantiles import _GroupByQuantiles
-from pandas_dp.accessor._moment_methods import moment_methods
-from pandas_dp.budget.budgets import PrivacyBudget
-from pandas_dp.request.declarations import attached_schema
+from pandas_dp.accessor._methods import catalogue_methods
 from pandas_dp.result.values import attach
 from pandas_dp.stats import grouped
 from pandas_dp.stats import numeric as st
-from pandas_dp.stats.describe import DESCRIBE_METHOD, check_percentiles, release_describe
+from pandas_dp.stats.describe import check_percentiles
 from pandas_dp.stats.quantiles import agg as quantile_agg
 
 __all__ = ["DPGroupBy"]
 
 
 @stamp_docs
-@moment_methods("groupby")
+@catalogue_methods("groupby")
 class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
     """Grouped DP releases of a DataFrame: ``df.dp.groupby(by, keys=...)``.
 
@@ -78,79 +76,8 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
 
     _bindable = True
     _doc_scope = "groupby"
-
-    def __repr__(self) -> str:
-        kind = "private" if isinstance(self._keys, str) and self._keys == "private" else "declared"
-        return f"<DPGroupBy by={self._by!r} keys={kind}>"
-
-    def _release_moment(self, statistic: str, arguments: Mapping[str, Any]) -> Any:
-        """The release of a catalogue moment method, per group."""
-        check_min_count(arguments.get("min_count", 0))
-        kw = {k: v for k, v in arguments.items() if k not in ("self", "columns")}
-        cols, scalar = self._columns(arguments["columns"], self._grouping(kw["schema"]))
-        if kw.get("numeric_only"):  # (dtypes are public)
-            cols = numeric_labels(list(cols), self._frame)
-        return self._moments({c: (statistic,) for c in cols}, kw, scalar)
-
-    def _moments(
-        self, requests: dict[Hashable, tuple[str, ...]], kw: dict[str, Any], scalar: bool
-    ) -> Any:
-        schema = kw.get("schema")
-        grouping = self._grouping(schema)
-        settings = self._settings(kw, schema)
-        cols = {c: self._frame[c] for c in requests}
-        wanted = {s for sts in requests.values() for s in sts}
-        bounds = kw.get("bounds")
-        decls = moment_declarations(
-            cols,
-            requests,
-            bounds=bounds,
-            schema=schema,
-            attached=attached_schema(self._frame) if bounds is None and schema is None else None,
-            known=list(self._frame.columns),
-        )
-        extra = quantile_agg.agg_quantiles(requests, cols, decls, grouping)
-        if extra is None and len(wanted) == 1 and all(len(v) == 1 for v in requests.values()):
-            statistic = next(iter(wanted))
-            return st.release_moments(
-                statistic,
-                cols,
-                decls,
-                settings,
-                scalar=scalar,
-                ddof=kw.get("ddof", 1),
-                grouping=grouping,
-                frame=self._frame,
-            )
-        return st.release_agg(
-            requests,
-            cols,
-            decls,
-            settings,
-            ddof=kw.get("ddof", 1),
-            grouping=grouping,
-            frame=self._frame,
-            extra=extra,
-        )
-
-    # -------------------------------------------------------------- releases
-    def len(
-        self,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        schema: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-        max_groups_per_unit: int | None = None,
-        max_rows_per_group: int | None = None,
-    ) -> pd.Series:
-        """Noisy number of rows per group, like ``df.groupby(by).size()``.
+    _method_docs: ClassVar[dict[str, str]] = {
+        "len": """Noisy number of rows per group, like ``df.groupby(by).size()``.
 
         With private keys and one row per unit it is the count partition
         selection measured (no extra budget).
@@ -162,32 +89,9 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
         >>> n = df.dp.groupby("smoker").len(epsilon=1.0, random_state=0)
         >>> list(n.index), str(n.dtype)
         ([False, True], 'int64')
-        """
-        kw = dict(locals())
-        del kw["self"]
-        grouping = self._grouping(schema)
-        return grouped.release_group_sizes(self._settings(kw, schema), grouping, self._frame)
-
-    size = len
-
-    def count(
-        self,
-        columns: Columns = None,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        schema: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-        max_groups_per_unit: int | None = None,
-        max_rows_per_group: int | None = None,
-    ) -> pd.Series | pd.DataFrame:
-        """Noisy number of non-missing values per group, like ``groupby(by)[columns].count()``.
+        """,
+        "count": """\
+        Noisy number of non-missing values per group, like ``groupby(by)[columns].count()``.
 
         Parameters
         ----------
@@ -203,34 +107,8 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
         >>> c = df.dp.groupby("sex", keys=["f", "m"]).count(epsilon=1.0, random_state=0)
         >>> list(c.columns), [str(t) for t in c.dtypes]
         (['age', 'town'], ['int64', 'int64'])
-        """
-        kw = dict(locals())
-        del kw["self"], kw["columns"]
-        cols, scalar = self._columns(columns, self._grouping(schema), numeric=False)
-        out: pd.Series | pd.DataFrame = self._moments({c: ("count",) for c in cols}, kw, scalar)
-        return out
-
-    def agg(
-        self,
-        func: Mapping[Hashable, str | Sequence[str]],
-        *,
-        epsilon: float,
-        ddof: int = 1,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-        max_groups_per_unit: int | None = None,
-        max_rows_per_group: int | None = None,
-    ) -> pd.DataFrame | pd.Series:
-        """Several statistics per group in one release, like ``df.groupby(by).agg(func)``.
+        """,
+        "agg": """Several statistics per group in one release, like ``df.groupby(by).agg(func)``.
 
         Statistics of one column share their measurements: ``{"age": ["mean",
         "std"]}`` measures one pair of bound sums (count and centred sum) and one
@@ -260,9 +138,89 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
         ...     {"age": ["mean", "std"]}, epsilon=1.0, bounds=(0, 100), random_state=0)
         >>> list(t.columns)
         [('age', 'mean'), ('age', 'std')]
-        """
-        kw = dict(locals())
-        del kw["self"], kw["func"]
+        """,
+        "describe": """A private ``df.groupby(by).describe()``: one plan, one charge.
+
+        Per key: count, mean, std, the declared bounds (``min (declared)``, ``max
+        (declared)``) and percentiles of each declared numeric column, shares of
+        each declared categorical one; columns ``(column, statistic)``.
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_dp
+        >>> df = pd.DataFrame({"sex": ["f", "m"] * 200, "age": [30.0, 50.0] * 200})
+        >>> d = df.dp.groupby("sex", keys=["f", "m"]).describe(
+        ...     epsilon=2.0, bounds=(0, 100), random_state=0)
+        >>> list(d.index), d.columns[:3].tolist()
+        (['f', 'm'], [('age', 'count'), ('age', 'mean'), ('age', 'std')])
+        """,
+    }
+    _method_docs["size"] = _method_docs["len"]  # pandas' other name for it
+
+    def __repr__(self) -> str:
+        kind = "private" if isinstance(self._keys, str) and self._keys == "private" else "declared"
+        return f"<DPGroupBy by={self._by!r} keys={kind}>"
+
+    def _release_moment(self, statistic: str, arguments: Mapping[str, Any]) -> Any:
+        """The release of a catalogue moment method, per group."""
+        check_min_count(arguments.get("min_count", 0))
+        kw = {k: v for k, v in arguments.items() if k not in ("self", "columns")}
+        cols, scalar = self._columns(arguments["columns"], self._grouping(kw["schema"]))
+        if kw.get("numeric_only"):  # (dtypes are public)
+            cols = numeric_labels(list(cols), self._frame)
+        return self._moments({c: (statistic,) for c in cols}, kw, scalar)
+
+    def _moments(
+        self, requests: dict[Hashable, tuple[str, ...]], kw: dict[str, Any], scalar: bool
+    ) -> Any:
+        schema = kw.get("schema")
+        grouping = self._grouping(schema)
+        settings = self._settings(kw, schema)
+        cols = {c: self._frame[c] for c in requests}
+        wanted = {s for sts in requests.values() for s in sts}
+        known: list[Hashable] = list(self._frame.columns)
+        bounds = kw.get("bounds")
+        decls = moment_declarations(
+            self._frame, cols, requests, bounds=bounds, schema=schema, known=known
+        )
+        extra = quantile_agg.agg_quantiles(requests, cols, decls, grouping)
+        if extra is None and len(wanted) == 1 and all(len(v) == 1 for v in requests.values()):
+            statistic = next(iter(wanted))
+            return st.release_moments(
+                statistic,
+                cols,
+                decls,
+                settings,
+                scalar=scalar,
+                ddof=kw.get("ddof", 1),
+                grouping=grouping,
+                frame=self._frame,
+            )
+        return st.release_agg(
+            requests,
+            cols,
+            decls,
+            settings,
+            ddof=kw.get("ddof", 1),
+            grouping=grouping,
+            frame=self._frame,
+            extra=extra,
+        )
+
+    # -------------------------------------------------------------- releases
+    def _release_len(self, statistic: str, kw: dict[str, Any]) -> pd.Series:
+        """``len`` (``size``): the noisy number of rows per group."""
+        grouping = self._grouping(kw["schema"])
+        return grouped.release_group_sizes(self._settings(kw, kw["schema"]), grouping, self._frame)
+
+    def _release_count(self, statistic: str, kw: dict[str, Any]) -> pd.Series | pd.DataFrame:
+        """``count``: non-missing values per group, of columns of any dtype."""
+        cols, scalar = self._columns(kw["columns"], self._grouping(kw["schema"]), numeric=False)
+        out: pd.Series | pd.DataFrame = self._moments({c: ("count",) for c in cols}, kw, scalar)
+        return out
+
+    def _release_agg(self, statistic: str, kw: dict[str, Any]) -> pd.DataFrame | pd.Series:
+        func, schema = kw["func"], kw["schema"]
         one = self._selection is not None and not isinstance(self._selection, list)
         if isinstance(func, str) or (isinstance(func, Sequence) and not isinstance(func, Mapping)):
             func = dict.fromkeys(self._columns(None, self._grouping(schema))[0], func)
@@ -281,81 +239,24 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
             table.columns = table.columns.get_level_values(1)
         return attach(table, meta)
 
-    def describe(
-        self,
-        columns: Columns = None,
-        percentiles: Any = None,
-        *,
-        epsilon: float,
-        bins: int | None = None,
-        method: str = DESCRIBE_METHOD,
-        delta: float = 0.0,
-        bounds: Any = None,
-        categories: Any = None,
-        schema: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-        privacy_unit: Hashable | None = None,
-        max_rows_per_unit: int | None = None,
-        max_groups_per_unit: int | None = None,
-        max_rows_per_group: int | None = None,
-    ) -> pd.DataFrame:
-        """A private ``df.groupby(by).describe()``: one plan, one charge.
-
-        Per key: count, mean, std, the declared bounds (``min (declared)``, ``max
-        (declared)``) and percentiles of each declared numeric column, shares of
-        each declared categorical one; columns ``(column, statistic)``.
-
-        Examples
-        --------
-        >>> import pandas as pd, pandas_dp
-        >>> df = pd.DataFrame({"sex": ["f", "m"] * 200, "age": [30.0, 50.0] * 200})
-        >>> d = df.dp.groupby("sex", keys=["f", "m"]).describe(
-        ...     epsilon=2.0, bounds=(0, 100), random_state=0)
-        >>> list(d.index), d.columns[:3].tolist()
-        (['f', 'm'], [('age', 'count'), ('age', 'mean'), ('age', 'std')])
-        """
-        kw = dict(locals())
-        del kw["self"], kw["columns"], kw["percentiles"]
-        wanted_percentiles = check_percentiles(percentiles)
-        grouping = self._grouping(schema)
-        settings = self._settings(kw, schema)
-        frame = self._frame
+    def _release_describe(self, statistic: str, kw: dict[str, Any]) -> pd.DataFrame:
+        percentiles = check_percentiles(kw["percentiles"])
+        grouping = self._grouping(kw["schema"])
+        settings = self._settings(kw, kw["schema"])
+        frame, columns = self._frame, self._selected(kw["columns"])
         wanted: list[Hashable]
-        columns = self._selected(columns)
         if columns is None:
             wanted = [c for c in frame.columns if c not in grouping.by]
         else:
             wanted = list(self._columns(columns, grouping)[0])
-        attached = (
-            attached_schema(frame)
-            if bounds is None and schema is None and categories is None
-            else None
-        )
-        numeric, num_decls, categorical, cat_decls, undeclared = describe_columns(
+        return release_described(
             frame,
             wanted,
-            strict=columns is not None,
-            bounds=bounds,
-            categories=categories,
-            schema=schema,
-            attached=attached,
-            known=list(frame.columns),
-        )
-        return release_describe(
-            numeric,
-            num_decls,
-            categorical,
-            cat_decls,
+            kw,
             settings,
-            undeclared=undeclared,
-            frame=frame,
-            percentiles=wanted_percentiles,
-            bins=bins,
-            method=method,
+            percentiles=percentiles,
+            strict=columns is not None,
+            schema=kw["schema"],
+            known=list(frame.columns),
             grouping=grouping,
         )

@@ -1,31 +1,32 @@
-"""``s.dp``: the Series accessor (see :mod:`pandas_dp.accessor` for the shared keywords)."""
+"""``s.dp``: the Series accessor (see :mod:`pandas_dp.accessor` for the shared keywords).
+
+Every release method is made from its catalogue entry
+(:mod:`~pandas_dp.accessor._methods`): the class holds each one's text
+(``_method_docs``) and the releases a Series does its own way; the rest it shares
+with ``df.dp`` (:class:`~pandas_dp.accessor._base._Base`).
+"""
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from collections.abc import Hashable, Mapping
+from typing import Any, ClassVar
 
-import numpy as np
 import pandas as pd
 
-from pandas_dp.accessor._base import Columns, _Base, _check_numeric, check_min_count
+from pandas_dp.accessor._arguments import Columns
+from pandas_dp.accessor._base import _Base
 from pandas_dp.accessor._docs import stamp_docs
-from pandas_dp.accessor._moment_methods import moment_methods
-from pandas_dp.budget.budgets import PrivacyBudget
-from pandas_dp.request.declarations import attached_schema, resolve_bounds
+from pandas_dp.accessor._methods import catalogue_methods
 from pandas_dp.result.values import DPFloat, DPInt, attach
-from pandas_dp.stats import histograms as hist
 from pandas_dp.stats import numeric as st
-from pandas_dp.stats.describe import DESCRIBE_METHOD
-from pandas_dp.stats.quantiles import releases as qmod
 
 #: What ``s.dp.agg`` releases: the methods of the same names.
 _AGG_METHODS = ("count", "sum", "mean", "var", "std", "median")
 
 
 @stamp_docs
-@moment_methods("series")
+@catalogue_methods("series")
 class DPSeriesAccessor(_Base):
     """Differentially private aggregations of a Series: ``s.dp``.
 
@@ -41,32 +42,8 @@ class DPSeriesAccessor(_Base):
     __slots__ = ()
     _obj: pd.Series
 
-    def _select(self, columns: Columns) -> tuple[dict[Hashable, pd.Series], bool]:
-        return {self._obj.name: self._obj}, True
-
-    def _schema_for(self, schema: Any) -> Any:
-        """A lone Column/SeriesSchema describes this Series whatever its name."""
-        if schema is None:  # no pandera import when no schema is used
-            return schema
-        import pandera.pandas as pa
-
-        if isinstance(schema, pa.Column | pa.SeriesSchema):
-            return {self._obj.name: schema}
-        return schema
-
-    def count(
-        self,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        schema: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-    ) -> DPInt:
-        """Noisy number of non-missing values, like ``s.count()``.
+    _method_docs: ClassVar[dict[str, str]] = {
+        "count": """Noisy number of non-missing values, like ``s.count()``.
 
         Examples
         --------
@@ -74,50 +51,9 @@ class DPSeriesAccessor(_Base):
         >>> c = pd.Series([1.0, None, 3.0]).dp.count(epsilon=1.0, random_state=0)
         >>> isinstance(c, int)
         True
-        """
-        settings = self._settings(locals())
-        result = st.release_count({self._obj.name: self._obj}, settings, scalar=True)
-        assert isinstance(result, DPInt)
-        return result
-
-    def len(
-        self,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        schema: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-    ) -> DPInt:
-        """Noisy length of the Series, like ``len(s)``."""
-        settings = self._settings(locals())
-        return st.release_len(settings)
-
-    def value_counts(
-        self,
-        normalize: bool = False,
-        sort: bool = True,
-        ascending: bool = False,
-        dropna: bool = True,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        categories: Any = None,
-        schema: Any = None,
-        other: Any = None,
-        method: str = hist.DEFAULT_METHOD,
-        via: str = "counts",
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-    ) -> pd.Series:
-        """Noisy counts of the declared categories, like ``s.value_counts()``.
+        """,
+        "len": """Noisy length of the Series, like ``len(s)``.""",
+        "value_counts": """Noisy counts of the declared categories, like ``s.value_counts()``.
 
         Every declared category is in the result, also one that does not occur in
         the data; a value that is not declared never is.
@@ -148,43 +84,9 @@ class DPSeriesAccessor(_Base):
         ...                        other="other", random_state=0)
         >>> sorted(vc.index), str(vc.dtype)
         (['E', 'N', 'S', 'W', 'other'], 'int64')
-        """
-        settings = self._settings(locals())
-        return self._histogram(
-            self._obj,
-            normalize=normalize,
-            sort=sort,
-            ascending=ascending,
-            dropna=dropna,
-            categories=categories,
-            schema=schema,
-            other=other,
-            method=method,
-            via=via,
-            settings=settings,
-        )
-
-    def proportions(
-        self,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        categories: Any = None,
-        schema: Any = None,
-        method: str = hist.DEFAULT_METHOD,
-        via: str = "counts",
-        dropna: bool = True,
-        other: Any = None,
-        sort: bool = False,
-        ascending: bool = False,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-    ) -> pd.Series:
-        """Noisy proportions of the declared categories, in ``[0, 1]``, summing to one.
+        """,
+        "proportions": """\
+        Noisy proportions of the declared categories, in ``[0, 1]``, summing to one.
 
         Examples
         --------
@@ -193,42 +95,8 @@ class DPSeriesAccessor(_Base):
         >>> p = s.dp.proportions(epsilon=1.0, categories=["a", "b", "c"], random_state=0)
         >>> bool(((p >= 0) & (p <= 1)).all()), round(float(p.sum()), 12)
         (True, 1.0)
-        """
-        settings = self._settings(locals())
-        return self._histogram(
-            self._obj,
-            normalize=True,
-            sort=sort,
-            ascending=ascending,
-            dropna=dropna,
-            categories=categories,
-            schema=schema,
-            other=other,
-            method=method,
-            via=via,
-            settings=settings,
-            proportions=True,
-        )
-
-    def quantile(
-        self,
-        q: float | Sequence[float] = 0.5,
-        *,
-        epsilon: float,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        bins: int | None = None,
-        method: str = "exponential",
-        interval: bool = True,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-    ) -> DPFloat | pd.Series:
-        """Noisy quantiles of a bounded numeric Series, like ``s.quantile(q)``.
+        """,
+        "quantile": """Noisy quantiles of a bounded numeric Series, like ``s.quantile(q)``.
 
         Each quantile is chosen among the edges of ``bins`` equal-width bins of
         the declared bounds by exact permute-and-flip on its rank; a list
@@ -251,29 +119,8 @@ class DPSeriesAccessor(_Base):
         >>> qs = s.dp.quantile([0.1, 0.9], epsilon=1.0, bounds=(0, 100), random_state=0)
         >>> list(qs.index), qs.name
         ([0.1, 0.9], 'age')
-        """
-        settings = self._settings(locals())
-        return self._quantile(q, bounds, schema, (bins, method, interval), settings, "quantile")
-
-    def median(
-        self,
-        *,
-        epsilon: float,
-        skipna: bool = True,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        bins: int | None = None,
-        method: str = "exponential",
-        interval: bool = True,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-    ) -> DPFloat:
-        """Noisy median of a bounded numeric Series, like ``s.median()``.
+        """,
+        "median": """Noisy median of a bounded numeric Series, like ``s.median()``.
 
         Examples
         --------
@@ -282,31 +129,8 @@ class DPSeriesAccessor(_Base):
         >>> m = s.dp.median(epsilon=1.0, bounds=(0, 100), random_state=0)
         >>> isinstance(m, float)
         True
-        """
-        settings = self._settings(locals())
-        out = self._quantile(0.5, bounds, schema, (bins, method, interval), settings, "median")
-        assert isinstance(out, DPFloat)
-        return out
-
-    def describe(
-        self,
-        percentiles: Any = None,
-        *,
-        epsilon: float,
-        bins: int | None = None,
-        method: str = DESCRIBE_METHOD,
-        delta: float = 0.0,
-        bounds: Any = None,
-        categories: Any = None,
-        schema: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-    ) -> pd.Series:
-        """A private ``s.describe()``: count, mean, std and percentiles of a bounded
+        """,
+        "describe": """A private ``s.describe()``: count, mean, std and percentiles of a bounded
         numeric Series, or the shares of a categorical one, in one release.
 
         The Series' column of ``s.to_frame().dp.describe(...)`` (see
@@ -320,33 +144,8 @@ class DPSeriesAccessor(_Base):
         >>> d = s.dp.describe(epsilon=1.0, bounds=(0, 100), random_state=0)
         >>> list(d.index)[:3], d.name
         (['count', 'mean', 'std'], 'age')
-        """
-        kw = dict(locals())
-        del kw["self"], kw["percentiles"]
-        frame, label, kw["schema"] = self._as_frame(schema)
-        kw["bounds"], kw["categories"] = self._own(bounds), self._own(categories)
-        table: pd.DataFrame = self._frame_accessor(frame).describe([label], percentiles, **kw)
-        out: pd.Series = table[label].copy()
-        out.name = self._obj.name
-        return attach(out, table.attrs["dp"])
-
-    def agg(
-        self,
-        func: Any,
-        *,
-        epsilon: float,
-        ddof: int = 1,
-        delta: float = 0.0,
-        bounds: Any = None,
-        schema: Any = None,
-        mechanism: str = "laplace",
-        bounding: str = "bit",
-        neighbouring: str = "add_remove",
-        out_of_bounds: str = "clip",
-        random_state: int | np.random.Generator | None = None,
-        budget: PrivacyBudget | None = None,
-    ) -> DPFloat | DPInt | pd.Series:
-        """Several statistics in one release, like ``s.agg(func)``.
+        """,
+        "agg": """Several statistics in one release, like ``s.agg(func)``.
 
         One statistic (a string) is that method's release, a float; a list is one
         plan and one charge (see ``DataFrame.dp.agg``: the statistics share one
@@ -368,10 +167,54 @@ class DPSeriesAccessor(_Base):
         >>> t = s.dp.agg(["mean", "std"], epsilon=1.0, bounds=(0, 100), random_state=0)
         >>> list(t.index), t.name
         (['mean', 'std'], 'age')
-        """
-        kw = dict(locals())
-        del kw["self"], kw["func"]
-        kw["bounds"] = self._own(bounds)
+        """,
+    }
+
+    def _select(self, columns: Columns) -> tuple[dict[Hashable, pd.Series], bool]:
+        return {self._obj.name: self._obj}, True
+
+    def _schema_for(self, schema: Any) -> Any:
+        """A lone Column/SeriesSchema describes this Series whatever its name."""
+        if schema is None:  # no pandera import when no schema is used
+            return schema
+        import pandera.pandas as pa
+
+        if isinstance(schema, pa.Column | pa.SeriesSchema):
+            return {self._obj.name: schema}
+        return schema
+
+    def _own(self, declared: Any) -> Any:
+        """A ``bounds``/``categories`` dict's entry for this Series, else as given."""
+        if isinstance(declared, dict) and self._obj.name in declared:
+            return declared[self._obj.name]
+        return declared
+
+    # -------------------------------------------------------------- releases
+    def _release_count(self, statistic: str, arguments: Mapping[str, Any]) -> DPInt:
+        settings = self._settings(arguments)
+        result = st.release_count({self._obj.name: self._obj}, settings, scalar=True)
+        assert isinstance(result, DPInt)
+        return result
+
+    def _release_categories(self, statistic: str, arguments: Mapping[str, Any]) -> pd.Series:
+        return self._histogram(self._obj, statistic, arguments, self._settings(arguments))
+
+    def _release_describe(self, statistic: str, arguments: Mapping[str, Any]) -> pd.Series:
+        """The Series' column of ``s.to_frame().dp.describe(...)``."""
+        kw = {k: v for k, v in arguments.items() if k not in ("self", "percentiles")}
+        frame, label, kw["schema"] = self._as_frame(kw["schema"])
+        kw["bounds"], kw["categories"] = self._own(kw["bounds"]), self._own(kw["categories"])
+        describe = self._frame_accessor(frame).describe
+        table: pd.DataFrame = describe([label], arguments["percentiles"], **kw)
+        out: pd.Series = table[label].copy()
+        out.name = self._obj.name
+        return attach(out, table.attrs["dp"])
+
+    def _release_agg(self, statistic: str, arguments: Mapping[str, Any]) -> Any:
+        """One statistic: that method's release; a list: the column of ``df.dp.agg``."""
+        func = arguments["func"]
+        kw = {k: v for k, v in arguments.items() if k not in ("self", "func")}
+        kw["bounds"] = self._own(kw["bounds"])
         if isinstance(func, Mapping) or callable(func):
             raise TypeError(
                 f"a Series' agg takes a statistic or a list of them, e.g. 'mean' or "
@@ -384,7 +227,7 @@ class DPSeriesAccessor(_Base):
             takes = inspect.signature(method).parameters
             out: DPFloat | DPInt = method(**{k: v for k, v in kw.items() if k in takes})
             return out
-        frame, label, kw["schema"] = self._as_frame(schema)
+        frame, label, kw["schema"] = self._as_frame(kw["schema"])
         table: pd.DataFrame = self._frame_accessor(frame).agg({label: func}, **kw)
         series: pd.Series = table[label].copy()
         series.name = self._obj.name
@@ -405,77 +248,3 @@ class DPSeriesAccessor(_Base):
     def _frame_accessor(frame: pd.DataFrame) -> Any:
         """``frame.dp`` (typed: pandas' stubs read ``.dp`` as a column)."""
         return frame.dp
-
-    def _own(self, declared: Any) -> Any:
-        """A ``bounds``/``categories`` dict's entry for this Series, else as given."""
-        if isinstance(declared, dict) and self._obj.name in declared:
-            return declared[self._obj.name]
-        return declared
-
-    def _quantile(
-        self,
-        q: Any,
-        bounds: Any,
-        schema: Any,
-        grid: tuple[int | None, str, bool],
-        settings: st.Settings,
-        statistic: str,
-    ) -> DPFloat | pd.Series:
-        qmod.check_q(q)
-        selected = {self._obj.name: self._obj}
-        _check_numeric(statistic, selected)
-        if isinstance(bounds, dict):
-            bounds = bounds.get(self._obj.name, bounds)
-        attached = attached_schema(self._obj) if bounds is None and schema is None else None
-        decls = resolve_bounds(
-            selected, bounds=bounds, schema=self._schema_for(schema), attached=attached
-        )
-        out = qmod.release_quantiles(
-            selected,
-            decls,
-            q,
-            settings,
-            scalar=True,
-            bins=grid[0],
-            method=grid[1],
-            interval=grid[2],
-            statistic=statistic,
-        )
-        assert not isinstance(out, pd.DataFrame)
-        return out
-
-    def _release_moment(self, statistic: str, arguments: Mapping[str, Any]) -> Any:
-        """The release of a catalogue moment method, as one value."""
-        check_min_count(arguments.get("min_count", 0))
-        return self._scalar(
-            statistic,
-            arguments["bounds"],
-            arguments["schema"],
-            self._settings(arguments),
-            ddof=arguments.get("ddof", 1),
-            method=arguments.get("method", "auto"),
-        )
-
-    def _scalar(
-        self,
-        statistic: str,
-        bounds: Any,
-        schema: Any,
-        settings: st.Settings,
-        *,
-        ddof: int = 1,
-        method: str = "auto",
-    ) -> DPFloat:
-        if isinstance(bounds, dict):
-            bounds = bounds.get(self._obj.name, bounds)
-        result = self._moment(
-            statistic,
-            None,
-            bounds=bounds,
-            schema=schema,
-            settings=settings,
-            ddof=ddof,
-            method=method,
-        )
-        assert isinstance(result, DPFloat)
-        return result
