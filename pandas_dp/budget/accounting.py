@@ -43,7 +43,7 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -305,11 +305,7 @@ def epsilon_for(rho: float, delta: float) -> float:
     if simple == 0.0 or math.isinf(simple):
         return simple
     log_inv = -math.log(delta)
-
-    def eps_at(x: float) -> float:
-        return _epsilon_at(x, rho, log_inv)
-
-    best = _minimise(eps_at)
+    best = _minimise(lambda x: _epsilon_at(x, rho, log_inv))
     return min(simple, _up(max(best, 0.0), slack=1e-12 * (1.0 + log_inv)))
 
 
@@ -338,9 +334,7 @@ def delta_for(rho: float, epsilon: float) -> float:
     """
     _check("rho", rho, infinite=True)
     _check("epsilon", epsilon, infinite=True)
-    if rho == 0:
-        return 0.0
-    if math.isinf(epsilon):
+    if rho == 0 or math.isinf(epsilon):
         return 0.0
     if math.isinf(rho):
         return 1.0
@@ -420,9 +414,8 @@ def _epsilon_at(x: float, rho: float, log_inv_delta: float) -> float:
     return a * rho + log_inv_delta / am1 + x - a * math.log1p(am1) / am1
 
 
-def _minimise(f: object) -> float:
+def _minimise(f: Callable[[float], float]) -> float:
     """Minimum of ``f(x)`` over the grid of ``ln(alpha - 1)``, refined by golden section."""
-    assert callable(f)
     values = [f(float(x)) for x in _GRID]
     i = min(range(len(values)), key=values.__getitem__)
     best = values[i]

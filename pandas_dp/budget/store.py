@@ -170,6 +170,11 @@ class BudgetStore(ABC):
         Returns
         -------
         Cap or None
+
+        Raises
+        ------
+        BudgetStoreError
+            If the store is not a budget store or cannot be read.
         """
 
     @abstractmethod
@@ -198,6 +203,8 @@ class BudgetStore(ABC):
         Returns
         -------
         list of dict
+            The fixed columns (tuples and dicts decoded, a missing rho as NaN), then
+            the release's other details.
         """
 
     @abstractmethod
@@ -350,6 +357,18 @@ _SCHEMA = (
 _TOTALS = "sum_epsilon, sum_delta, gauss_rho, rho, spent_epsilon"
 
 
+def _read_totals(conn: sqlite3.Connection, name: str) -> Spent | None:
+    row = conn.execute(f"SELECT {_TOTALS} FROM {_BUDGETS} WHERE name = ?", (name,)).fetchone()
+    return None if row is None else Spent(*(float(v) for v in row))
+
+
+def _read_cap(conn: sqlite3.Connection, name: str) -> Cap | None:
+    row = conn.execute(
+        f"SELECT epsilon, delta, accounting FROM {_BUDGETS} WHERE name = ?", (name,)
+    ).fetchone()
+    return None if row is None else Cap(float(row[0]), float(row[1]), str(row[2]))
+
+
 class _SQLiteTransaction(StoreTransaction):
     def __init__(self, store: SQLiteBudgetStore, conn: sqlite3.Connection) -> None:
         self._store = store
@@ -357,16 +376,14 @@ class _SQLiteTransaction(StoreTransaction):
 
     def totals(self, name: str) -> Spent:
         with self._store.failures("reading the budget's totals"):
-            row = self._conn.execute(
-                f"SELECT {_TOTALS} FROM {_BUDGETS} WHERE name = ?", (name,)
-            ).fetchone()
-        if row is None:
+            totals = _read_totals(self._conn, name)
+        if totals is None:
             raise BudgetStoreError(
                 f"the budget store {self._store.path!r} no longer holds a budget named "
                 f"{name!r}; nothing was charged. Was the file replaced? Open the budget "
                 f"again with PrivacyBudget(..., store=..., name={name!r})"
             )
-        return Spent(*(float(v) for v in row))
+        return totals
 
     def record(self, name: str, state: Spent, row: dict[str, Any]) -> None:
         fixed = {k: row.get(k) for k in LEDGER_COLUMNS}
@@ -406,7 +423,8 @@ class SQLiteBudgetStore(BudgetStore):
     ----------
     path : str or path-like
         The file; created, with its tables, on the first :meth:`open_budget` if it
-        does not exist or is empty.
+        does not exist or is empty (in that open's transaction: two processes
+        creating one store at once are serialised).
     timeout : float, default 10.0
         Seconds to wait for another connection's transaction before giving up with a
         :class:`~pandas_dp.errors.BudgetStoreError` (nothing is then charged).
@@ -533,40 +551,19 @@ class SQLiteBudgetStore(BudgetStore):
             )
 
     # ------------------------------------------------------------------ interface
+    # (the docstrings are BudgetStore's)
     def open_budget(self, name: str, cap: Cap) -> None:
-        """Create the named budget with ``cap``, or check that it has this cap.
-
-        Creates the file's tables too if the file is new or empty, in the same
-        transaction (two processes creating one store at once are serialised).
-
-        Parameters
-        ----------
-        name : str
-            The budget's name in the store.
-        cap : Cap
-            Its epsilon, delta and accounting.
-
-        Raises
-        ------
-        BudgetStoreError
-            If the budget exists with another cap, or the file is not a budget store,
-            is corrupt, or stays locked beyond the timeout.
-        """
         with self.transaction(doing="opening the budget") as txn:
             assert isinstance(txn, _SQLiteTransaction)
             with self.failures("opening the budget"):
-                row = txn._conn.execute(
-                    f"SELECT epsilon, delta, accounting FROM {_BUDGETS} WHERE name = ?",
-                    (name,),
-                ).fetchone()
-                if row is None:
+                held = _read_cap(txn._conn, name)
+                if held is None:
                     txn._conn.execute(
                         f"INSERT INTO {_BUDGETS} (name, epsilon, delta, accounting, created) "
                         f"VALUES (?, ?, ?, ?, ?)",
                         (name, cap.epsilon, cap.delta, cap.accounting, time.time()),
                     )
                     return
-            held = Cap(float(row[0]), float(row[1]), str(row[2]))
             if held != cap:
                 raise BudgetStoreError(
                     f"the budget store {self.path!r} already holds a budget named {name!r} "
@@ -579,71 +576,21 @@ class SQLiteBudgetStore(BudgetStore):
                 )
 
     def cap(self, name: str) -> Cap | None:
-        """The named budget's cap, or None if the store holds no such budget.
-
-        Parameters
-        ----------
-        name : str
-            The budget's name in the store.
-
-        Returns
-        -------
-        Cap or None
-
-        Raises
-        ------
-        BudgetStoreError
-            If the file is not a budget store or cannot be read.
-        """
         if not os.path.exists(self.path) or os.path.getsize(self.path) == 0:
             return None  # (connecting would create the file)
         with self._reading("reading the budget's cap") as conn:
-            self._check_existing(conn)
-            row = conn.execute(
-                f"SELECT epsilon, delta, accounting FROM {_BUDGETS} WHERE name = ?", (name,)
-            ).fetchone()
-        return None if row is None else Cap(float(row[0]), float(row[1]), str(row[2]))
-
-    def _check_existing(self, conn: sqlite3.Connection) -> None:
-        app = conn.execute("PRAGMA application_id").fetchone()[0]
-        if app != APPLICATION_ID:
-            raise BudgetStoreError(
-                f"{self.path!r} is not a pandas-dp budget store; create one with "
-                f"PrivacyBudget(epsilon=..., store={self.path!r}, name=...)"
-            )
+            if conn.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+                raise BudgetStoreError(
+                    f"{self.path!r} is not a pandas-dp budget store; create one with "
+                    f"PrivacyBudget(epsilon=..., store={self.path!r}, name=...)"
+                )
+            return _read_cap(conn, name)
 
     def totals(self, name: str) -> Spent:
-        """The named budget's running totals (a snapshot).
-
-        Parameters
-        ----------
-        name : str
-            The budget's name in the store.
-
-        Returns
-        -------
-        Spent
-        """
         with self._reading("reading the budget's totals") as conn:
-            row = conn.execute(
-                f"SELECT {_TOTALS} FROM {_BUDGETS} WHERE name = ?", (name,)
-            ).fetchone()
-        return Spent() if row is None else Spent(*(float(v) for v in row))
+            return _read_totals(conn, name) or Spent()
 
     def rows(self, name: str) -> list[dict[str, Any]]:
-        """The named budget's ledger rows, oldest first.
-
-        Parameters
-        ----------
-        name : str
-            The budget's name in the store.
-
-        Returns
-        -------
-        list of dict
-            The fixed columns (tuples and dicts decoded, a missing rho as NaN), then
-            the release's other details.
-        """
         names = ", ".join(f'"{k}"' for k in (*LEDGER_COLUMNS, "details"))
         with self._reading("reading the ledger") as conn:
             found = conn.execute(
@@ -663,17 +610,6 @@ class SQLiteBudgetStore(BudgetStore):
         return rows
 
     def count(self, name: str) -> int:
-        """The number of releases in the named budget's ledger.
-
-        Parameters
-        ----------
-        name : str
-            The budget's name in the store.
-
-        Returns
-        -------
-        int
-        """
         with self._reading("counting the ledger") as conn:
             row = conn.execute(
                 f"SELECT COUNT(*) FROM {_LEDGER} WHERE budget = ?", (name,)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -146,13 +146,18 @@ def _key_table(
         slot = _slot_function(index, k)
         slots = [k + 1] + [slot(v) for v in dtype.categories] + [k]  # code -1: missing
         return _category_codes(series), -1, np.array(slots, dtype=np.intp)
-    if isinstance(dtype, np.dtype) and (
-        dtype.kind == "i" or (dtype.kind == "u" and dtype.itemsize < 8)
-    ):  # (int64 wrap-around cannot make a match: both sides are in the int64 range)
+    if _int64_values(dtype):  # (wrap-around cannot match: both sides are in int64's range)
         table = _integer_table(index, k)
         if table is not None:
             return series.to_numpy(copy=False), table[0], table[1]
     return None
+
+
+def _int64_values(dtype: Any) -> TypeGuard[np.dtype[Any]]:
+    """Whether every value of a column of ``dtype`` is an integer in int64's range."""
+    return isinstance(dtype, np.dtype) and (
+        dtype.kind == "i" or (dtype.kind == "u" and dtype.itemsize < 8)
+    )
 
 
 def _slots(series: pd.Series, keys: Sequence[object]) -> NDArray[np.intp]:
@@ -481,8 +486,6 @@ def group_codes(
     undeclared = np.zeros(rows, dtype=bool)
     missing = np.zeros(rows, dtype=bool)
     for column, declared, r in zip(columns, keys, radix, strict=True):
-        if len(column) != rows:
-            raise ValueError("the key columns differ in length")
         slots = _slots(column, declared)
         code *= r
         np.add(code, slots, out=code, where=slots < r)
@@ -623,11 +626,7 @@ def _integer_observed(column: pd.Series, sort: bool) -> tuple[Groups, pd.Index] 
     """
     dtype = column.dtype
     rows = len(column)
-    if not (
-        isinstance(dtype, np.dtype)
-        and (dtype.kind == "i" or (dtype.kind == "u" and dtype.itemsize < 8))
-        and rows >= core.FAST_MIN_ROWS
-    ):
+    if not (_int64_values(dtype) and rows >= core.FAST_MIN_ROWS):
         return None
     fast = core._fast_kernels()
     if fast is None:

@@ -116,28 +116,42 @@ def _compiled() -> Any | None:
     return grid_tally
 
 
-def _fast_counts(
-    tally: Any,
+def _counts(
     x: NDArray[np.float64],
     lower: float,
     upper: float,
     bins: int,
     groups: Groups | None,
     size: int,
+    tally: Any | None,
 ) -> NDArray[np.int64]:
-    """The compiled path: the same bins, one pass, parts in threads added exactly."""
-    scale = bins / (upper - lower)
-    codes = np.zeros(0, dtype=np.int64) if groups is None else groups.codes
+    """:func:`grid_counts` of one piece: compiled (``tally``, the same bins in one pass,
+    parts in threads added exactly) or with numpy (in blocks of ``16 * CHUNK`` rows)."""
+    if tally is not None:
+        scale = bins / (upper - lower)
+        codes = np.zeros(0, dtype=np.int64) if groups is None else groups.codes
 
-    def run(start: int, stop: int) -> NDArray[np.int64]:
-        part = codes[start:stop] if groups is not None else codes
-        return tally(x[start:stop], part, float(lower), float(upper), scale, bins, size)  # type: ignore[no-any-return]
+        def run(start: int, stop: int) -> NDArray[np.int64]:
+            part = codes[start:stop] if groups is not None else codes
+            return tally(x[start:stop], part, float(lower), float(upper), scale, bins, size)  # type: ignore[no-any-return]
 
-    parts = _numba.run_parts(run, x.shape[0])
-    total = parts[0]  # (each part a fresh array of the kernel's)
-    for part in parts[1:]:
-        total += part  # (exact: integers)
-    return total.reshape(size, bins)
+        parts = _numba.run_parts(run, x.shape[0])
+        total = parts[0]  # (each part a fresh array of the kernel's)
+        for part in parts[1:]:
+            total += part  # (exact: integers)
+        return total.reshape(size, bins)
+    n = x.shape[0]
+    width = bins + 1  # one extra slot per group for missing values, dropped at the end
+    table = np.zeros(size * width, dtype=np.int64)
+    for start in range(0, n, 16 * CHUNK):
+        idx = _bins_of(x[start : start + 16 * CHUNK], lower, upper, bins)
+        if groups is None:
+            table += np.bincount(idx, minlength=width)
+            continue
+        codes = groups.codes[start : start + 16 * CHUNK]
+        slots = np.where(codes >= 0, codes * width + idx, size * width)
+        table += np.bincount(slots, minlength=size * width + 1)[: size * width]
+    return np.ascontiguousarray(table.reshape(size, width)[:, :bins])
 
 
 def grid_counts(
@@ -183,32 +197,7 @@ def grid_counts(
 
     def one(x: NDArray[np.float64], start: int, stop: int) -> NDArray[np.int64]:
         part = None if groups is None else Groups(groups.codes[start:stop], size)
-        if compiled is not None:
-            return _fast_counts(compiled, x, lower, upper, bins, part, size)
-        return _numpy_counts(x, lower, upper, bins, part, size)
+        return _counts(x, lower, upper, bins, part, size, compiled)
 
     counts = _over_pieces(one, pieces, compiled is not None)
     return counts[0] if len(counts) == 1 else np.sum(counts, axis=0, dtype=np.int64)
-
-
-def _numpy_counts(
-    x: NDArray[np.float64],
-    lower: float,
-    upper: float,
-    bins: int,
-    groups: Groups | None,
-    size: int,
-) -> NDArray[np.int64]:
-    """The numpy path of :func:`grid_counts` (in blocks of ``16 * CHUNK`` rows)."""
-    n = x.shape[0]
-    width = bins + 1  # one extra slot per group for missing values, dropped at the end
-    table = np.zeros(size * width, dtype=np.int64)
-    for start in range(0, n, 16 * CHUNK):
-        idx = _bins_of(x[start : start + 16 * CHUNK], lower, upper, bins)
-        if groups is None:
-            table += np.bincount(idx, minlength=width)
-            continue
-        codes = groups.codes[start : start + 16 * CHUNK]
-        slots = np.where(codes >= 0, codes * width + idx, size * width)
-        table += np.bincount(slots, minlength=size * width + 1)[: size * width]
-    return np.ascontiguousarray(table.reshape(size, width)[:, :bins])

@@ -37,7 +37,9 @@ import dataclasses
 import functools
 import math
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -64,6 +66,17 @@ MECHANISMS: tuple[str, ...] = ("laplace", "gaussian")
 
 FloatArray = NDArray[np.float64]
 _Ratio = tuple[int, int] | None
+
+
+class _Options(NamedTuple):
+    """The keyword arguments of :func:`plan_noise` other than the budget, as one key."""
+
+    mechanism: str
+    bounding: str
+    integer: bool
+    joint_l1: float | None
+    joint_l2: float | None
+    max_changed: float | None
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,22 +115,20 @@ class NoisePlan:
 
     def head(self, k: int) -> NoisePlan:
         """The plan of the first ``k`` entries (one group's, when groups are noised alike)."""
-        return dataclasses.replace(
-            self,
-            scale=self.scale[:k],
-            granularity=self.granularity[:k],
-            lower=self.lower[:k],
-            upper=self.upper[:k],
-        )
+        return self._per_entry(lambda a: a[:k])
 
     def tiled(self, times: int) -> NoisePlan:
         """The same entries repeated ``times`` times (one copy per group)."""
+        return self._per_entry(lambda a: np.tile(a, times))
+
+    def _per_entry(self, change: Callable[[FloatArray], FloatArray]) -> NoisePlan:
+        """This plan with ``change`` applied to each per-entry array."""
         return dataclasses.replace(
             self,
-            scale=np.tile(self.scale, times),
-            granularity=np.tile(self.granularity, times),
-            lower=np.tile(self.lower, times),
-            upper=np.tile(self.upper, times),
+            scale=change(self.scale),
+            granularity=change(self.granularity),
+            lower=change(self.lower),
+            upper=change(self.upper),
         )
 
     @functools.cached_property
@@ -273,18 +284,9 @@ def plan_noise(
     if not (sens > 0).all():
         raise ValueError("every sensitivity must be positive")
     # the plan is a pure function of public arguments: calibrate each one once
+    options = _Options(mechanism, bounding, bool(integer), joint_l1, joint_l2, max_changed)
     return _calibrated(
-        sens.tobytes(),
-        lo.tobytes(),
-        hi.tobytes(),
-        float(epsilon),
-        float(delta),
-        mechanism,
-        bounding,
-        bool(integer),
-        joint_l1,
-        joint_l2,
-        max_changed,
+        sens.tobytes(), lo.tobytes(), hi.tobytes(), float(epsilon), float(delta), options
     )
 
 
@@ -328,88 +330,34 @@ def plan_uniform_noise(
     numbers = struct.pack(
         "<5d", float(sensitivity), float(lower), float(upper), float(epsilon), float(delta)
     )
-    return _uniform(
-        numbers, int(size), mechanism, bounding, bool(integer), joint_l1, joint_l2, max_changed
-    )
+    options = _Options(mechanism, bounding, bool(integer), joint_l1, joint_l2, max_changed)
+    return _uniform(numbers, int(size), options)
 
 
 @functools.lru_cache(maxsize=1024)
-def _uniform(
-    numbers: bytes,
-    size: int,
-    mechanism: str,
-    bounding: str,
-    integer: bool,
-    joint_l1: float | None,
-    joint_l2: float | None,
-    max_changed: float | None,
-) -> tuple[NoisePlan, bool]:
+def _uniform(numbers: bytes, size: int, options: _Options) -> tuple[NoisePlan, bool]:
     """The body of :func:`plan_uniform_noise` (which caches it)."""
     sensitivity, lower, upper, epsilon, delta = struct.unpack("<5d", numbers)
-    plan = plan_noise(
-        np.full(size, sensitivity),
-        np.full(size, lower),
-        np.full(size, upper),
-        epsilon=epsilon,
-        delta=delta,
-        mechanism=mechanism,
-        bounding=bounding,
-        integer=integer,
-        joint_l1=joint_l1,
-        joint_l2=joint_l2,
-        max_changed=max_changed,
-    )
+    full = [np.full(size, v) for v in (sensitivity, lower, upper)]
+    plan = plan_noise(*full, epsilon=epsilon, delta=delta, **options._asdict())
     return plan, bool(np.all(np.isfinite(plan.scale)))
 
 
 @functools.lru_cache(maxsize=1024)
+@np.errstate(over="ignore", divide="ignore", invalid="ignore")
 def _calibrated(
     sens_bytes: bytes,
     lo_bytes: bytes,
     hi_bytes: bytes,
     epsilon: float,
     delta: float,
-    mechanism: str,
-    bounding: str,
-    integer: bool,
-    joint_l1: float | None,
-    joint_l2: float | None,
-    max_changed: float | None,
+    options: _Options,
 ) -> NoisePlan:
     """:func:`plan_noise` proper; its arrays come back read-only, as it is cached.
 
     Overflows to inf are caught and reported by name inside (numpy's warnings off).
     """
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        return _calibrate(
-            sens_bytes,
-            lo_bytes,
-            hi_bytes,
-            epsilon,
-            delta,
-            mechanism,
-            bounding,
-            integer,
-            joint_l1,
-            joint_l2,
-            max_changed,
-        )
-
-
-def _calibrate(
-    sens_bytes: bytes,
-    lo_bytes: bytes,
-    hi_bytes: bytes,
-    epsilon: float,
-    delta: float,
-    mechanism: str,
-    bounding: str,
-    integer: bool,
-    joint_l1: float | None,
-    joint_l2: float | None,
-    max_changed: float | None,
-) -> NoisePlan:
-    """The body of :func:`_calibrated` (which caches it)."""
+    mechanism, bounding, integer, joint_l1, joint_l2, max_changed = options
     sens = np.frombuffer(sens_bytes, dtype=np.float64)
     lo = np.frombuffer(lo_bytes, dtype=np.float64)
     hi = np.frombuffer(hi_bytes, dtype=np.float64)

@@ -17,10 +17,12 @@ import numpy as np
 import pandas as pd
 
 from pandas_dp.plan.plans import Measurement, Plan
+from pandas_dp.request.grouping import Grouping
 from pandas_dp.request.grouping_facts import grouping_facts
+from pandas_dp.request.settings import Settings
 from pandas_dp.result.values import DPMetadata, deferred
 
-__all__ = ["build_metadata"]
+__all__ = ["build_metadata", "settings_fields"]
 
 
 def build_metadata(
@@ -65,69 +67,81 @@ def build_metadata(
         Filled on its first read (:meth:`DPMetadata.later`): every argument is
         public, and the plan is not changed after its run.
     """
-    return DPMetadata.later(
-        partial(
-            _fields,
-            statistic,
-            labels,
-            plan,
-            value,
-            input_bounds,
-            output_bounds,
-            interval,
-            index,
-            details,
+
+    def fields() -> dict[str, Any]:
+        """The record's fields, by name."""
+        s = plan.settings
+        sens_of, scale_of, noised = plan.kept("metadata", partial(_record_parts, plan))
+        # pandas objects are built on first read (deferred): most records are never read
+        info: dict[str, Any] = {
+            "budget_split": plan.split(),
+            "noised": dict(noised),
+            "missing values": "skipped; the non-missing count is a noisy sufficient statistic",
+        }
+        c = s.contributions
+        if c.unit is not None and plan.grouping is None:
+            info["privacy unit"] = str(c.unit)
+            info["contribution bounds"] = {"max_rows_per_unit": c.rows}
+        info.update(details or {})
+        grouping = plan.grouping
+        return settings_fields(
+            s,
+            grouping,
+            plan.released_groups if grouping is not None else None,
+            delta=s.delta + (grouping.delta if grouping is not None else 0.0),
+            statistic=statistic,
+            columns=tuple(labels),
+            sensitivity=deferred(sens_of),
+            scale=deferred(scale_of),
+            input_bounds=input_bounds,
+            output_bounds=output_bounds,
+            value=value,
+            details=info,
+            _interval=interval,
+            _index=index,
+            rho=plan.rho(),
         )
-    )
+
+    return DPMetadata.later(fields)
 
 
-def _fields(
-    statistic: str,
-    labels: Sequence[Hashable],
-    plan: Plan,
-    value: Any,
-    input_bounds: dict[Hashable, tuple[float, float]],
-    output_bounds: Any,
-    interval: Any,
-    index: pd.Index | list[Any] | None,
-    details: dict[str, Any] | None,
+def settings_fields(
+    settings: Settings,
+    grouping: Grouping | None = None,
+    released: int | None = None,
+    **fields: Any,
 ) -> dict[str, Any]:
-    """The fields of :func:`build_metadata`'s record, by name."""
-    s = plan.settings
-    sens_of, scale_of, noised = plan.kept("metadata", partial(_record_parts, plan))
-    # pandas objects are built on first read (deferred): most records are never read
-    info: dict[str, Any] = {
-        "budget_split": plan.split(),
-        "noised": dict(noised),
-        "missing values": "skipped; the non-missing count is a noisy sufficient statistic",
+    """The fields of a record that come from the release's settings, and ``fields``.
+
+    Parameters
+    ----------
+    settings : Settings
+        The release's settings: its mechanism, budget, neighbouring relation,
+        public number of rows, bounding mode, noise source and contribution bounds.
+    grouping : Grouping, optional
+        The release's grouping, if any (:func:`grouping_facts`).
+    released : int, optional
+        How many keys partition selection released (:func:`grouping_facts`).
+    **fields
+        The record's other fields, by name; they replace those of ``settings``
+        (``epsilon=0.0`` for a release that spends nothing).
+
+    Returns
+    -------
+    dict
+        Keyword arguments of :class:`~pandas_dp.result.values.DPMetadata`.
+    """
+    return {
+        "mechanism": settings.mechanism,
+        "epsilon": settings.epsilon,
+        "delta": settings.delta,
+        "neighbouring": settings.neighbouring,
+        "n": settings.public_n,
+        "bounding": settings.bounding,
+        "secure": settings.source.secure,
+        **grouping_facts(settings.contributions, grouping, released),
+        **fields,
     }
-    c = s.contributions
-    if c.unit is not None and plan.grouping is None:
-        info["privacy unit"] = str(c.unit)
-        info["contribution bounds"] = {"max_rows_per_unit": c.rows}
-    info.update(details or {})
-    grouping = plan.grouping
-    return dict(
-        statistic=statistic,
-        columns=tuple(labels),
-        mechanism=s.mechanism,
-        epsilon=s.epsilon,
-        delta=s.delta + (grouping.delta if grouping is not None else 0.0),
-        neighbouring=s.neighbouring,
-        n=s.public_n,
-        sensitivity=deferred(sens_of),
-        scale=deferred(scale_of),
-        input_bounds=input_bounds,
-        output_bounds=output_bounds,
-        bounding=s.bounding,
-        secure=s.source.secure,
-        value=value,
-        details=info,
-        _interval=interval,
-        _index=index,
-        rho=plan.rho(),
-        **grouping_facts(c, grouping, plan.released_groups if grouping is not None else None),
-    )
 
 
 def _record_parts(

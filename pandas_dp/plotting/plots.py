@@ -273,19 +273,13 @@ def plot_groups(
         pairs = list(index)
     width = 0.7 / len(inner)
     axes = new_axes(ax, (max(3.5, 0.6 * len(pairs) + 2.0), 3.6))
-    kind = "simultaneous " if simultaneous else ""
     for j, second in enumerate(inner):
         rows = np.array([i for i, (_, b) in enumerate(pairs) if b == second], dtype=np.intp)
         x = np.array([outer.index(pairs[i][0]) for i in rows], dtype=np.float64)
         x += (j - (len(inner) - 1) / 2) * width
-        yerr = np.vstack(
-            [
-                np.maximum(values[rows] - lower[rows], 0.0),
-                np.maximum(upper[rows] - values[rows], 0.0),
-            ]
-        )
+        yerr = _yerr(values[rows], lower[rows], upper[rows])
         label = (
-            f"release, {1 - alpha:.0%} {kind}intervals"
+            "release, " + _intervals(alpha, simultaneous)
             if second is None
             else f"{index.names[1]} = {_label(second)}"
         )
@@ -299,15 +293,34 @@ def plot_groups(
                 markersize=8,
                 label="exact" if j == len(inner) - 1 else None,
             )
-    axes.set_xticks(np.arange(len(outer), dtype=np.float64))
-    axes.set_xticklabels([_label(v) for v in outer], rotation=0 if len(outer) <= 8 else 45)
-    axes.set_xlim(-0.6, len(outer) - 0.4)
-    if index.names[0] is not None:
-        axes.set_xlabel(str(index.names[0]))
-    axes.set_ylabel(str(result.name) if result.name is not None else meta.statistic)
     title = _title(meta)
     if len(inner) > 1:
-        title += f", {1 - alpha:.0%} {kind}intervals"
+        title += ", " + _intervals(alpha, simultaneous)
+    return _finish(axes, outer, index.names[0], result, meta, title)
+
+
+def _intervals(alpha: float, simultaneous: bool) -> str:
+    """What the error bars of a vector are (in legends and titles)."""
+    return f"{1 - alpha:.0%} {'simultaneous ' if simultaneous else ''}intervals"
+
+
+def _yerr(values: np.ndarray, lower: Any, upper: Any) -> np.ndarray:
+    """The error bars' lengths below and above ``values`` (never negative)."""
+    return np.vstack([np.maximum(values - lower, 0.0), np.maximum(upper - values, 0.0)])
+
+
+def _finish(
+    axes: Axes, keys: Sequence[Any], name: Any, result: pd.Series, meta: DPMetadata, title: str
+) -> Axes:
+    """Label the x axis with ``keys`` (at 0, 1, ...) and ``name``, then the y axis,
+    the title and the legend of a vector's plot."""
+    n = len(keys)
+    axes.set_xticks(np.arange(n, dtype=np.float64))
+    axes.set_xticklabels([_label(v) for v in keys], rotation=0 if n <= 8 else 45)
+    axes.set_xlim(-0.6, n - 0.4)
+    if name is not None:
+        axes.set_xlabel(str(name))
+    axes.set_ylabel(str(result.name) if result.name is not None else meta.statistic)
     axes.set_title(title, fontsize="medium")
     axes.legend(fontsize="small")
     return axes
@@ -316,16 +329,9 @@ def plot_groups(
 def _plot_scalar(value: float, meta: DPMetadata, ax: Axes | None, alpha: float, exact: Any) -> Axes:
     axes = new_axes(ax, (3.2, 3.6))
     lo, hi = meta.interval(alpha)
-    yerr = np.array([[max(value - lo, 0.0)], [max(hi - value, 0.0)]])
-    axes.errorbar(
-        [0.0],
-        [value],
-        yerr=yerr,
-        fmt="o",
-        color="C0",
-        capsize=6,
-        label=f"release, {1 - alpha:.0%} interval",
-    )
+    label = f"release, {1 - alpha:.0%} interval"
+    yerr = _yerr(np.array([value]), lo, hi)
+    axes.errorbar([0.0], [value], yerr=yerr, fmt="o", color="C0", capsize=6, label=label)
     if exact is not None:
         axes.plot([0.0], [float(exact)], "x", color="k", markersize=9, label="exact")
     axes.set_xticks([0.0])
@@ -355,28 +361,19 @@ def _plot_vector(
     axes = new_axes(ax, (max(3.5, 0.7 * k + 2.0), 3.6))
     x = np.arange(k, dtype=np.float64)
     values = result.to_numpy(dtype=np.float64)
-    kind = "simultaneous " if simultaneous else ""
-    label = f"release, {1 - alpha:.0%} {kind}intervals"
     if frame is not None and len(frame) == k:
         frame = frame.iloc[positions]
         lower = frame["lower"].to_numpy(dtype=np.float64)
         upper = frame["upper"].to_numpy(dtype=np.float64)
-        yerr = np.vstack([np.maximum(values - lower, 0.0), np.maximum(upper - values, 0.0)])
+        yerr = _yerr(values, lower, upper)
+        label = "release, " + _intervals(alpha, simultaneous)
         axes.errorbar(x, values, yerr=yerr, fmt="o", color="C0", capsize=5, label=label)
     else:
         axes.plot(x, values, "o", color="C0", label="release")
     if exact is not None:
         exact_values = pd.Series(exact).reindex(result.index).to_numpy(dtype=np.float64)
         axes.plot(x, exact_values, "x", color="k", markersize=9, label="exact")
-    axes.set_xticks(x)
-    axes.set_xticklabels([_label(v) for v in result.index], rotation=0 if k <= 8 else 45)
-    axes.set_xlim(-0.6, k - 0.4)
-    if result.index.name is not None:
-        axes.set_xlabel(str(result.index.name))
-    axes.set_ylabel(str(result.name) if result.name is not None else meta.statistic)
-    axes.set_title(_title(meta), fontsize="medium")
-    axes.legend(fontsize="small")
-    return axes
+    return _finish(axes, list(result.index), result.index.name, result, meta, _title(meta))
 
 
 def _entry_order(result: pd.Series, meta: DPMetadata, order: str | Sequence[Any]) -> np.ndarray:

@@ -42,9 +42,9 @@ Examples
 from __future__ import annotations
 
 import sys
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 
@@ -71,6 +71,8 @@ __all__ = [
 ]
 
 OUT_OF_BOUNDS: tuple[str, ...] = ("clip", "raise")
+
+_D = TypeVar("_D")
 
 
 def check_out_of_bounds(policy: str) -> str:
@@ -209,6 +211,21 @@ def _schema_sources(schema: Any, attached: Any) -> list[tuple[dict[Hashable, Any
     return sources
 
 
+def _each(
+    wanted: list[Hashable], find: Callable[[Hashable], _D | None]
+) -> tuple[dict[Hashable, _D], list[str]]:
+    """``find`` of every wanted column: the declarations found, and the columns without."""
+    out: dict[Hashable, _D] = {}
+    missing: list[str] = []
+    for column in wanted:
+        found = find(column)
+        if found is None:
+            missing.append(str(column))
+        else:
+            out[column] = found
+    return out, missing
+
+
 def _explicit_bounds(bounds: Any, wanted: list[Hashable]) -> Mapping[Hashable, Any]:
     if bounds is not None and not isinstance(bounds, Mapping):
         bounds = bounds_pair(bounds, wanted[0] if len(wanted) == 1 else "(every column)")
@@ -262,14 +279,7 @@ def resolve_bounds(
     per_column = _explicit_bounds(bounds, wanted)
     sources = _schema_sources(schema, attached)
 
-    out: dict[Hashable, NumericDeclaration] = {}
-    missing: list[str] = []
-    for column in wanted:
-        found = bounds_of(columns, column, per_column, sources)
-        if found is None:
-            missing.append(str(column))
-        else:
-            out[column] = found
+    out, missing = _each(wanted, lambda c: bounds_of(columns, c, per_column, sources))
     if missing:
         notes = [n for c in wanted if str(c) in missing and (n := half_bounds(c, sources))]
         raise MissingBoundsError(missing, note="; ".join(notes))
@@ -334,14 +344,7 @@ def resolve_categories(
     per_column = _per_column(categories, wanted)
     sources = _schema_sources(schema, attached)
 
-    out: dict[Hashable, CategoricalDeclaration] = {}
-    missing: list[str] = []
-    for column in wanted:
-        found = categories_of(columns, column, per_column, sources)
-        if found is None:
-            missing.append(str(column))
-        else:
-            out[column] = found
+    out, missing = _each(wanted, lambda c: categories_of(columns, c, per_column, sources))
     if missing:
         raise MissingBoundsError(missing, what=what)
     return out

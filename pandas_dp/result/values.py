@@ -430,29 +430,14 @@ class DPMetadata:
         ``"derived"`` is ``True`` for a record read from an object computed from the
         release (:attr:`derived`); its other entries describe the release.
         """
-        out = {
-            "statistic": self.statistic,
-            "columns": [str(c) for c in self.columns],
-            "mechanism": self.mechanism,
-            "epsilon": self.epsilon,
-            "delta": self.delta,
-            "neighbouring": self.neighbouring,
-            "n": self.n,
-            "sensitivity": self.sensitivity,
-            "scale": self.scale,
-            "input_bounds": self.input_bounds,
-            "output_bounds": self.output_bounds,
-            "bounding": self.bounding,
-            "secure": self.secure,
-            "rho": self.rho,
-            "groups": [str(g) for g in self.groups],
-            "keys": self.keys,
-            "n_keys": self.n_keys,
-            "privacy_unit": self.privacy_unit,
-            "contribution_bounds": self.contribution_bounds,
-            "derived": self.derived,
-            "details": self.details,
-        }
+        # every public field but the value, in their order, then derived and details
+        out = {name: getattr(self, name) for name in _EXPORTED}
+        out.update(
+            columns=[str(c) for c in self.columns],
+            groups=[str(g) for g in self.groups],
+            derived=self.derived,
+            details=self.details,
+        )
         result: dict[str, Any] = _jsonable(out)
         json.dumps(result)  # fail here, not in the caller's serialiser
         return result
@@ -524,6 +509,10 @@ class DPMetadata:
 
 #: The names of :class:`DPMetadata`'s fields (:meth:`DPMetadata.record` needs them all).
 _FIELDS: frozenset[str] = frozenset(f.name for f in fields(DPMetadata))
+#: The fields :meth:`DPMetadata.to_dict` exports as they are (before its own entries).
+_EXPORTED: tuple[str, ...] = tuple(
+    f.name for f in fields(DPMetadata) if f.name not in ("value", "details") and f.name[0] != "_"
+)
 
 
 def _check_fields(given: dict[str, Any]) -> None:

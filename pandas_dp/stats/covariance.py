@@ -39,9 +39,9 @@ from pandas_dp.errors import InvalidBoundsError
 from pandas_dp.noise.bounding import apply_noise_exact, halfwidth
 from pandas_dp.noise.plans import NoisePlan
 from pandas_dp.plan.plans import Measurement, Plan, direct_allowance, engine_input
+from pandas_dp.plan.records import settings_fields
 from pandas_dp.plan.sensitivity import output_range, pair_sensitivity, sensitivity
 from pandas_dp.request.declared_columns import NumericDeclaration
-from pandas_dp.request.grouping_facts import grouping_facts
 from pandas_dp.request.settings import Settings
 from pandas_dp.result.values import DPMetadata, attach
 from pandas_dp.stats import constraints
@@ -195,22 +195,15 @@ def release_cov(
         else partial(_scaled_bounds, raw_interval, factor)
     )
     meta = DPMetadata(
-        **grouping_facts(settings.contributions, None),
+        **settings_fields(settings),
         statistic=name,
         columns=tuple(labels),
-        mechanism=settings.mechanism,
-        epsilon=settings.epsilon,
-        delta=settings.delta,
-        neighbouring=settings.neighbouring,
-        n=settings.public_n,
         sensitivity=release.sensitivity_report(),
         scale=release.scale_report(),
         input_bounds={c: (decls[c].lower, decls[c].upper) for c in labels},
         output_bounds=(-1.0, 1.0)
         if corr
         else {"variance upper bounds": dict(zip(labels, limits.tolist(), strict=True))},
-        bounding=settings.bounding,
-        secure=settings.source.secure,
         value=value,
         details={
             "method": method,

@@ -36,9 +36,9 @@ from pandas_dp.engines.registry import engine_for
 from pandas_dp.noise.bounding import apply_noise
 from pandas_dp.noise.plans import NoisePlan
 from pandas_dp.plan.plans import Plan, engine_input
+from pandas_dp.plan.records import settings_fields
 from pandas_dp.plan.sensitivity import output_range, sensitivity
 from pandas_dp.request.category_declarations import CategoricalDeclaration
-from pandas_dp.request.grouping_facts import grouping_facts
 from pandas_dp.request.settings import Settings
 from pandas_dp.result.values import DPMetadata, attach, deferred
 from pandas_dp.stats import constraints
@@ -338,20 +338,13 @@ def _histogram_meta(
         **(extra or {}),
     }
     return DPMetadata(
-        **grouping_facts(settings.contributions, None),
+        **settings_fields(settings),
         statistic=statistic,
         columns=(decl.column,),
-        mechanism=settings.mechanism,
-        epsilon=settings.epsilon,
-        delta=settings.delta,
-        neighbouring=settings.neighbouring,
-        n=settings.public_n,
         sensitivity=deferred(partial(pd.Series, np.full(len(entries), sens), index=entries)),
         scale=deferred(partial(pd.Series, np.asarray(plan.scale, dtype=float), index=entries)),
         input_bounds={},
         output_bounds=output_bounds,
-        bounding=settings.bounding,
-        secure=settings.source.secure,
         value=released,
         details=details,
         _interval=interval,
@@ -511,20 +504,13 @@ def _single_bucket(
 ) -> pd.Series:
     """One bucket: the proportion is 1 whatever the data; nothing is noised or spent."""
     meta = DPMetadata(
-        **grouping_facts(settings.contributions, None),
+        **settings_fields(settings, epsilon=0.0, delta=0.0),
         statistic="proportions",
         columns=(decl.column,),
-        mechanism=settings.mechanism,
-        epsilon=0.0,
-        delta=0.0,
-        neighbouring=settings.neighbouring,
-        n=settings.public_n,
         sensitivity=0.0,
         scale=0.0,
         input_bounds={},
         output_bounds=(0.0, 1.0),
-        bounding=settings.bounding,
-        secure=settings.source.secure,
         value=np.array([1.0]),
         details={"method": method, "via": via, "note": "a single bucket needs no noise"},
         _interval=partial(fixed_bounds, np.array([1.0])),
@@ -610,20 +596,13 @@ def release_counts(
         details["privacy unit"] = str(c.unit)
         details["contribution bounds"] = {"max_rows_per_unit": c.rows}
     meta = DPMetadata(
-        **grouping_facts(settings.contributions, None),
+        **settings_fields(settings, n=n),
         statistic="counts",
         columns=tuple(names),
-        mechanism=settings.mechanism,
-        epsilon=settings.epsilon,
-        delta=settings.delta,
-        neighbouring=settings.neighbouring,
-        n=n,
         sensitivity=pd.Series(np.full(k, per_query), index=[str(q) for q in names]),
         scale=pd.Series(np.asarray(noise.scale, dtype=float), index=[str(q) for q in names]),
         input_bounds={},
         output_bounds=(float(noise.lower[0]), float(noise.upper[0])),
-        bounding=settings.bounding,
-        secure=settings.source.secure,
         value=released / scale_to,
         details=details,
         _interval=interval,

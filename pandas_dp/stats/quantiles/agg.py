@@ -17,14 +17,9 @@ import pandas as pd
 from pandas_dp.plan.plans import Plan
 from pandas_dp.request.declared_columns import NumericDeclaration
 from pandas_dp.request.grouping import Grouping
+from pandas_dp.stats.numeric import FloatArray, IntervalFn
 from pandas_dp.stats.quantiles.estimators import Selection
-from pandas_dp.stats.quantiles.releases import (
-    Estimates,
-    FloatArray,
-    IntervalFn,
-    check_bins,
-    default_bins,
-)
+from pandas_dp.stats.quantiles.releases import Estimates, check_bins, default_bins
 
 __all__ = ["AGG_QUANTILES", "AggQuantiles", "agg_quantiles"]
 

@@ -37,9 +37,6 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from pandas_dp import engines
-from pandas_dp.engines.in_memory import PANDAS
-from pandas_dp.engines.protocol import Kernels
 from pandas_dp.noise.bounding import apply_noise
 from pandas_dp.noise.plans import NoisePlan
 from pandas_dp.plan.plans import Plan
@@ -58,6 +55,7 @@ from pandas_dp.stats.quantiles.search import (
 from pandas_dp.stats.quantiles.tree import (
     Tree,
     consistent_leaves,
+    exact_grid,
     exact_tree,
     quantile_interval,
     read_quantiles,
@@ -193,7 +191,7 @@ class Selection(_Columns):
         self.keys[c] = (key, ladder)
         d = self.decls[c]
         # the grid twice as fine: the halves of the cells centred on the edges
-        return partial(_grid, series, d.lower, d.upper, 2 * self.bins)
+        return partial(exact_grid, series, d.lower, d.upper, 2 * self.bins)
 
     def check(self) -> None:
         """Every selection's rate is representable (raises before the charge)."""
@@ -274,20 +272,6 @@ class Selection(_Columns):
                 else "not computed: released with interval=False, the whole budget selected"
             ),
         }
-
-
-def _grid(
-    series: pd.Series,
-    lower: float,
-    upper: float,
-    bins: int,
-    groups: engines.Groups | None,
-    kernels: Kernels | None = None,
-) -> NDArray[np.int64]:
-    """The engine call (after the charge): the grid's counts, group after group
-    (``kernels``: the engine measuring the plan's)."""
-    counter = PANDAS if kernels is None else kernels
-    return counter.grid_counts(series, lower, upper, bins, groups=groups)
 
 
 #: A column's quantile estimator: :class:`Selection` or :class:`TreeQuantiles`.

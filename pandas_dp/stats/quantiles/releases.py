@@ -27,13 +27,12 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from numpy.typing import NDArray
 
 from pandas_dp.engines.grid import check_grid
 from pandas_dp.plan.plans import Plan, engine_input
@@ -42,7 +41,7 @@ from pandas_dp.request.declared_columns import NumericDeclaration
 from pandas_dp.request.grouping import Grouping
 from pandas_dp.request.settings import Settings
 from pandas_dp.result.values import DPFloat, attach
-from pandas_dp.stats.numeric import validate
+from pandas_dp.stats.numeric import FloatArray, IntervalFn, validate
 from pandas_dp.stats.quantiles.estimators import Estimator, estimator_for
 
 __all__ = [
@@ -58,8 +57,6 @@ __all__ = [
     "release_quantiles",
 ]
 
-FloatArray = NDArray[np.float64]
-IntervalFn = Callable[[float], tuple[float, float]]
 #: One statistic's values per group, interval functions per group, output range.
 Estimates = tuple[FloatArray, list[IntervalFn], tuple[float, float]]
 
@@ -234,9 +231,7 @@ def release_quantiles(
     labels = list(columns)
     plan = Plan(settings, grouping)
     estimator = estimator_for(method, bins, qs, decls, plan, interval=interval)
-    readers = {}
-    for c in labels:
-        readers[("grid", c)] = estimator.add(c, columns[c])
+    readers = {("grid", c): estimator.add(c, columns[c]) for c in labels}
     plan.calibrate()
     estimator.check()  # public arguments only: may raise, before the charge
     check = (

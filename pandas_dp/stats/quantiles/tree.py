@@ -152,6 +152,20 @@ def tree_counts(leaves: NDArray[Any], tree: Tree) -> NDArray[np.int64]:
     return np.concatenate(parts, axis=1) if rows.shape[0] else np.zeros((0, tree.nodes), np.int64)
 
 
+def exact_grid(
+    series: pd.Series,
+    lower: float,
+    upper: float,
+    bins: int,
+    groups: engines.Groups | None,
+    kernels: Kernels | None = None,
+) -> NDArray[np.int64]:
+    """The engine call (after the charge): the grid's counts, group after group
+    (``kernels``: the engine measuring the plan's)."""
+    counter = PANDAS if kernels is None else kernels
+    return counter.grid_counts(series, lower, upper, bins, groups=groups)
+
+
 def exact_tree(
     series: pd.Series,
     decl: NumericDeclaration,
@@ -159,10 +173,8 @@ def exact_tree(
     groups: engines.Groups | None,
     kernels: Kernels | None = None,
 ) -> NDArray[np.float64]:
-    """The engine call (after the charge): the exact tree, group after group
-    (``kernels``: the engine measuring the plan's)."""
-    counter = PANDAS if kernels is None else kernels
-    leaves = counter.grid_counts(series, decl.lower, decl.upper, tree.bins, groups=groups)
+    """The exact tree, group after group: :func:`exact_grid`'s leaves summed into nodes."""
+    leaves = exact_grid(series, decl.lower, decl.upper, tree.bins, groups, kernels)
     return tree_counts(leaves, tree).astype(np.float64).reshape(-1)
 
 
