@@ -6,13 +6,20 @@ catches ``ValueError`` or ``RuntimeError`` keeps working).
 
 None of these is ever raised because of a value in the data: they depend only on
 the call's arguments and on what was declared public (bounds, categories, ``n``).
-The one exception is :class:`ComputeError`, which stands in for a lazy engine's
-failure while reading the data and says nothing about its cause.
+The exceptions are :class:`ComputeError`, which stands in for a lazy engine's
+failure while reading the data and says nothing about its cause, and
+``OutOfBoundsError``, raised only where the caller asked for it
+(``out_of_bounds="raise"``, a check that is not differentially private): it
+subclasses pandera's ``SchemaError`` too, so a pandera user's handler catches it.
+It is made on first use (``pandas_dp.errors.OutOfBoundsError``), as pandera's
+import is slow.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable
+from typing import Any
 
 __all__ = [
     "BudgetExceededError",
@@ -173,3 +180,41 @@ class DerivedResultError(PandasDPError, ValueError):
     still holds exactly the release (``p.copy()``, ``p.rename("name")``) keeps a
     working record.
     """
+
+
+@functools.cache
+def _out_of_bounds_error() -> type[Exception]:
+    """The class of ``OutOfBoundsError``: ours, a ``ValueError`` and pandera's
+    ``SchemaError`` (made once, when first asked for)."""
+    from pandera.errors import SchemaError
+
+    class OutOfBoundsError(PandasDPError, ValueError, SchemaError):
+        """The data violate their declaration and ``out_of_bounds="raise"`` was asked
+        for (after the charge: the check is not differentially private).
+
+        Parameters
+        ----------
+        message : str
+            What was violated and how to fix it.
+        schema : pandera.DataFrameSchema
+            The schema the data were validated with.
+        data : pandas.DataFrame
+            The columns validated.
+        failure_cases : pandas.DataFrame or None
+            pandera's failure cases.
+        """
+
+        def __init__(self, message: str, schema: Any, data: Any, failure_cases: Any) -> None:
+            SchemaError.__init__(  # type: ignore[no-untyped-call]
+                self, schema, data, message, failure_cases=failure_cases
+            )
+
+    OutOfBoundsError.__module__ = __name__
+    OutOfBoundsError.__qualname__ = "OutOfBoundsError"
+    return OutOfBoundsError
+
+
+def __getattr__(name: str) -> Any:
+    if name == "OutOfBoundsError":
+        return _out_of_bounds_error()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from pandas_dp import errors
 from pandas_dp.plan.plans import Plan, engine_input
 from pandas_dp.plan.records import build_metadata
 from pandas_dp.request.declared_columns import NumericDeclaration
@@ -72,7 +73,8 @@ IntervalFn = Callable[[float], tuple[float, float]]
 def validate(columns: Mapping[Hashable, pd.Series], decls: Mapping[Hashable, Any]) -> None:
     """``out_of_bounds="raise"``: validate with pandera (not DP-safe; the budget is spent).
 
-    The error's report is cut to a few failure cases.
+    Raises ``pandas_dp.errors.OutOfBoundsError`` (a ``ValueError`` and pandera's
+    ``SchemaError``, with pandera's failure cases); its message shows a few of them.
     """
     import pandera.pandas as pa  # only when asked for: pandera's import is slow
     from pandera.errors import SchemaError
@@ -90,10 +92,13 @@ def validate(columns: Mapping[Hashable, pd.Series], decls: Mapping[Hashable, Any
             )
         else:
             shown, count = f": {str(err)[:300]}", ""
-        raise ValueError(
+        raise errors.OutOfBoundsError(
             f"out_of_bounds='raise': the data violate the declaration{count}. The privacy "
             f"budget of this release was already charged. This check is not "
-            f"differentially private; use out_of_bounds='clip' in production{shown}"
+            f"differentially private; use out_of_bounds='clip' in production{shown}",
+            schema,
+            frame,
+            cases if isinstance(cases, pd.DataFrame) else None,
         ) from None
 
 
