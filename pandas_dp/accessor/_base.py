@@ -27,12 +27,19 @@ from pandas_dp.request.declared_columns import NumericDeclaration
 from pandas_dp.request.settings import Contributions, check_seed, check_skipna
 from pandas_dp.request.unit_declarations import resolve_unit
 from pandas_dp.result.values import DPFloat, DPInt
+from pandas_dp.stats import auto_bounds
 from pandas_dp.stats import histograms as hist
 from pandas_dp.stats import numeric as st
+from pandas_dp.stats.moments import check_ddof
 from pandas_dp.stats.quantiles import releases as qmod
 
 #: A Series' contributions: each row its own unit (frozen, so one serves every call).
 ONE_ROW_PER_UNIT = Contributions()
+
+
+def _is_auto(bounds: Any) -> bool:
+    """Whether the call asks for private bounds (``bounds="auto"``)."""
+    return isinstance(bounds, str) and bounds == "auto"
 
 
 class _Base:
@@ -183,6 +190,12 @@ class _Base:
     ) -> DPFloat | DPInt | pd.Series:
         selected, scalar = self._select(columns)
         _check_numeric(statistic, selected)
+        if _is_auto(bounds):  # the release's own checks first: the bounds cost budget
+            st.resolve_method(method, settings)
+            check_ddof(ddof)
+        bounds, settings, auto = auto_bounds.resolve_if_auto(
+            bounds, selected, settings, self._frame()
+        )
         decls = self._declare(selected, bounds, schema)
         result = st.release_moments(
             statistic,
@@ -195,7 +208,8 @@ class _Base:
             frame=self._frame(),
         )
         assert not isinstance(result, pd.DataFrame)  # ungrouped
-        return result
+        annotated: DPFloat | DPInt | pd.Series = auto_bounds.annotate(result, auto)
+        return annotated
 
     def _release_len(self, statistic: str, arguments: Mapping[str, Any]) -> DPInt:
         """``len``: the noisy number of rows."""
@@ -208,9 +222,18 @@ class _Base:
         qmod.check_q(q)
         selected, scalar = self._select(arguments.get("columns"))
         _check_numeric(statistic, selected)
+        bounds = self._own(arguments["bounds"])
+        if _is_auto(bounds):  # the release's own checks first: the bounds cost budget
+            qmod.check_method(arguments["method"])
+            qmod.check_interval(arguments["interval"])
+            if arguments["bins"] is not None:
+                qmod.check_bins(arguments["bins"], {})
+        bounds, settings, auto = auto_bounds.resolve_if_auto(
+            bounds, selected, settings, self._frame()
+        )
         out = qmod.release_quantiles(
             selected,
-            self._declare(selected, self._own(arguments["bounds"]), arguments["schema"]),
+            self._declare(selected, bounds, arguments["schema"]),
             q,
             settings,
             scalar=scalar,
@@ -222,7 +245,7 @@ class _Base:
         )
         if statistic == "median" and isinstance(out, pd.Series):
             out.name = None  # pandas' df.median() has no name
-        return out
+        return auto_bounds.annotate(out, auto)
 
     def _categorical(
         self, series: pd.Series, categories: Any, schema: Any

@@ -91,10 +91,13 @@ SHARED: dict[str, str] = {
     "    and noisier.",
     "delta": "delta : float, default 0.0\n"
     '    Only with ``mechanism="gaussian"``: the probability the epsilon bound may fail.',
-    "bounds": "bounds : (lower, upper) or dict, optional\n"
+    "bounds": 'bounds : (lower, upper), dict or "auto", optional\n'
     "    Public bounds, for every column or per column (``{column: (lower, upper)}``).\n"
     "    Values outside are clamped. They take precedence over ``schema`` and must\n"
-    "    never be read off the data.",
+    '    never be read off the data. ``"auto"`` (sum, mean, var, std, sem, skew,\n'
+    "    median and quantile, not grouped): each column's range is first released\n"
+    "    privately with 0.3 of ``epsilon`` (REFERENCE §14; recorded in the ledger and\n"
+    '    in ``attrs["dp"].details``), then the statistic with the rest on it.',
     "categories": 'categories : list, dict or "dtype", optional\n'
     '    Public categories (per column with a dict). ``"dtype"`` publishes the\n'
     "    column's own categorical dtype: only valid when that dtype was set from\n"

@@ -150,6 +150,14 @@ def _checked_pair(column: Hashable, lower: Any, upper: Any) -> tuple[float, floa
 def bounds_pair(value: Any, column: Hashable) -> tuple[Any, Any]:
     if type(value) is tuple and len(value) == 2:  # the usual case, without the ABCs
         return value[0], value[1]
+    if isinstance(value, str) and value == "auto":
+        raise ValueError(
+            f"bounds='auto' (bounds estimated privately) is offered by sum, mean, var, std, "
+            f"sem, skew, median and quantile of a frame or a Series, in memory or "
+            f"partitioned, and not by this release (column {column!r}): declare "
+            f"(lower, upper) bounds, e.g. "
+            f"the ones a bounds='auto' release put in its attrs['dp'].input_bounds"
+        )
     if isinstance(value, str) or not isinstance(value, Iterable):
         raise ValueError(
             f"bounds for column {column!r} must be a (lower, upper) pair; got {value!r}"
