@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -102,7 +103,7 @@ def test_skew_value_is_pandas_formula_on_exact_sums() -> None:
         y = x - mid
         got = skew_value(float(n), y.sum(), (y * y).sum(), (y**3).sum())
         assert got == pytest.approx(pd.Series(x).skew(), rel=1e-9, abs=1e-12)
-    assert skew_value(5.0, 5.0, 5.0, 5.0) == 0.0  # constant: pandas gives 0
+    assert skew_value(5.0, 5.0, 5.0, 5.0) == 0.0  # constant: no spread, no skew
 
 
 def test_skew_interval_encloses_every_point_of_its_box() -> None:
@@ -151,3 +152,32 @@ def test_interval_coverage() -> None:
         lo, hi = r.attrs["dp"].interval(0.1)
         misses += not (lo <= truth <= hi)
     assert misses <= 60
+
+
+def test_a_constant_column_has_no_skew_as_in_pandas() -> None:
+    """A spread within its noise is none: 0 (pandas 3 answers NaN, pandas 2 gave 0; never
+    D3 / D2^1.5 of noise, which the clamp would turn into +-sqrt(N))."""
+    s = pd.Series([5.0] * 100)
+    for eps in (1.0, 1e9):
+        assert s.dp.skew(epsilon=eps, bounds=(0, 10), random_state=7) == 0.0
+
+
+@pytest.mark.parametrize(
+    "bounds", [(-1e100, 1e100), (-1e102, 1e102), (0.0, 1e-30), (-1e-100, 1e-100)], ids=str
+)
+def test_no_value_raises_or_warns_after_the_charge(bounds: tuple[float, float]) -> None:
+    """Huge and tiny bounds, inf, NaN, all missing: a number and an interval, silently."""
+    rng = np.random.default_rng(9)
+    frames = [
+        pd.Series(rng.normal(0, 1e99, 500)),
+        pd.Series([np.inf, -np.inf, np.nan, 1.0] * 50),
+        pd.Series([np.nan] * 20),
+        pd.Series([bounds[1]] * 30 + [bounds[0]]),
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for s in frames:
+            for eps in (0.1, 1e6):
+                r = s.dp.skew(epsilon=eps, bounds=bounds, random_state=1)
+                lo, hi = r.attrs["dp"].interval(0.05)
+                assert math.isfinite(r) and lo <= hi

@@ -337,7 +337,8 @@ def _skew(
     values = [float(noisy[key][g]) for key in keys]
     plans = [plan.measurements[key].calibrated for key in keys]
     half = 0.5 * (entry.decl.upper - entry.decl.lower)
-    return skew_value(*values), partial(_skew_box, plans, values, half)
+    variances = tuple(p.variance for p in plans)
+    return skew_value(*values, variances=variances), partial(_skew_box, plans, values, half)
 
 
 def _skew_box(

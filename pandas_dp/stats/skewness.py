@@ -5,7 +5,8 @@ pandas' ``Series.skew()`` is the adjusted Fisher--Pearson coefficient
     G = N sqrt(N - 1) / (N - 2) * D3 / D2**1.5,
 
 with ``D2 = Σ (x - x̄)²`` and ``D3 = Σ (x - x̄)³`` over the ``N`` present values
-(0 where ``D2 = 0``; undefined below three values). From the sums about the
+(undefined below three values; for a constant column, where ``D2 = 0``, pandas 2
+gave 0 and pandas 3 gives ``NaN``). From the sums about the
 declared bounds' midpoint -- the count ``C``, ``S1 = Σ y``, ``S2 = Σ y²`` and
 ``S3 = Σ y³`` with ``y = x - m`` -- the moments about the mean are
 
@@ -50,7 +51,20 @@ def _moments(c: float, s1: float, s2: float, s3: float) -> tuple[float, float]:
     return s2 - s1 * mean, s3 - 3.0 * mean * s2 + 2.0 * s1 * mean * mean
 
 
-def skew_value(c: float, s1: float, s2: float, s3: float) -> float:
+#: ``D2`` must exceed this many standard deviations of its noise for the skewness to
+#: be estimated at all: below, the spread is indistinguishable from none (whose
+#: skewness is taken as 0), and ``D3 / D2^1.5`` would divide noise by noise.
+SPREAD_SDS = 2.0
+
+
+def skew_value(
+    c: float,
+    s1: float,
+    s2: float,
+    s3: float,
+    *,
+    variances: tuple[float, ...] | None = None,
+) -> float:
     """pandas' skewness from the (noisy) count and centred power sums.
 
     Parameters
@@ -59,21 +73,46 @@ def skew_value(c: float, s1: float, s2: float, s3: float) -> float:
         The count.
     s1, s2, s3 : float
         ``Σ y``, ``Σ y²``, ``Σ y³`` about the midpoint.
+    variances : tuple of float, optional
+        The noise variances of ``c``, ``s1``, ``s2`` (and ``s3``), public: where
+        ``D2`` is within :data:`SPREAD_SDS` standard deviations of its noise (to
+        first order) the estimate is 0.
 
     Returns
     -------
     float
-        ``0.0`` below three values or where ``D2 <= 0`` (pandas gives 0 for a
-        constant column); else the estimate, clamped to ``[-sqrt(C), sqrt(C)]``.
+        ``0.0`` below three values or where ``D2`` is not above its noise (no
+        spread, no asymmetry: a number, where pandas 3 gives ``NaN``); else the
+        estimate, clamped to
+        ``[-sqrt(C), sqrt(C)]``.
+
+    Examples
+    --------
+    >>> skew_value(100.0, 0.0, 1e-9, 1e-9)  # exact sums: a spread however small
+    10.0
+    >>> skew_value(100.0, 0.0, 1e-9, 1e-9, variances=(1.0, 1.0, 1.0, 1.0))
+    0.0
     """
     if not c >= 3.0:
         return 0.0
     d2, d3 = _moments(c, s1, s2, s3)
     if not d2 > 0.0:
         return 0.0
+    if variances is not None:
+        mean = s1 / c
+        # D2 = S2 - S1²/C: its noise to first order, the three independent noises
+        square = mean * mean
+        sd = math.sqrt(variances[2] + 4.0 * square * variances[1] + square * square * variances[0])
+        if not d2 > SPREAD_SDS * sd:
+            return 0.0
     cap = math.sqrt(c)
-    value = _factor(c) * d3 / (d2 * math.sqrt(d2))
+    value = _factor(c) * d3 / _power_1_5(d2)
     return min(max(value, -cap), cap) if math.isfinite(value) else math.copysign(cap, value)
+
+
+def _power_1_5(x: float) -> float:
+    """``x ** 1.5`` for ``x >= 0``, ``inf`` where it overflows (``**`` would raise)."""
+    return x * math.sqrt(x)
 
 
 def _span(*values: float) -> tuple[float, float]:
@@ -129,7 +168,8 @@ def skew_interval(
     # each sum within what c_hi values of |y| <= half can add up to
     s1 = (max(s1[0], -c_hi * half), min(s1[1], c_hi * half))
     s2 = (max(s2[0], 0.0), min(s2[1], c_hi * half * half))
-    s3 = (max(s3[0], -c_hi * half**3), min(s3[1], c_hi * half**3))
+    cube = half * half * half
+    s3 = (max(s3[0], -c_hi * cube), min(s3[1], c_hi * cube))
     if s1[0] > s1[1] or s2[0] > s2[1] or s3[0] > s3[1]:
         return -cap, cap
     lo, hi = math.inf, -math.inf
@@ -156,8 +196,8 @@ def _box_range(
     """G's range over one box (``C >= 3``), by interval arithmetic."""
     cap = math.sqrt(c[1])
     mean = _over(s1, c)
-    low_square = 0.0 if s1[0] <= 0.0 <= s1[1] else min(s1[0] ** 2, s1[1] ** 2)
-    d2_off = _over((low_square, max(s1[0] ** 2, s1[1] ** 2)), c)
+    low_square = 0.0 if s1[0] <= 0.0 <= s1[1] else min(s1[0] * s1[0], s1[1] * s1[1])
+    d2_off = _over((low_square, max(s1[0] * s1[0], s1[1] * s1[1])), c)
     d2 = (max(s2[0] - d2_off[1], 0.0), s2[1] - d2_off[0])
     if not d2[0] > 0.0:  # the spread may be 0: any skewness the count allows
         return -cap, cap
@@ -166,8 +206,8 @@ def _box_range(
     d3 = (s3[0] - 3.0 * three[1] + 2.0 * two[0], s3[1] - 3.0 * three[0] + 2.0 * two[1])
     # D3 / D2^1.5 is largest in size where D2 is least
     ratio = (
-        d3[0] / (d2[0] if d3[0] < 0 else d2[1]) ** 1.5,
-        d3[1] / (d2[0] if d3[1] > 0 else d2[1]) ** 1.5,
+        d3[0] / _power_1_5(d2[0] if d3[0] < 0 else d2[1]),
+        d3[1] / _power_1_5(d2[0] if d3[1] > 0 else d2[1]),
     )
     ends = [_factor(c[0]), _factor(c[1])]
     if c[0] < _LEAST_FACTOR_AT < c[1]:
