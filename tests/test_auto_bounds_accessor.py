@@ -91,15 +91,58 @@ def test_dask_equals_the_in_memory_release(df: pd.DataFrame) -> None:
 @pytest.mark.parametrize(
     "call",
     [
-        lambda d, b: d.dp.groupby("g", keys=["a", "b"]).mean("age", epsilon=1.0, bounds="auto"),
         lambda d, b: d.dp.describe(["age"], epsilon=1.0, bounds="auto", budget=b),
         lambda d, b: d.dp.cov(["age", "income"], epsilon=1.0, bounds="auto", budget=b),
     ],
-    ids=["groupby", "describe", "cov"],
+    ids=["describe", "cov"],
 )
 def test_releases_without_auto_bounds_say_so(df: pd.DataFrame, call: object) -> None:
     budget = pandas_dp.PrivacyBudget(epsilon=2.0)
     d = df.assign(g=np.where(df["pid"] % 2 == 0, "a", "b"))
     with pytest.raises(ValueError, match=r"bounds='auto'.*not by this release"):
         call(d, budget)  # type: ignore[operator]
+    assert budget.ledger.empty
+
+
+GROUPED = {
+    "mean": lambda g, **kw: g.mean("age", **kw),
+    "median": lambda g, **kw: g.median("income", **kw),
+    "agg": lambda g, **kw: g.agg({"age": ["mean", "std"], "income": "median"}, **kw),
+}
+
+
+@pytest.mark.parametrize("keys", [["a", "b"], "private"], ids=["declared", "private"])
+@pytest.mark.parametrize("name", sorted(GROUPED))
+def test_grouped_auto_bounds(df: pd.DataFrame, name: str, keys: object) -> None:
+    """One range per column over every group's rows, then the grouped release."""
+    d = df.assign(g=np.where(df["pid"] % 2 == 0, "a", "b"))
+    budget = pandas_dp.PrivacyBudget(epsilon=2.0, delta=1e-5)
+    g = d.dp.groupby("g", keys=keys, delta=1e-6 if keys == "private" else 0.0)
+    out = GROUPED[name](g, epsilon=1.0, bounds="auto", random_state=3, budget=budget)
+    statistics = budget.ledger["statistic"].tolist()
+    assert statistics[0] == "bounds" and len(statistics) == 2
+    assert budget.spent[0] == pytest.approx(1.0)
+    assert out.attrs["dp"].details["bounds_release"]["epsilon"] == pytest.approx(0.3)
+    assert sorted(out.index) == ["a", "b"]
+    if name == "mean":
+        want = d.groupby("g")["age"].mean()
+        assert np.allclose(out.to_numpy(), want.to_numpy(), atol=1.0)
+
+
+def test_frame_agg_with_auto_bounds(df: pd.DataFrame) -> None:
+    budget = pandas_dp.PrivacyBudget(epsilon=2.0)
+    out = df.dp.agg(
+        {"age": ["mean", "median"]}, epsilon=1.0, bounds="auto", random_state=4, budget=budget
+    )
+    assert budget.ledger["statistic"].tolist()[0] == "bounds"
+    assert out.loc["mean", "age"] == pytest.approx(df["age"].mean(), abs=1.0)
+
+
+def test_grouped_public_errors_come_before_any_charge(df: pd.DataFrame) -> None:
+    budget = pandas_dp.PrivacyBudget(epsilon=2.0)
+    g = df.assign(g="a").dp.groupby("g", keys=["a"])
+    with pytest.raises(ValueError):
+        g.var("age", epsilon=1.0, bounds="auto", ddof=-1, budget=budget)
+    with pytest.raises(ValueError):
+        g.median("age", epsilon=1.0, bounds="auto", method="bogus", budget=budget)
     assert budget.ledger.empty

@@ -37,11 +37,6 @@ from pandas_dp.stats.quantiles import releases as qmod
 ONE_ROW_PER_UNIT = Contributions()
 
 
-def _is_auto(bounds: Any) -> bool:
-    """Whether the call asks for private bounds (``bounds="auto"``)."""
-    return isinstance(bounds, str) and bounds == "auto"
-
-
 class _Base:
     """Shared argument parsing of the two accessors."""
 
@@ -190,7 +185,7 @@ class _Base:
     ) -> DPFloat | DPInt | pd.Series:
         selected, scalar = self._select(columns)
         _check_numeric(statistic, selected)
-        if _is_auto(bounds):  # the release's own checks first: the bounds cost budget
+        if auto_bounds.is_auto(bounds):  # the release's own checks first: the bounds cost budget
             st.resolve_method(method, settings)
             check_ddof(ddof)
         bounds, settings, auto = auto_bounds.resolve_if_auto(
@@ -223,7 +218,7 @@ class _Base:
         selected, scalar = self._select(arguments.get("columns"))
         _check_numeric(statistic, selected)
         bounds = self._own(arguments["bounds"])
-        if _is_auto(bounds):  # the release's own checks first: the bounds cost budget
+        if auto_bounds.is_auto(bounds):  # the release's own checks first: the bounds cost budget
             qmod.check_method(arguments["method"])
             qmod.check_interval(arguments["interval"])
             if arguments["bins"] is not None:

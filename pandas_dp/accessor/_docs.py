@@ -95,9 +95,9 @@ SHARED: dict[str, str] = {
     "    Public bounds, for every column or per column (``{column: (lower, upper)}``).\n"
     "    Values outside are clamped. They take precedence over ``schema`` and must\n"
     '    never be read off the data. ``"auto"`` (sum, mean, var, std, sem, skew,\n'
-    "    median and quantile, not grouped): each column's range is first released\n"
-    "    privately with 0.3 of ``epsilon`` (REFERENCE §14; recorded in the ledger and\n"
-    '    in ``attrs["dp"].details``), then the statistic with the rest on it.',
+    "    median, quantile and agg): each column's range is first released privately,\n"
+    "    over all rows, with 0.3 of ``epsilon`` (REFERENCE §14; recorded in the ledger\n"
+    '    and in ``attrs["dp"].details``), then the statistic with the rest on it.',
     "categories": 'categories : list, dict or "dtype", optional\n'
     '    Public categories (per column with a dict). ``"dtype"`` publishes the\n'
     "    column's own categorical dtype: only valid when that dtype was set from\n"

@@ -14,6 +14,7 @@ import pandas as pd
 
 from pandas_dp.accessor._arguments import _check_numeric, declared_bounds
 from pandas_dp.accessor._groupby_base import _GroupByBase
+from pandas_dp.stats import auto_bounds
 from pandas_dp.stats.quantiles import releases as qmod
 
 
@@ -83,9 +84,16 @@ class _GroupByQuantiles(_GroupByBase):
         cols, scalar = self._columns(columns, grouping)
         _check_numeric(statistic, cols)
         settings = self._settings(kw, schema)
+        bounds = kw["bounds"]
+        if auto_bounds.is_auto(bounds):  # the release's own checks first: bounds cost budget
+            qmod.check_method(kw.get("method", "exponential"))
+            qmod.check_interval(kw.get("interval", True))
+            if kw.get("bins") is not None:
+                qmod.check_bins(kw["bins"], {})
+        bounds, settings, auto = auto_bounds.resolve_if_auto(bounds, cols, settings, self._frame)
         out = qmod.release_quantiles(
             cols,
-            declared_bounds(self._frame, cols, kw["bounds"], schema, list(self._frame.columns)),
+            declared_bounds(self._frame, cols, bounds, schema, list(self._frame.columns)),
             q,
             settings,
             scalar=scalar,
@@ -97,7 +105,8 @@ class _GroupByQuantiles(_GroupByBase):
             statistic=statistic,
         )
         assert not isinstance(out, float)
-        return out
+        annotated: pd.Series | pd.DataFrame = auto_bounds.annotate(out, auto)
+        return annotated
 
 
 def _is_q(first: Any, selection: Any) -> bool:

@@ -35,8 +35,10 @@ from pandas_dp.accessor._methods import catalogue_methods
 from pandas_dp.accessor.groupby import DPGroupBy
 from pandas_dp.request.settings import Contributions
 from pandas_dp.result.values import attach
+from pandas_dp.stats import auto_bounds
 from pandas_dp.stats import numeric as st
 from pandas_dp.stats.describe import check_percentiles
+from pandas_dp.stats.moments import check_ddof
 from pandas_dp.stats.quantiles import agg as quantile_agg
 
 
@@ -187,6 +189,9 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
             func = dict.fromkeys(labels, func)
         requests = agg_requests(func)
         selected, _ = self._select(list(requests))
+        if auto_bounds.is_auto(bounds):  # the release's own checks first: bounds cost budget
+            check_ddof(arguments["ddof"])
+        bounds, settings, auto = auto_bounds.resolve_if_auto(bounds, selected, settings, self._obj)
         decls = moment_declarations(
             self._obj, selected, requests, bounds=bounds, schema=schema, known=self._known()
         )
@@ -210,7 +215,7 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
             out = pd.DataFrame(
                 {c: [row.get((c, s), np.nan) for s in stats] for c in requests}, index=stats
             )
-        return attach(out, table.attrs["dp"])
+        return auto_bounds.annotate(attach(out, table.attrs["dp"]), auto)
 
     def _release_describe(self, statistic: str, arguments: Mapping[str, Any]) -> pd.DataFrame:
         percentiles = check_percentiles(arguments["percentiles"])

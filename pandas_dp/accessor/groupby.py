@@ -34,9 +34,10 @@ from pandas_dp.accessor._groupby_categorical import _GroupByCategorical
 from pandas_dp.accessor._groupby_quantiles import _GroupByQuantiles
 from pandas_dp.accessor._methods import catalogue_methods
 from pandas_dp.result.values import attach
-from pandas_dp.stats import grouped
+from pandas_dp.stats import auto_bounds, grouped
 from pandas_dp.stats import numeric as st
 from pandas_dp.stats.describe import check_percentiles
+from pandas_dp.stats.moments import check_ddof
 from pandas_dp.stats.quantiles import agg as quantile_agg
 
 __all__ = ["DPGroupBy"]
@@ -180,13 +181,17 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
         wanted = {s for sts in requests.values() for s in sts}
         known: list[Hashable] = list(self._frame.columns)
         bounds = kw.get("bounds")
+        if auto_bounds.is_auto(bounds):  # the release's own checks first: bounds cost budget
+            check_ddof(kw.get("ddof", 1))
+        # one range per column over every group's rows (REFERENCE §14)
+        bounds, settings, auto = auto_bounds.resolve_if_auto(bounds, cols, settings, self._frame)
         decls = moment_declarations(
             self._frame, cols, requests, bounds=bounds, schema=schema, known=known
         )
         extra = quantile_agg.agg_quantiles(requests, cols, decls, grouping)
         if extra is None and len(wanted) == 1 and all(len(v) == 1 for v in requests.values()):
             statistic = next(iter(wanted))
-            return st.release_moments(
+            out = st.release_moments(
                 statistic,
                 cols,
                 decls,
@@ -196,16 +201,18 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
                 grouping=grouping,
                 frame=self._frame,
             )
-        return st.release_agg(
-            requests,
-            cols,
-            decls,
-            settings,
-            ddof=kw.get("ddof", 1),
-            grouping=grouping,
-            frame=self._frame,
-            extra=extra,
-        )
+        else:
+            out = st.release_agg(
+                requests,
+                cols,
+                decls,
+                settings,
+                ddof=kw.get("ddof", 1),
+                grouping=grouping,
+                frame=self._frame,
+                extra=extra,
+            )
+        return auto_bounds.annotate(out, auto)
 
     # -------------------------------------------------------------- releases
     def _release_len(self, statistic: str, kw: dict[str, Any]) -> pd.Series:

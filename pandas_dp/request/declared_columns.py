@@ -153,10 +153,9 @@ def bounds_pair(value: Any, column: Hashable) -> tuple[Any, Any]:
     if isinstance(value, str) and value == "auto":
         raise ValueError(
             f"bounds='auto' (bounds estimated privately) is offered by sum, mean, var, std, "
-            f"sem, skew, median and quantile of a frame or a Series, in memory or "
-            f"partitioned, and not by this release (column {column!r}): declare "
-            f"(lower, upper) bounds, e.g. "
-            f"the ones a bounds='auto' release put in its attrs['dp'].input_bounds"
+            f"sem, skew, median, quantile and agg, on a frame, a Series or a group-by, and "
+            f"not by this release (column {column!r}): declare (lower, upper) bounds, "
+            f"e.g. the ones a bounds='auto' release put in its attrs['dp'].input_bounds"
         )
     if isinstance(value, str) or not isinstance(value, Iterable):
         raise ValueError(

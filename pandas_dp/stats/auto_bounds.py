@@ -737,6 +737,17 @@ def resolve_auto(
     return AutoBounds(bounds, rest, record, float(share))
 
 
+def is_auto(bounds: Any) -> bool:
+    """Whether a call's ``bounds`` asks for them to be estimated (``"auto"``).
+
+    Examples
+    --------
+    >>> is_auto("auto"), is_auto((0, 1))
+    (True, False)
+    """
+    return isinstance(bounds, str) and bounds == "auto"
+
+
 def resolve_if_auto(
     bounds: Any,
     columns: Mapping[Any, pd.Series],
@@ -772,7 +783,7 @@ def resolve_if_auto(
     >>> resolve_if_auto((0, 1), {}, Settings(epsilon=1.0))[::2]
     ((0, 1), None)
     """
-    if not (isinstance(bounds, str) and bounds == "auto"):
+    if not is_auto(bounds):
         return bounds, settings, None
     auto = resolve_auto(columns, settings, bounds_epsilon_share=bounds_epsilon_share, frame=frame)
     return auto.bounds, auto.settings, auto
