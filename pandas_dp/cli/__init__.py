@@ -537,15 +537,28 @@ def _check_quantile_method(method: str | None, by: Sequence[str]) -> None:
         )
 
 
-def _shared_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The shared-budget flags as :func:`describe`'s keyword arguments."""
-    return {
-        "budget_store": args.budget_store,
-        "budget_name": args.budget_name,
-        "budget_epsilon": args.budget_epsilon,
-        "budget_delta": args.budget_delta,
-        "budget_label": args.budget_label,
-    }
+#: The flags passed to :func:`describe` as keyword arguments of the same name.
+_DESCRIBE_FLAGS = (
+    "epsilon",
+    "delta",
+    "mechanism",
+    "by",
+    "columns",
+    "seed",
+    "progress",
+    "sep",
+    "quantile_method",
+    "budget_store",
+    "budget_name",
+    "budget_epsilon",
+    "budget_delta",
+    "budget_label",
+)
+
+
+def _describe_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The parsed flags as :func:`describe`'s keyword arguments."""
+    return {name: getattr(args, name) for name in _DESCRIBE_FLAGS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -570,41 +583,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.html and not Path(args.html).resolve().parent.is_dir():
             raise CLIError(f"--html {args.html!r}: the folder to write it in does not exist")
+        options = _describe_options(args)
         if args.example:
             if args.data is not None or args.schema is not None:
                 raise CLIError("--example uses the bundled survey: give no DATA and no --schema")
             with example_paths_context() as (data, schema):
-                report = describe(
-                    data,
-                    schema,
-                    epsilon=args.epsilon,
-                    delta=args.delta,
-                    mechanism=args.mechanism,
-                    by=args.by,
-                    columns=args.columns,
-                    seed=args.seed,
-                    progress=args.progress,
-                    sep=args.sep,
-                    quantile_method=args.quantile_method,
-                    **_shared_options(args),
-                )
+                report = describe(data, schema, **options)
         else:
             if args.data is None or args.schema is None:
                 raise CLIError("give a data file and --schema SCHEMA.yaml (or --example)")
-            report = describe(
-                args.data,
-                args.schema,
-                epsilon=args.epsilon,
-                delta=args.delta,
-                mechanism=args.mechanism,
-                by=args.by,
-                columns=args.columns,
-                seed=args.seed,
-                progress=args.progress,
-                sep=args.sep,
-                quantile_method=args.quantile_method,
-                **_shared_options(args),
-            )
+            report = describe(args.data, args.schema, **options)
     except CLIError as err:
         sys.stderr.write(f"pandas-dp describe: error: {_one_line(str(err))}\n")
         return EXIT_USAGE

@@ -374,29 +374,76 @@ class Plan(PlanRun):
                 )
         return keys
 
+    def _buckets(
+        self,
+        column: Hashable,
+        statistic: str,
+        source: Source,
+        size: int,
+        weight: float,
+        *,
+        name: str | None = None,
+        lohi: tuple[float, float] = (-math.inf, math.inf),
+        levels: int = 1,
+        select: Callable[[NDArray[Any], Plan], dict[str, FloatArray]] | None = None,
+    ) -> str:
+        """Counts over ``size`` disjoint buckets per group, in ``levels`` levels.
+
+        One row lands in one bucket of each level, so the joint L1 / L2 norms are a
+        histogram's times ``levels`` / ``sqrt(levels)``.
+
+        Parameters
+        ----------
+        column : hashable
+            The column counted; the key is ``"<column>: <name>"``.
+        statistic : str
+            The row of the sensitivity table (``"category_counts"``, ``"grid_counts"``
+            ...).
+        source : Source
+            What the engine reads.
+        size : int
+            Buckets per group.
+        weight : float
+            Relative share of the plan's budget.
+        name : str, optional
+            The key's statistic part, if not ``statistic``.
+        lohi : pair of float, default (-inf, inf)
+            The public range of each count.
+        levels : int, default 1
+            Levels of the tree a row lands in one node of.
+        select : callable, optional
+            A private selection reading the exact counts instead of noise.
+
+        Returns
+        -------
+        str
+            The measurement's key.
+        """
+        linf, l1, l2 = self._bucket_norms()
+        return self.add(
+            Measurement(
+                f"{_label(column)}: {statistic if name is None else name}",
+                statistic,
+                source,
+                size * self.groups,
+                linf,
+                *lohi,
+                True,
+                weight,
+                joint_l1=l1 / linf * levels,
+                joint_l2=l2 / linf * math.sqrt(levels),
+                select=select,
+            )
+        )
+
     def categories(self, column: Hashable, size: int, weight: float = 1.0) -> str:
         """Counts over ``size`` public buckets of one column (one row sits in one bucket).
 
         Grouped, the vector holds ``size`` buckets per group, group after group.
         """
-        s = self.settings
-        lo, hi = output_range("category_counts", 0.0, 1.0, s.public_n)
-        linf, l1, l2 = self._bucket_norms()
-        return self.add(
-            Measurement(
-                f"{_label(column)}: category_counts",
-                "category_counts",
-                Source("categories", column),
-                size * self.groups,
-                linf,
-                lo,
-                hi,
-                True,
-                weight,
-                joint_l1=l1 / linf,
-                joint_l2=l2 / linf,
-            )
-        )
+        lohi = output_range("category_counts", 0.0, 1.0, self.settings.public_n)
+        source = Source("categories", column)
+        return self._buckets(column, "category_counts", source, size, weight, lohi=lohi)
 
     def grid(self, column: Hashable, nodes: int, levels: int, weight: float = 1.0) -> str:
         """Counts over the nodes of a tree on a public grid (quantiles; REFERENCE.md §12).
@@ -406,22 +453,8 @@ class Plan(PlanRun):
         / ``sqrt(levels)``. The counts keep their raw noise (no clamp): the
         estimator's consistency step needs it unbiased.
         """
-        linf, l1, l2 = self._bucket_norms()
-        return self.add(
-            Measurement(
-                f"{_label(column)}: grid_counts",
-                "grid_counts",
-                Source("grid", column),
-                nodes * self.groups,
-                linf,
-                -math.inf,
-                math.inf,
-                True,
-                weight,
-                joint_l1=l1 / linf * levels,
-                joint_l2=l2 / linf * math.sqrt(levels),
-            )
-        )
+        source = Source("grid", column)
+        return self._buckets(column, "grid_counts", source, nodes, weight, levels=levels)
 
     def grid_selection(
         self,
@@ -437,23 +470,8 @@ class Plan(PlanRun):
         sensitivity recorded is a histogram's (per-entry, L1 and L2 over the
         bins): the selection's own calibration starts from the L1.
         """
-        linf, l1, l2 = self._bucket_norms()
-        return self.add(
-            Measurement(
-                f"{_label(column)}: grid_selection",
-                "grid_selection",
-                Source("grid", column),
-                bins * self.groups,
-                linf,
-                -math.inf,
-                math.inf,
-                True,
-                weight,
-                joint_l1=l1 / linf,
-                joint_l2=l2 / linf,
-                select=select,
-            )
-        )
+        source = Source("grid", column)
+        return self._buckets(column, "grid_selection", source, bins, weight, select=select)
 
     def derived_counts(self, column: Hashable, name: str, weight: float = 1.0) -> str:
         """Counts over a partition laid out by another measurement's selection.
@@ -462,22 +480,8 @@ class Plan(PlanRun):
         buckets has the same per-entry noise); the selection computes the exact
         counts and noises them with this plan, repeated per bucket.
         """
-        linf, l1, l2 = self._bucket_norms()
-        return self.add(
-            Measurement(
-                f"{_label(column)}: {name}",
-                "category_counts",
-                Source("derived", column),
-                self.groups,
-                linf,
-                -math.inf,
-                math.inf,
-                True,
-                weight,
-                joint_l1=l1 / linf,
-                joint_l2=l2 / linf,
-            )
-        )
+        source = Source("derived", column)
+        return self._buckets(column, "category_counts", source, 1, weight, name=name)
 
     def masks(self, names: Sequence[Hashable]) -> str:
         """Counts of ``k`` predicates: one row may satisfy all of them (L1 ``k``)."""

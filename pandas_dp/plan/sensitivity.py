@@ -145,6 +145,15 @@ def _both(statistic: str, formula: Formula, text: str, **kw: object) -> list[Rul
     return [Rule(statistic, rel, formula, text, **kw) for rel in NEIGHBOURING]  # type: ignore[arg-type]
 
 
+def _direct(
+    statistic: str, formula: Formula, text: str, *, min_n: int = 1, source: str = _LIU, **kw: str
+) -> Rule:
+    """A row of a direct release: substitute only, the frame's length ``n`` public."""
+    return Rule(
+        statistic, "substitute", formula, text, public_n=True, min_n=min_n, source=source, **kw
+    )
+
+
 _ROWS: list[Rule] = [
     # ---- sufficient statistics (private n): one unit adds, removes or changes one row
     *_both("count", lambda a, b, n: 1.0, "1"),
@@ -181,66 +190,23 @@ _ROWS: list[Rule] = [
     Rule("quantile_score", "add_remove", lambda a, b, n: max(a, 1.0 - a), "max(α, 1 - α)"),
     Rule("quantile_score", "substitute", lambda a, b, n: 1.0, "1"),
     # ---- Liu's direct releases: the frame's length n is public (substitute only)
-    Rule(
-        "mean_direct",
-        "substitute",
-        lambda a, b, n: _r(a, b) / n,
-        "R / n",
-        public_n=True,
-        min_n=1,
-        source=_LIU,
-    ),
-    Rule(
-        "var_direct",
-        "substitute",
-        lambda a, b, n: _r2(a, b) / n,
-        "R^2 / n",
-        public_n=True,
-        min_n=2,
-        source=_LIU,
-    ),
-    Rule(
-        "proportion_direct",
-        "substitute",
-        lambda a, b, n: 1.0 / n,
-        "1 / n",
-        public_n=True,
-        min_n=1,
-        source=_LIU,
-    ),
-    Rule(
-        "proportions_direct",
-        "substitute",
-        lambda a, b, n: 2.0 / n,
-        "2 / n (L1)",
-        norm="L1",
-        public_n=True,
-        min_n=1,
-        source=_LIU,
-    ),
-    Rule(
+    _direct("mean_direct", lambda a, b, n: _r(a, b) / n, "R / n"),
+    _direct("var_direct", lambda a, b, n: _r2(a, b) / n, "R^2 / n", min_n=2),
+    _direct("proportion_direct", lambda a, b, n: 1.0 / n, "1 / n"),
+    _direct("proportions_direct", lambda a, b, n: 2.0 / n, "2 / n (L1)", norm="L1"),
+    _direct(
         "proportions_direct_l2",
-        "substitute",
         lambda a, b, n: math.sqrt(2.0) / n,
         "sqrt(2) / n (L2)",
         norm="L2",
-        public_n=True,
-        min_n=1,
+        source=_DERIVED,
     ),
 ]
 
 _PAIR_ROWS: list[Rule] = [
     Rule("cross_products", "add_remove", lambda r1, r2, n: r1 * r2 / 4.0, "R1 R2 / 4"),
     Rule("cross_products", "substitute", lambda r1, r2, n: r1 * r2 / 2.0, "R1 R2 / 2"),
-    Rule(
-        "cov_direct",
-        "substitute",
-        lambda r1, r2, n: r1 * r2 / n,
-        "R1 R2 / n",
-        public_n=True,
-        min_n=2,
-        source=_LIU,
-    ),
+    _direct("cov_direct", lambda r1, r2, n: r1 * r2 / n, "R1 R2 / n", min_n=2),
 ]
 
 #: ``(statistic, neighbouring) -> Rule`` for statistics of one column.
@@ -287,9 +253,10 @@ def rule(
     return r
 
 
-def _check_k(k: int) -> int:
+def _check_k(k: int, name: str = "the contribution bound", also: str = "") -> int:
+    """``k`` if it is a whole number >= 1; ``also`` names what else the message allows."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"the contribution bound must be a whole number >= 1; got {k!r}")
+        raise ValueError(f"{name} must be a whole number >= 1{also}; got {k!r}")
     return k
 
 
@@ -501,11 +468,7 @@ def _per_row(statistic: str, lower: float, upper: float) -> tuple[float, float]:
 
 
 def _check_bound(value: int | None, name: str, default: int) -> int:
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a whole number >= 1 or None; got {value!r}")
-    return value
+    return default if value is None else _check_k(value, name, " or None")
 
 
 def grouped_sensitivity(

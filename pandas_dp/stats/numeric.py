@@ -20,14 +20,13 @@ treats the frame as ``n`` values, a missing one counting as the midpoint.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
-from numpy.typing import NDArray
 
 from pandas_dp import errors
 from pandas_dp.plan.plans import Plan, engine_input
@@ -53,6 +52,8 @@ from pandas_dp.stats.moments import (
     plan_entry,
     stacked,
 )
+from pandas_dp.stats.moments import FloatArray as FloatArray
+from pandas_dp.stats.moments import IntervalFn as IntervalFn
 
 __all__ = [
     "MOMENT_STATISTICS",
@@ -65,9 +66,6 @@ __all__ = [
     "resolve_method",
     "validate",
 ]
-
-FloatArray = NDArray[np.float64]
-IntervalFn = Callable[[float], tuple[float, float]]
 
 
 def validate(columns: Mapping[Hashable, pd.Series], decls: Mapping[Hashable, Any]) -> None:
