@@ -451,10 +451,13 @@ def test_describe_splits_the_budget() -> None:
     assert list(d.columns) == ["age", "income", "region"]
     assert d.loc["share N":, "region"].sum() == pytest.approx(1.0)
     split = d.attrs["dp"].details["budget_split"]
-    # per numeric column: bound sums (count and centred sum), centred squares,
-    # percentile tree; one histogram for the categorical column
-    assert len(split) == 7 and sum(split.values()) == pytest.approx(3.0)
-    assert {"age: grid_counts", "income: grid_counts", "region: category_counts"} <= set(split)
+    # per numeric column: bound sums (count and centred sum), centred squares, the
+    # percentiles' selection and its interval counts; one histogram for the
+    # categorical column
+    assert len(split) == 9 and sum(split.values()) == pytest.approx(3.0)
+    assert {"age: grid_selection", "income: grid_selection", "region: category_counts"} <= set(
+        split
+    )
     assert budget.spent[0] == pytest.approx(3.0) and len(budget.ledger) == 1
     assert budget.ledger.loc[0, "split"] == split
     with pytest.raises(pandas_dp.BudgetExceededError):

@@ -61,7 +61,7 @@ def test_one_charge_and_a_grid_measurement_per_column() -> None:
     d = DF.dp.describe(epsilon=1.0, bounds=BOUNDS, budget=budget, random_state=0)
     assert len(budget.ledger) == 1 and budget.spent[0] == pytest.approx(1.0)
     split = d.attrs["dp"].details["budget_split"]
-    assert {"x: grid_counts", "y: grid_counts"} <= set(split)
+    assert {"x: grid_selection", "y: grid_selection"} <= set(split)
     assert sum(split.values()) == pytest.approx(1.0)
 
 
@@ -69,7 +69,7 @@ def test_split_gives_count_mean_and_std_at_least_their_old_shares() -> None:
     # The old describe: three releases at epsilon/3 (a count; a one-stage mean at
     # 1:2 and a std at 5:4:9). Each measurement of the shared one must be at least as
     # precise as the most precise one of those releases, so count, mean and std are
-    # no noisier than there; the percentile tree gets 5/18. The bound sums at a
+    # no noisier than there; the percentiles get a quarter (issue 33). The bound sums at a
     # share f give the count and the centred sum the noise variance of a separate
     # count (sensitivity 1) and sum (sensitivity R/2) at a share f / sqrt(2) each.
     w = pandas_dp.stats.numeric.MOMENT_WEIGHTS
@@ -88,9 +88,12 @@ def test_split_gives_count_mean_and_std_at_least_their_old_shares() -> None:
         for stat in ("count", "centred_sum", "centred_squares"):
             needed = max(r.get(stat, 0.0) / sum(r.values()) / 3 for r in old)
             assert share[stat] >= needed - 1e-12, (stat, share[stat], needed)
-        assert share["grid_counts"] == pytest.approx(5 / 18)
-        # the categorical column's histogram: a quarter of a numeric column's budget
-        assert split["r: category_counts"] == pytest.approx(column / 4)
+        grid = share["grid_selection"] + share["interval_counts"]
+        assert grid == pytest.approx(
+            w["describe" if measured == "bound_sums" else "describe_separate"]["grid"] / 18
+        )
+        # the categorical column's histogram: a numeric column's budget (issue 33)
+        assert split["r: category_counts"] == pytest.approx(column)
 
 
 @pytest.mark.parametrize("epsilon", [0.3, 1.0, 3.0, 4.5, 5.0, 20.0])
@@ -111,14 +114,16 @@ def test_describe_measures_the_count_the_more_accurate_way(epsilon, columns) -> 
     eps = {k: v for k, v in meta.details["budget_split"].items() if k.startswith("a: ")}
     column = sum(eps.values())  # the same in both designs (weights of total 18)
     assert column == pytest.approx(epsilon / columns)
-    pair_eps, count_eps = column * 10 / 18, column * 6 / 18
+    w = pandas_dp.stats.numeric.MOMENT_WEIGHTS
+    pair_eps = column * w["describe"]["bound_sums"] / 18
+    count_eps = column * w["describe_separate"]["count"] / 18
     pair = plan_noise(np.full(2, 5.0), np.zeros(2), np.full(2, np.inf), epsilon=pair_eps)
     count = plan_noise(np.ones(1), np.zeros(1), np.full(1, np.inf), epsilon=count_eps, integer=True)
     better = est.bound_sums_count_mse(pair, 10.0) <= est.integer_count_mse(count)
     assert ("a: bound_sums" in eps) == better
     assert ("a: count" in eps) == (not better)
-    # the crossover: about 4.8 per column
-    assert better == (epsilon / columns < 4.8)
+    # the crossover: about 2.9 per column (bound sums 9/18, a count 6/18)
+    assert better == (epsilon / columns < 2.87)
 
 
 def test_the_pair_count_mse_matches_simulation() -> None:
@@ -204,8 +209,8 @@ def test_describe_refuses_an_unknown_method_before_the_charge() -> None:
     with pytest.raises(ValueError, match="method='bogus' is not supported"):
         DF.dp.describe(epsilon=1.0, bounds=BOUNDS, budget=budget, method="bogus")
     assert budget.spent[0] == 0.0
-    tree = DF.dp.describe(epsilon=1.0, bounds=BOUNDS, random_state=0)
-    assert tree.attrs["dp"].details["percentile estimator"]["bins"] == 1024
+    default = DF.dp.describe(epsilon=1.0, bounds=BOUNDS, random_state=0)
+    assert default.attrs["dp"].details["percentile estimator"]["bins"] == 1 << 17
 
 
 @pytest.mark.parametrize("grouped", [False, True])

@@ -36,23 +36,39 @@ from pandas_dp.stats.quantiles.releases import check_bins, check_method, default
 
 __all__ = ["DESCRIBE_METHOD", "DESCRIBE_METHOD_NOTE", "check_percentiles", "release_describe"]
 
-#: The percentiles' estimator of ``describe``
-#: (see :data:`pandas_dp.stats.quantiles.releases.METHODS`).
-#: Measured at describe's share of a column's budget (5/18; quartiles of uniform,
-#: normal and lognormal data on [0, 100], n = 10**3 and 10**5, epsilon 1 and 0.1,
-#: 150 releases per setting): the selection's RMSE is 0.30x to 0.68x the tree's in
-#: 10 of 12 settings, 0.98x in one and 2.7x in one (lognormal, n = 1000,
-#: epsilon = 0.1), but its 95 % intervals are 1.4x to 6x wider, the whole declared
-#: range in every setting with n = 1000: its intervals read counts bought with 5 %
-#: of that share. The tree keeps describe's intervals informative; ``"exponential"``
-#: gives the more accurate table.
-DESCRIBE_METHOD = "tree"
+#: The percentiles' estimator of ``describe``: the selection, ``quantile``'s default
+#: (see :data:`pandas_dp.stats.quantiles.releases.METHODS`), on ``quantile``'s grid
+#: (:func:`~pandas_dp.stats.quantiles.releases.default_bins`), so that describe's
+#: percentiles are the standalone ``quantile`` at describe's share of the column.
+#: Measured in ``benchmarks/accuracy.py --only describe_split`` (``results/
+#: accuracy.md`` section 5; ages, Likert 1..5, log-normal incomes and piled counts,
+#: n = 300 to 30 000, epsilon 0.3 to 3, 200 releases): against a standalone
+#: ``quantile`` at a quarter of the column's budget the former tree (at 5/18 of the
+#: column) erred 0.02x to 541x, above 1.5x in 14 of 28 settings: 1.25x to 2.2x on
+#: incomes (1024 bins of 244 over [0, 250 000]), up to 2x on ages, and 93x to 541x
+#: on integer data at n epsilon >= 9000 (it interpolates inside the bin of a tied
+#: value, the selection lands on it); it is far better on Likert answers at
+#: n = 3000 (0.02x at epsilon 1), where the selection falls between two answers.
+#: The selection is the standalone release: 1.00x by construction. Neither is good
+#: at a small ``n * epsilon``: on the bundled survey at epsilon = 1 (n = 1000, 0.05
+#: per column's percentiles) the quartiles err 5x to 14x a standalone ``quantile`` at
+#: the column's whole share, epsilon/5, and the tree 8x to 11x (section 5c).
+DESCRIBE_METHOD = "exponential"
 #: The docstrings' note on the choice.
 DESCRIBE_METHOD_NOTE = (
-    "\n    For ``describe`` the tree is the default: its intervals are narrower (the\n"
-    "    selection's span the declared range at small ``n * epsilon``), while the\n"
-    "    selection's percentiles are often 2x to 3x more accurate."
+    "\n    For ``describe`` the selection is the default too: its percentiles are then\n"
+    "    ``quantile``'s at describe's share of a column. The tree is more accurate on\n"
+    "    some tied data (answers on a 1..5 scale at moderate ``n * epsilon``)."
 )
+#: A categorical column's share of describe's budget, in numeric columns: its one
+#: histogram weighs this many times a numeric column's measurements together. Every
+#: column gets an equal share (1): at equal epsilon a categorical column's shares
+#: are the ``proportions`` release (one histogram, shares of its noisy total), so
+#: equal shares give each column what a standalone release at its fair share gives.
+#: The former 1/4 gave the bundled survey's two categorical columns 1/14 of epsilon
+#: each, and shares 2.7x to 3.0x the RMSE of ``proportions`` at epsilon/5
+#: (``benchmarks/accuracy.py --only describe_split``, section 5a).
+CATEGORICAL_WEIGHT = 1.0
 
 _ROWS = ("count", "mean", "std")
 IntervalFn = Callable[[float], tuple[float, float]]
@@ -110,9 +126,8 @@ def _planned(
     plan, entries = moments.plan_moments(
         _ROWS, numeric_decls, settings, "moments", Plan(settings, grouping), weights
     )
-    # a categorical column's one histogram weighs a quarter of a numeric column's
-    # measurements, as when count, sum, squares and tree weighed 1 each
-    histogram_weight = sum(weights.values()) / 4
+    # a categorical column's one histogram weighs CATEGORICAL_WEIGHT numeric columns
+    histogram_weight = sum(weights.values()) * CATEGORICAL_WEIGHT
     cat_keys = {
         c: plan.categories(c, len(d.categories), weight=histogram_weight)
         for c, d in categorical_decls.items()

@@ -66,24 +66,32 @@ __all__ = [
 #: truncated mode, the Gaussian or substitute, count : centred_sum :
 #: centred_squares = 5:4:9 (``var_separate``; worst 1.40x, former 1:1:2 1.54x).
 #: ``describe`` measures, per column, its count and centred sum (as the bound
-#: sums), its centred squares, and one percentile tree (``grid``):
-#: bound_sums : centred_squares : grid = 10:3:5. The former describe (three
-#: releases at epsilon/3: a count; a one-stage mean at 1:2, whose sum had 2/9; a
-#: std at 5:4:9, whose squares had 1/6) gave a count at most 1/3 of epsilon, a
-#: centred sum 2/9, squares 1/6; 10/18 on the pair gives the count and the sum the
-#: noise variance of separate ones at (10/18)/sqrt(2) = 0.39 each, squares get
-#: 1/6 and the percentiles 5/18. Measured in ``benchmarks/accuracy.py --only
-#: describe`` (``results/accuracy.md``, section 4; 36 settings, 500 releases):
-#: against the former describe at equal total epsilon the count is 0.85-1.00x, the
-#: mean 0.40-1.00x, the std 0.28-1.28x (above 1 beyond two standard errors only at
-#: n = 100, epsilon = 0.1, where the estimate is mostly the clamp); the geometric
-#: mean of the ratios 0.72, against 0.84 for the separate 6:4:3:5 and 0.72 for
-#: 9:4:5 (whose count is 1.01x). Where a count of its own is more accurate
-#: (:func:`pair_count_is_better`: a large epsilon, above about 4.8 per column,
-#: where integer noise is mostly exactly 0 while a count read off two real-valued
-#: sums is not) describe measures count : centred_sum : centred_squares : grid =
-#: 6:4:3:5 (``describe_separate``, also the truncated mode's, the Gaussian's and
-#: substitute's), which gives each of them exactly the former share.
+#: sums), its centred squares, and its percentiles' grid (``grid``):
+#: bound_sums : centred_squares : grid = 2:1:1 (issue 33). Chosen in
+#: ``benchmarks/accuracy.py --only describe_split`` (``results/accuracy.md``,
+#: section 5b; ages, Likert 1..5, log-normal incomes and piled counts, n = 300 to
+#: 30 000, epsilon 0.3 to 3, 28 settings, 200 releases) against what a user
+#: splitting the column's budget by hand gets: ``count``, ``mean``, ``std`` and
+#: ``quantile`` each at a quarter. Minimax of describe's RMSE over the
+#: standalone's, over rows and settings, among (grid 1/4 or 3/8) x (bound sums :
+#: squares 2:1 or 3:1): 2:1:1 has the worst ratio 1.00 (count 0.80-0.91x, mean
+#: 0.53-0.88x, std 0.23-0.99x, percentiles 1.00x: the standalone quantile at the
+#: same share), against 1.04 for 10:5:9 (grid 3/8; count 1.01x, std 1.04x,
+#: percentiles 0.83x median), 1.05 for 9:3:4 (std) and 1.11 for 7.5:2.5:6; the
+#: former 10:3:5 with the tree 541 (percentiles; its count, mean and std
+#: 0.23-1.00x). 2:1:1 still gives the count, the centred sum and the squares at
+#: least the shares of the describe before the bound sums (three releases at
+#: epsilon/3). Where a count of its own is more accurate
+#: (:func:`pair_count_is_better`: a large epsilon, above about 2.9 per column
+#: with these weights, 4.8 with the former 10:3:5, where integer noise is mostly
+#: exactly 0 while a count read off two real-valued sums is not) describe
+#: measures count : centred_sum : centred_squares : grid = 6:4:4:4
+#: (``describe_separate``, also the truncated mode's, the Gaussian's and
+#: substitute's): the count and the sum keep the shares of those three releases
+#: (1/3, 2/9), the squares and the grid split the rest. (The study's epsilon = 3
+#: settings measured this design, with the moments then at 6:4:3.) Both entries
+#: weigh 18 in all, so every column, and a categorical column's histogram
+#: (``describe.CATEGORICAL_WEIGHT``), gets an equal share of describe's epsilon.
 #: ``cov`` and ``corr`` (a weight per entry: 1 count, p sums, p squares and
 #: p(p-1)/2 cross-products): 4 x 4 on [-1, 1], n = 1000, epsilon = 1, 1000
 #: releases, Frobenius RMSE on correlated data / data piled at -1: equal weights
@@ -103,8 +111,9 @@ MOMENT_WEIGHTS: dict[str, dict[str, float]] = {
     # 2:3, scaled to the separate split's total
     "var": {"bound_sums": 7.2, "centred_squares": 10.8},
     "var_separate": {"count": 5.0, "centred_sum": 4.0, "centred_squares": 9.0},
-    "describe": {"bound_sums": 10.0, "centred_squares": 3.0, "grid": 5.0},
-    "describe_separate": {"count": 6.0, "centred_sum": 4.0, "centred_squares": 3.0, "grid": 5.0},
+    # 2:1:1 and 6:4:4:4, scaled to the former total (18)
+    "describe": {"bound_sums": 9.0, "centred_squares": 4.5, "grid": 4.5},
+    "describe_separate": {"count": 6.0, "centred_sum": 4.0, "centred_squares": 4.0, "grid": 4.0},
     "cov": {"count": 1.0, "centred_sum": 1.0, "centred_squares": 1.2, "cross_products": 1.5},
     # skew: count : centred_sum : centred_squares : centred_cubes = 2:4:4:5, measured in
     # ``benchmarks/skew_split.py`` (``results/skew_split.md``: 11 candidates, 12 cells,
