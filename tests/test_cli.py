@@ -53,25 +53,6 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: Any) -> tuple[int, str, str]
     return code, captured.out, captured.err
 
 
-@pytest.fixture
-def spies(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    """Count how often the data file's header and body are read."""
-    calls = {"header": 0, "table": 0}
-    header, table = cli.read_header, cli.read_table
-
-    def spy_header(*args: Any, **kwargs: Any) -> Any:
-        calls["header"] += 1
-        return header(*args, **kwargs)
-
-    def spy_table(*args: Any, **kwargs: Any) -> Any:
-        calls["table"] += 1
-        return table(*args, **kwargs)
-
-    monkeypatch.setattr(cli, "read_header", spy_header)
-    monkeypatch.setattr(cli, "read_table", spy_table)
-    return calls
-
-
 # ----------------------------------------------------------------------------- success
 
 
