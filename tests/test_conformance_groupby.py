@@ -235,10 +235,6 @@ NO_ORACLE = {
     if name.startswith(("gcol-", "g1-one-")) or name == "g1-value_counts"
 } | {("tuple-labels", name) for name in SPECS if "agg" in name}
 FINDINGS: dict[str, Finding] = {
-    "g[col].describe() keeps a column level pandas does not have: columns (col, stat), "
-    "pandas stat (accessor/groupby.py, describe on a selected column)": lambda kind, name: (
-        name == "gcol-describe" and kind not in {"string[pyarrow]-keys", "Int64-keys"}
-    ),
     "grouped value_counts is in declared order within each group; pandas sorts by count "
     "(sort=True) and differences.md says only ties keep declared order "
     "(accessor/groupby.py value_counts)": lambda kind, name: (
@@ -276,7 +272,7 @@ FINDINGS: dict[str, Finding] = {
     ),
     "one value x: a quantile or median is released anywhere in [lower bound, x); "
     "pandas gives x (stats/quantiles rank convention)": lambda kind, name: (
-        kind == "one-row" and (name in QUANTILES or name == "g1-describe")
+        kind == "one-row" and (name in QUANTILES or name in {"g1-describe", "gcol-describe"})
     ),
 }
 

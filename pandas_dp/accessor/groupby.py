@@ -256,7 +256,7 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
             wanted = [c for c in frame.columns if c not in grouping.by]
         else:
             wanted = list(self._columns(columns, grouping)[0])
-        return release_described(
+        out = release_described(
             frame,
             wanted,
             kw,
@@ -267,3 +267,10 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
             known=list(frame.columns),
             grouping=grouping,
         )
+        one = self._selection is not None and not isinstance(self._selection, list)
+        if one and kw["columns"] is None and isinstance(out.columns, pd.MultiIndex):
+            # g["age"].describe(): one column's statistics, without its label, like pandas
+            meta = out.attrs["dp"]
+            out.columns = out.columns.get_level_values(-1)
+            out = attach(out, meta)
+        return out
