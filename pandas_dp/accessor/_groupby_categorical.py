@@ -74,4 +74,6 @@ class _GroupByCategorical(_GroupByBase):
             normalize=normalize,
             dropna=kw.get("dropna", True),
             other=kw.get("other"),
+            sort=bool(kw.get("sort", False)),
+            ascending=bool(kw.get("ascending", False)),
         )

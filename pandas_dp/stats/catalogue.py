@@ -280,7 +280,7 @@ METHODS: dict[str, AccessorMethod] = {
             "categories",
             positional=("column", "normalize", "sort", "ascending", "dropna"),
             keywords=("epsilon", "delta", "categories", "schema", "other", "method", "via"),
-            absent=(("groupby", ("sort", "ascending", "method", "via")),),
+            absent=(("groupby", ("method", "via")),),
         ),
         AccessorMethod(
             "proportions",

@@ -128,11 +128,15 @@ def release_group_counts(
     normalize: bool,
     dropna: bool = True,
     other: Any = None,
+    sort: bool = False,
+    ascending: bool = False,
 ) -> pd.Series:
     """Noisy counts (or shares within each group) of a column's declared categories.
 
     Like ``df.groupby(by)[column].value_counts(normalize=...)``: a Series indexed
-    by (key, category), sorted by key then in declaration order of the categories.
+    by (key, category), sorted by key, then within each key by the released values
+    (``sort``; ties in declaration order, as pandas breaks them by appearance) or
+    in declaration order of the categories.
     """
     labels, _ = buckets(series, decl, dropna=dropna, other=other)
     plan = Plan(settings, grouping)
@@ -168,6 +172,11 @@ def release_group_counts(
         interval = partial(count_bounds, counts.reshape(-1), plan.noise_for(key))
         out_bounds = (m.lower, m.upper)
     index = _cells(keys, labels, grouping, decl.column, public_dtype(series.dtype, decl, other))
+    order = np.arange(values.size)
+    if sort:  # within each key, by the released values (post-processing)
+        within = np.argsort(values if ascending else -values, axis=1, kind="stable")
+        order = (within + (np.arange(values.shape[0]) * k)[:, None]).reshape(-1)
+        index, interval = index[order], partial(reordered, interval, order)
     meta = build_metadata(
         statistic,
         [decl.column],
@@ -184,7 +193,7 @@ def release_group_counts(
             **({"denominator": "each group's noisy total"} if normalize else {}),
         },
     )
-    flat = values.reshape(-1)
+    flat = values.reshape(-1)[order]
     out = pd.Series(
         flat if normalize else flat.astype(np.int64),
         index=index,
