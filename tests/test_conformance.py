@@ -295,10 +295,6 @@ FINDINGS: dict[str, Finding] = {
     "becomes str (result/ shaping of categorical releases)": lambda kind, name: (
         kind == "string[pyarrow]-keys" and ("value_counts" in name or "proportions" in name)
     ),
-    "key dtype lost: value_counts over two Int64 columns gives int64 index levels "
-    "(result/ shaping of categorical releases)": lambda kind, name: (
-        kind == "Int64-keys" and name == "frame-value_counts-two"
-    ),
 }
 
 

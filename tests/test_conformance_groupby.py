@@ -239,9 +239,15 @@ FINDINGS: dict[str, Finding] = {
     "its CategoricalDtype (stats/grouped.py _cells)": lambda kind, name: (
         kind == "category-keys" and "value_counts" in name
     ),
-    "key dtype lost in every grouped release: a string[pyarrow] key becomes str, an "
-    "Int64 key int64 (result/ shaping of the group index)": lambda kind, name: (
-        kind in {"string[pyarrow]-keys", "Int64-keys"}
+    "key dtype lost: a string[pyarrow] key becomes str in every grouped release (text "
+    "is typed as pandas infers it, equal on Dask), an Int64 key int64 in grouped "
+    "value_counts, list quantiles and count (stats/grouped.py _cells, the quantile "
+    "table's index)": lambda kind, name: (
+        kind == "string[pyarrow]-keys"
+        or (
+            kind == "Int64-keys"
+            and ("value_counts" in name or name.endswith("quantile-list") or name == "g1-count")
+        )
     ),
     "categorical key becomes str in a grouped quantile with a list of q (the other "
     "grouped releases keep the CategoricalIndex) "

@@ -27,6 +27,7 @@ Examples
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -206,11 +207,37 @@ def _categorical(dtype: Any) -> bool:
 
 
 def _typed(values: Sequence[Any], level: tuple[Any, ...], dtype: Any) -> Any:
-    """A categorical column's keys as a :class:`~pandas.Categorical` of the declared
-    categories ``level`` (with the dtype's order flag); other columns' as a list."""
-    if not _categorical(dtype):
-        return list(values)
-    return pd.Categorical(list(values), categories=list(level), ordered=bool(dtype.ordered))
+    """A column's keys as pandas labels its group-by: a categorical column's as a
+    :class:`~pandas.Categorical` of the declared categories ``level`` (with the dtype's
+    order flag); another extension dtype's (nullable, Arrow numbers) as an array of
+    that dtype where it holds every key exactly; else a list, which pandas types
+    itself (text too: Dask holds a text column as ``string[pyarrow]``, pandas as
+    ``str``, and their releases must be equal).
+    A function of the declared keys and the column's dtype (both public)."""
+    if _categorical(dtype):
+        return pd.Categorical(list(values), categories=list(level), ordered=bool(dtype.ordered))
+    listed = list(values)
+    if (
+        not isinstance(dtype, pd.api.extensions.ExtensionDtype)
+        or isinstance(dtype, pd.StringDtype)  # text as pandas infers it: Dask's alike
+        or not listed
+    ):
+        return listed
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            typed = pd.array(listed, dtype=dtype)  # type: ignore[call-overload]
+            same = all(_same_key(a, b) for a, b in zip(typed, listed, strict=True))
+    except Exception:  # (a key the dtype cannot hold: labels as declared)
+        return listed
+    return typed if same else listed
+
+
+def _same_key(held: Any, declared: Any) -> bool:
+    """Whether an array's element is the declared key (missing for missing)."""
+    if pd.isna(held) or pd.isna(declared):
+        return bool(pd.isna(held) and pd.isna(declared))
+    return bool(held == declared)
 
 
 def _dtype_keys(frame: pd.DataFrame, given: dict[Hashable, Any]) -> dict[Hashable, Any]:
