@@ -9,11 +9,11 @@ describes ``epsilon``, ``bounds``, ``schema`` ... without copies in the source.
 
 from __future__ import annotations
 
+import functools
 import inspect
-import re
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
+from pandas_dp._docstrings import add_parameters
 from pandas_dp.stats.describe import DESCRIBE_METHOD, DESCRIBE_METHOD_NOTE
 from pandas_dp.stats.quantiles.estimators import INTERVAL_SHARE
 from pandas_dp.stats.quantiles.releases import SELECT_BINS
@@ -187,15 +187,6 @@ SHARED: dict[str, str] = {
     "    ``c``: rows one unit may contribute to one group (default ``max_rows_per_unit``).",
 }
 
-_SECTIONS = ("Returns", "Raises", "See Also", "Notes", "Examples")
-
-
-def _next_section(text: str) -> int:
-    """Where the first numpydoc section header (a title over dashes) in ``text`` starts."""
-    names = "|".join(_SECTIONS)
-    found = re.search(rf"^(?:{names})\n-+\n", text, flags=re.MULTILINE)
-    return found.start() if found else len(text)
-
 
 def _entry(scope: str, name: str, param: str) -> str | None:
     """The most specific text: ``scope.name.param``, ``scope.param``, ``name.param``,
@@ -204,26 +195,6 @@ def _entry(scope: str, name: str, param: str) -> str | None:
         if key in SHARED:
             return SHARED[key]
     return None
-
-
-def _stamp(fn: Callable[..., Any], scope: str = "") -> None:
-    doc = inspect.getdoc(fn) or ""
-    params = [p for p in inspect.signature(fn).parameters if p != "self"]
-    own = {p: _entry(scope, fn.__name__, p) for p in params}
-    missing = [p for p in params if own[p] is not None and f"\n{p} :" not in f"\n{doc}"]
-    if not missing:
-        return
-    text = "\n".join(str(own[p]) for p in missing)
-    header = "Parameters\n----------\n"
-    if header in doc:
-        head, tail = doc.split(header, 1)
-    else:
-        cut = _next_section(doc)
-        head, tail = doc[:cut].rstrip("\n") + "\n\n", doc[cut:]
-    cut = _next_section(tail)
-    params_text = (tail[:cut].rstrip("\n") + "\n" + text).lstrip("\n")
-    doc = head + header + params_text + ("\n\n" + tail[cut:] if cut < len(tail) else "")
-    fn.__doc__ = doc
 
 
 def stamp_docs(cls: T) -> T:
@@ -239,7 +210,7 @@ def stamp_docs(cls: T) -> T:
     scope = getattr(cls, "_doc_scope", "")
     for name, member in inspect.getmembers(cls, inspect.isfunction):
         if not name.startswith("_"):
-            _stamp(member, scope)
+            add_parameters(member, functools.partial(_entry, scope, name))
             if member.__qualname__.startswith("_"):
                 member.__qualname__ = f"{cls.__name__}.{name}"
     return cls

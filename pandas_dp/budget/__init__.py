@@ -7,20 +7,10 @@ once), :mod:`~pandas_dp.budget.amounts` (amounts and the ledger's rows),
 :mod:`~pandas_dp.budget.accounting` (zCDP).
 """
 
-from pandas_dp.budget.budgets import (
-    Amount,
-    PrivacyBudget,
-    active_budget,
-    active_budgets,
-    charge_all,
-    set_default_budget,
-)
-
-__all__ = [
-    "Amount",
-    "PrivacyBudget",
-    "active_budget",
-    "active_budgets",
-    "charge_all",
-    "set_default_budget",
-]
+from pandas_dp.budget.budgets import Amount as Amount
+from pandas_dp.budget.budgets import PrivacyBudget as PrivacyBudget
+from pandas_dp.budget.budgets import __all__ as __all__
+from pandas_dp.budget.budgets import active_budget as active_budget
+from pandas_dp.budget.budgets import active_budgets as active_budgets
+from pandas_dp.budget.budgets import charge_all as charge_all
+from pandas_dp.budget.budgets import set_default_budget as set_default_budget

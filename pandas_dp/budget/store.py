@@ -56,6 +56,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
+from pandas_dp._docstrings import shared_parameters
 from pandas_dp.budget.amounts import LEDGER_COLUMNS, Spent
 from pandas_dp.errors import BudgetStoreError
 
@@ -87,6 +88,10 @@ class Cap(NamedTuple):
     accounting: str
 
 
+_NAME = {"name": "name : str\n    The budget's name in the store."}
+
+
+@shared_parameters(_NAME)
 class StoreTransaction(ABC):
     """An open write transaction of a store: read the totals, record a charge.
 
@@ -96,17 +101,7 @@ class StoreTransaction(ABC):
 
     @abstractmethod
     def totals(self, name: str) -> Spent:
-        """The named budget's running totals, as of this transaction.
-
-        Parameters
-        ----------
-        name : str
-            The budget's name in the store.
-
-        Returns
-        -------
-        Spent
-        """
+        """The named budget's running totals (a :class:`Spent`), as of this transaction."""
 
     @abstractmethod
     def record(self, name: str, state: Spent, row: dict[str, Any]) -> None:
@@ -123,6 +118,7 @@ class StoreTransaction(ABC):
         """
 
 
+@shared_parameters(_NAME)
 class BudgetStore(ABC):
     """Where durable budgets keep their caps, totals and ledgers.
 
@@ -144,11 +140,6 @@ class BudgetStore(ABC):
     @abstractmethod
     def open_budget(self, name: str, cap: Cap) -> None:
         """Create the named budget with ``cap``, or check that it has this cap.
-
-        Parameters
-        ----------
-        name : str
-            The budget's name in the store.
         cap : Cap
             Its epsilon, delta and accounting.
 
@@ -161,11 +152,6 @@ class BudgetStore(ABC):
     @abstractmethod
     def cap(self, name: str) -> Cap | None:
         """The named budget's cap, or None if the store holds no such budget.
-
-        Parameters
-        ----------
-        name : str
-            The budget's name in the store.
 
         Returns
         -------
@@ -181,11 +167,6 @@ class BudgetStore(ABC):
     def totals(self, name: str) -> Spent:
         """The named budget's running totals (a snapshot; charges may follow).
 
-        Parameters
-        ----------
-        name : str
-            The budget's name in the store.
-
         Returns
         -------
         Spent
@@ -194,11 +175,6 @@ class BudgetStore(ABC):
     @abstractmethod
     def rows(self, name: str) -> list[dict[str, Any]]:
         """The named budget's ledger rows, oldest first, as :func:`ledger_row` made them.
-
-        Parameters
-        ----------
-        name : str
-            The budget's name in the store.
 
         Returns
         -------
@@ -210,11 +186,6 @@ class BudgetStore(ABC):
     @abstractmethod
     def count(self, name: str) -> int:
         """The number of releases in the named budget's ledger.
-
-        Parameters
-        ----------
-        name : str
-            The budget's name in the store.
 
         Returns
         -------
