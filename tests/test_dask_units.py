@@ -194,7 +194,7 @@ def _kept_rows(frame: Any, settings: Settings, keys: list[str] | None = None) ->
     grouping = None if keys is None else resolve_grouping(frame, "k", keys=keys, schema=None)
     decl = NumericDeclaration("x", 0.0, 10.0)
     data = measure.engine_input({"x": frame["x"]}, {"x": decl}, settings, grouping, frame)()
-    groups = data["groups"]
+    groups = data.groups
     if dask_engine.is_dask(frame):
         return dask_engine.row_counts(frame, groups)
     return engines.row_counts(groups, len(frame))

@@ -372,7 +372,11 @@ def test_composition_matches_the_plan(bounds: tuple[float, float]) -> None:
             continue
         plan = Plan(Settings(epsilon=1.0, neighbouring="substitute", rows=len(rows)))
         keys = plan.moments(decl, ONE_COLUMN[:1] + ONE_COLUMN[2:])
-        data = {"x": pd.Series(rows, dtype="float64"), ("decl", "x"): decl, "rows": len(rows)}
+        data = engines.EngineInput(
+            columns={"x": pd.Series(rows, dtype="float64")},
+            declarations={"x": decl},
+            rows=len(rows),
+        )
         got = measure.exact_values(plan.measurements.values(), data)
         mine = engine_values(rows, a, b)
         for stat, key in keys.items():

@@ -7,7 +7,9 @@ for Dask collections (registered when first needed), and
 :mod:`~pandas_dp.engines.reference`, pure Python with exact fractions, the oracle
 the tests hold the others to.
 
-An engine reads the data and nothing else: it never draws noise, never charges a
+An engine is handed one :class:`~pandas_dp.engines.inputs.EngineInput` per release
+(the columns, their declarations, each row's group, the readers of counts) and
+reads the data and nothing else: it never draws noise, never charges a
 budget, and never raises on a value of the data (NaN, inf, an unhashable object,
 a string in an object column all land somewhere defined). Every sum is *exact*
 (REFERENCE.md §13): values are clamped, centred and rounded to a power-of-two
@@ -32,6 +34,7 @@ from pandas_dp.engines.codes import (
     observed_codes,
 )
 from pandas_dp.engines.grid import grid_counts
+from pandas_dp.engines.inputs import EngineInput
 from pandas_dp.engines.pandas import (
     STEP_BITS,
     Groups,
@@ -48,6 +51,7 @@ __all__ = [
     "STEP_BITS",
     "CategoryCounts",
     "Engine",
+    "EngineInput",
     "Groups",
     "MomentSums",
     "PowerSums",

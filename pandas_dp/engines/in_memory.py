@@ -14,14 +14,14 @@ Examples
 >>> import pandas as pd
 >>> from types import SimpleNamespace as NS
 >>> m = NS(key="x: count", statistic="count", source=Source("moments", "x"), index=0)
->>> PANDAS.exact_values([m], {"x": pd.Series([1.0, None, 3.0])})
+>>> PANDAS.exact_values([m], EngineInput(columns={"x": pd.Series([1.0, None, 3.0])}))
 {'x: count': array([2.])}
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -32,6 +32,7 @@ from numpy.typing import NDArray
 from pandas_dp.engines import units as unit_engine
 from pandas_dp.engines.codes import category_counts, mask_counts, observed_codes
 from pandas_dp.engines.grid import grid_counts
+from pandas_dp.engines.inputs import EngineInput
 from pandas_dp.engines.pandas import Groups, present_counts, row_counts
 from pandas_dp.engines.powers import power_sums
 from pandas_dp.engines.protocol import Kernels, MeasurementLike, Source
@@ -42,7 +43,7 @@ __all__ = ["PANDAS", "PandasEngine", "exact_values"]
 
 def exact_values(
     measurements: Iterable[MeasurementLike],
-    data: Mapping[Any, Any],
+    data: EngineInput,
     kernels: Kernels | None = None,
 ) -> dict[str, NDArray[Any]]:
     """One kernel call per source; each measurement's exact vector (group after group).
@@ -57,7 +58,7 @@ def exact_values(
     by_source: dict[Source, list[MeasurementLike]] = {}
     for m in measurements:
         by_source.setdefault(m.source, []).append(m)
-    groups: Groups | None = data.get("groups")
+    groups: Groups | None = data.groups
     out: dict[str, NDArray[Any]] = {}
     for source, group in by_source.items():
         kind = source.kind
@@ -66,12 +67,12 @@ def exact_values(
         elif kind == "products":
             _product_values(source.column, group, data, groups, out, k)
         elif kind in ("categories", "grid"):  # counts over public buckets or grid nodes
-            made = data[(kind, source.column)]
+            made = data.readers[(kind, source.column)]
             counts = made(groups, kernels=k) if callable(made) else made
             for m in group:
                 out[m.key] = np.asarray(counts, dtype=np.float64).reshape(-1)
         elif kind == "masks":
-            masks = _get(data, "masks")
+            masks = data.masks() if callable(data.masks) else data.masks
             if groups is not None:  # truncated rows: no longer there
                 keep = groups.codes >= 0
                 masks = [mask[keep] for mask in masks]
@@ -79,7 +80,7 @@ def exact_values(
             for m in group:
                 out[m.key] = counts
         else:  # rows
-            rows = k.row_counts(groups, int(data["rows"])).astype(np.float64)
+            rows = k.row_counts(groups, _rows(data)).astype(np.float64)
             for m in group:
                 out[m.key] = rows.reshape(-1)
     return out
@@ -96,28 +97,32 @@ def _mid(lower: float, upper: float) -> Fraction:
     return Fraction(lower) + Fraction(upper - lower) / 2
 
 
-def _get(data: Mapping[Any, Any], key: Any) -> Any:
-    """An engine input; a callable is read only now, after the charge."""
-    value = data[key]
-    return value() if callable(value) else value
+def _rows(data: EngineInput) -> int:
+    """The declared row count (a release that reads it must be given one)."""
+    if data.rows is None:
+        raise ValueError(
+            "this measurement reads the row count, and the engine input has none: "
+            "build it with engine_input(), which records the frame's length"
+        )
+    return int(data.rows)
 
 
 def _moment_values(
     column: Hashable,
     group: list[MeasurementLike],
-    data: Mapping[Any, Any],
+    data: EngineInput,
     groups: Groups | None,
     out: dict[str, NDArray[Any]],
     k: Kernels,
 ) -> None:
-    series = data[column]
+    series = data.columns[column]
     wanted = {m.statistic for m in group}
     if wanted == {"count"}:  # any dtype: the non-missing count alone
         counts = k.present_counts(series, groups).astype(np.float64)
         for m in group:
             out[m.key] = counts
         return
-    decl = data[("decl", column)]
+    decl = data.declaration(column)
     sums = k.moments(
         series,
         decl.lower,
@@ -147,10 +152,10 @@ def _moment_values(
         elif m.statistic == "bound_sums":  # (Σ (x - a), Σ (b - x)), group after group
             values = _bound_sums(total, count, decl.lower, decl.upper)
         elif m.statistic == "mean_direct":  # n public: a missing value counts as the midpoint
-            n = int(data["rows"])
+            n = _rows(data)
             values = [_midpoint(decl) + total[0] / n]
         else:  # var_direct, ddof = 1, missing values at the midpoint
-            n = int(data["rows"])
+            n = _rows(data)
             values = [(squares[0] - total[0] * total[0] / n) / (n - 1)]
         out[m.key] = _objects(values)
 
@@ -186,13 +191,13 @@ def _objects(values: Sequence[Fraction]) -> NDArray[Any]:
 def _product_values(
     columns: tuple[Hashable, ...],
     group: list[MeasurementLike],
-    data: Mapping[Any, Any],
+    data: EngineInput,
     groups: Groups | None,
     out: dict[str, NDArray[Any]],
     k: Kernels,
 ) -> None:
-    decls = [data[("decl", c)] for c in columns]
-    series = [data[c] for c in columns]
+    decls = [data.declaration(c) for c in columns]
+    series = [data.columns[c] for c in columns]
     if groups is not None:  # truncated rows: no longer there
         keep = groups.codes >= 0
         series = [x[keep] for x in series]
@@ -233,7 +238,7 @@ class PandasEngine:
     distinct_units = staticmethod(unit_engine.distinct_units)
 
     def exact_values(
-        self, measurements: Iterable[MeasurementLike], data: Mapping[Any, Any]
+        self, measurements: Iterable[MeasurementLike], data: EngineInput
     ) -> dict[str, NDArray[Any]]:
         """See :meth:`pandas_dp.engines.protocol.Engine.exact_values`."""
         return exact_values(measurements, data, self)

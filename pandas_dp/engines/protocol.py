@@ -16,7 +16,7 @@ keeps -- written for one pandas frame; an engine decides where they run.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
@@ -24,6 +24,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp.engines.codes import CategoryCounts
+from pandas_dp.engines.inputs import EngineInput
 from pandas_dp.engines.pandas import Groups
 
 __all__ = ["SOURCE_KINDS", "Engine", "Kernels", "MeasurementLike", "Source"]
@@ -179,14 +180,12 @@ class Engine(Protocol):
     name: str
 
     def exact_values(
-        self, measurements: Iterable[MeasurementLike], data: Mapping[Any, Any]
+        self, measurements: Iterable[MeasurementLike], data: EngineInput
     ) -> dict[str, NDArray[Any]]:
-        """Each measurement's exact vector, group after group.
+        """Each measurement's exact vector, group after group, read from ``data``.
 
-        ``data`` holds each column and its declaration (``("decl", column)``), the
-        public row count (``"rows"``), the rows' groups (``"groups"``), and the
-        readers of category and grid counts. Counts come back as float vectors of
-        whole numbers, sums as object vectors of exact ``Fraction`` values.
+        Counts come back as float vectors of whole numbers, sums as object vectors
+        of exact ``Fraction`` values.
         """
         ...
 

@@ -893,10 +893,12 @@ class ReferenceEngine(in_memory.PandasEngine):
     --------
     >>> import pandas as pd
     >>> from types import SimpleNamespace as NS
+    >>> from pandas_dp.engines import EngineInput
     >>> from pandas_dp.engines.protocol import Source
     >>> m = NS(key="x: centred_sum", statistic="centred_sum", source=Source("moments", "x"))
     >>> decl = NS(lower=0.0, upper=10.0)
-    >>> REFERENCE.exact_values([m], {"x": pd.Series([1.0, 9.0, 12.0]), ("decl", "x"): decl})
+    >>> data = EngineInput(columns={"x": pd.Series([1.0, 9.0, 12.0])}, declarations={"x": decl})
+    >>> REFERENCE.exact_values([m], data)
     {'x: centred_sum': array([Fraction(5, 1)], dtype=object)}
     """
 

@@ -22,6 +22,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from pandas_dp import engines
+from pandas_dp.engines.inputs import EngineInput
 from pandas_dp.engines.protocol import Engine, MeasurementLike
 from pandas_dp.engines.registry import engine_of
 from pandas_dp.request.grouping import Grouping
@@ -39,16 +40,16 @@ __all__ = [
 
 
 def exact_values(
-    measurements: Iterable[MeasurementLike], data: Mapping[Any, Any]
+    measurements: Iterable[MeasurementLike], data: EngineInput
 ) -> dict[str, NDArray[Any]]:
     """Each measurement's exact vector, group after group, from the data's engine."""
     return _engine(data).exact_values(measurements, data)
 
 
-def _engine(data: Mapping[Any, Any]) -> Engine:
-    """The engine :func:`engine_input` chose, or the engine of the data's values."""
-    engine = data.get("engine")
-    return engine if engine is not None else engine_of(data.values())
+def _engine(data: EngineInput) -> Engine:
+    """The engine :func:`engine_input` chose, or the engine of the data's columns."""
+    engine: Engine | None = data.engine
+    return engine if engine is not None else engine_of(data.columns.values())
 
 
 def engine_input(
@@ -57,8 +58,8 @@ def engine_input(
     settings: Settings,
     grouping: Grouping | None = None,
     frame: pd.DataFrame | None = None,
-    sources: Mapping[Any, Any] | None = None,
-) -> Callable[[], dict[Any, Any]]:
+    sources: Mapping[tuple[str, Hashable], Any] | None = None,
+) -> Callable[[], EngineInput]:
     """The engine's input, built only when called (after the charge).
 
     It holds each column and its declaration, the public row count, and the rows'
@@ -69,16 +70,13 @@ def engine_input(
     ``{("categories", column): reader}`` (a reader is called with the group codes).
     """
 
-    def build() -> dict[Any, Any]:
-        data = series_data(columns, decls)
+    def build() -> EngineInput:
         engine = engine_of([frame, *columns.values()])
-        data["engine"] = engine
-        data["rows"] = settings.rows
-        groups = None
+        groups, keys, units = None, None, None
         if grouping is not None and grouping.private:
             assert frame is not None
             # unsorted: the plan sorts the keys it keeps (and only those)
-            groups, data["keys"] = engine.observed_groups(frame[grouping.by[0]])
+            groups, keys = engine.observed_groups(frame[grouping.by[0]])
         elif grouping is not None:
             assert frame is not None
             groups = engine.groups(
@@ -88,11 +86,18 @@ def engine_input(
         if unit is not None:
             assert frame is not None
             groups = _truncated(engine, columns, settings, grouping, frame, groups)
-            data["units"] = frame[unit]
-        data["groups"] = groups
-        data["frame"] = frame  # (an engine may read the row counts from it)
-        data.update(sources or {})
-        return data
+            units = frame[unit]
+        return EngineInput(
+            columns=dict(columns),
+            declarations=dict(decls),
+            rows=settings.rows,
+            groups=groups,
+            readers=dict(sources or {}),
+            keys=keys,
+            units=units,
+            frame=frame,
+            engine=engine,
+        )
 
     return build
 
@@ -116,14 +121,14 @@ def _group_codes(grouping: Grouping, frame: pd.DataFrame) -> engines.Groups:
     return engines.Groups(mapped, grouping.size)
 
 
-def observed_counts(data: Mapping[Any, Any]) -> NDArray[np.int64]:
+def observed_counts(data: EngineInput) -> NDArray[np.int64]:
     """Partition selection's exact counts: rows, or distinct units, per observed key."""
-    return _engine(data).observed_counts(data["groups"], data.get("units"))
+    return _engine(data).observed_counts(data.groups, data.units)
 
 
-def kept_groups(data: Mapping[Any, Any], position: NDArray[np.intp], size: int) -> engines.Groups:
+def kept_groups(data: EngineInput, position: NDArray[np.intp], size: int) -> engines.Groups:
     """The data's group codes renumbered by ``position`` (its last entry, for -1, is -1)."""
-    return _engine(data).kept_groups(data["groups"], position, size)
+    return _engine(data).kept_groups(data.groups, position, size)
 
 
 def _truncated(
@@ -180,8 +185,6 @@ def _truncate(
 
 def series_data(
     columns: Mapping[Hashable, pd.Series], decls: Mapping[Hashable, Any]
-) -> dict[Any, Any]:
+) -> EngineInput:
     """The engine's input for numeric columns: each Series and its declaration."""
-    data: dict[Any, Any] = dict(columns)
-    data.update({("decl", c): d for c, d in decls.items()})
-    return data
+    return EngineInput(columns=dict(columns), declarations=dict(decls))

@@ -11,7 +11,8 @@ the estimators and the metadata record which groups were released.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ from numpy.typing import NDArray
 
 from pandas_dp import engines
 from pandas_dp.budget.budgets import charge_all
+from pandas_dp.engines.inputs import EngineInput
 from pandas_dp.noise.bounding import apply_noise_clamped, apply_noise_exact
 from pandas_dp.noise.plans import NoisePlan
 from pandas_dp.plan.calibration import PlanCalibration
@@ -129,7 +131,7 @@ class PlanRun(PlanCalibration):
 
     def run(
         self,
-        data: Mapping[Any, Any] | Callable[[], Mapping[Any, Any]],
+        data: EngineInput | Callable[[], EngineInput],
         statistic: str,
         columns: tuple[Hashable, ...],
         *,
@@ -137,11 +139,10 @@ class PlanRun(PlanCalibration):
     ) -> dict[str, FloatArray]:
         """Charge, compute the exact sufficient statistics, noise them once.
 
-        ``data`` maps each source's column (or ``"masks"`` / ``"rows"`` /
-        ``"groups"``) to what the engine reads: a Series, a list of masks, the row
-        count, the group codes (a callable is called only after the charge; so is
-        ``data`` itself when callable). ``check`` runs after the charge and before
-        the engine (``out_of_bounds="raise"``'s validation).
+        ``data`` is what the engine reads (:func:`~pandas_dp.plan.measure.engine_input`
+        builds it; a callable is called only after the charge, and so are the
+        readers and masks it holds). ``check`` runs after the charge and before the
+        engine (``out_of_bounds="raise"``'s validation).
         """
         for m in self.measurements.values():
             if m.noise is None:
@@ -181,13 +182,13 @@ class PlanRun(PlanCalibration):
             out[m.key] = apply_noise_exact(values, self.noise_for(m.key), src)
         return out
 
-    def _select(self, data: Mapping[Any, Any], out: dict[str, FloatArray]) -> dict[Any, Any]:
+    def _select(self, data: EngineInput, out: dict[str, FloatArray]) -> EngineInput:
         """Partition selection (REFERENCE.md §10): keep the keys whose noisy count of
         distinct units exceeds the threshold; every other measurement is then made
         over the kept keys only, in sorted order.
         """
-        observed: engines.Groups = data["groups"]
-        uniques: pd.Index = data["keys"]
+        observed: engines.Groups = data.groups
+        uniques: pd.Index = data.keys
         counts = observed_counts(data)
         from pandas_dp.noise import partition
 
@@ -201,11 +202,11 @@ class PlanRun(PlanCalibration):
         self.selected = pd.Index(labels[order], name=self.grouping.by[0])
         out[SELECTION] = noisy[kept].astype(np.float64)
         if len(self.measurements) == 1:  # the selection's counts are the release
-            return dict(data)
+            return data
         position = np.full(observed.size + 1, -1, dtype=np.intp)
         position[kept] = np.arange(len(kept))
         # -1 stays -1 (the extra last slot)
-        return {**data, "groups": kept_groups(data, position, len(kept))}
+        return replace(data, groups=kept_groups(data, position, len(kept)))
 
     def noise_for(self, key: str) -> NoisePlan:
         """The noise plan of a measurement's whole released vector.

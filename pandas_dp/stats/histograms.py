@@ -439,7 +439,7 @@ def release_proportions(
     check = _validation(series, decl, settings)
     if check is not None:
         check()
-    groups = engine_input({decl.column: series}, {}, settings, None, frame)()["groups"]
+    groups = engine_input({decl.column: series}, {}, settings, None, frame)().groups
     exact_counts = exact_buckets(series, decl, groups, dropna=dropna, other=other)[0]
     exact = exact_counts if counts else exact_counts / float(n or 1)
     if method == "hierarchical":
@@ -525,7 +525,7 @@ def _single_bucket(
 
 def _counts_input(
     masks: Callable[[], list[pd.Series]], settings: Settings, frame: pd.DataFrame | None
-) -> dict[Any, Any]:
+) -> engines.EngineInput:
     """The engine input of a workload (after the charge): the masks, and with a
     privacy unit the rows each unit keeps, chosen by a keyed hash of the unit and
     of the row's answers to the queries -- rows with the same answers are
@@ -533,12 +533,12 @@ def _counts_input(
     answers = masks()
     unit = settings.contributions.unit
     if unit is None or frame is None:
-        return {**engine_input({}, {}, settings, None, frame)(), "masks": answers}
+        return dataclasses.replace(engine_input({}, {}, settings, None, frame)(), masks=answers)
     labels = [f"\x00answer {i}" for i in range(len(answers))]  # never a column's label
     table = pd.DataFrame(dict(zip(labels, answers, strict=True)), index=frame.index)
     table[unit] = frame[unit]
     columns: dict[Hashable, pd.Series] = {label: table[label] for label in labels}
-    return {**engine_input(columns, {}, settings, None, table)(), "masks": answers}
+    return dataclasses.replace(engine_input(columns, {}, settings, None, table)(), masks=answers)
 
 
 def release_counts(

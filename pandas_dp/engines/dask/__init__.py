@@ -52,7 +52,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from functools import partial
@@ -81,6 +81,7 @@ from pandas_dp.engines.dask.partitions import (
     is_dask,
 )
 from pandas_dp.engines.dask.units import observed_counts, observed_groups, truncated
+from pandas_dp.engines.inputs import EngineInput
 from pandas_dp.engines.registry import register_engine
 from pandas_dp.engines.sums import MomentSums, ProductSums
 
@@ -108,9 +109,9 @@ __all__ = [
 
 def exact_values(
     measurements: Iterable[Any],
-    data: Mapping[Any, Any],
+    data: EngineInput,
     *,
-    local: Callable[[Any, Mapping[Any, Any]], dict[str, NDArray[Any]]],
+    local: Callable[[Any, EngineInput], dict[str, NDArray[Any]]],
 ) -> dict[str, NDArray[Any]]:
     """Every measurement's exact vector, from one ``dask.compute`` over all partitions.
 
@@ -118,10 +119,10 @@ def exact_values(
     ----------
     measurements : iterable of Measurement
         The plan's measurements (public).
-    data : mapping
+    data : EngineInput
         The engine input of :func:`pandas_dp.plan.measure.engine_input` with Dask Series
-        for columns (also inside the histograms' callables) and
-        :class:`PartitionGroups` for ``"groups"``.
+        for columns (also inside the histograms' readers) and
+        :class:`PartitionGroups` for the groups.
     local : callable
         The in-memory engine's :func:`~pandas_dp.engines.in_memory.exact_values`:
         run on each partition's pandas objects.
@@ -144,10 +145,10 @@ def exact_values(
     # neither Dask's tokenizer nor a worker's pickle can take)
     additive = [replace(m, noise=None, select=None) for m in additive]
     cols = _Columns()
-    frame = data.get("frame")
+    frame = data.frame
     # the units and observed keys served partition selection (already done)
-    skip = ("frame", "units", "keys", "engine")
-    template = {k: _template(v, cols) for k, v in data.items() if k not in skip}
+    done = replace(data, frame=None, units=None, keys=None, engine=None)
+    template = done.map_data(partial(_template, cols=cols))
     if not cols.series:  # nothing but rows to count: read the frame's first column
         if frame is None:
             raise ValueError("the Dask engine was given no column to read")
@@ -157,7 +158,7 @@ def exact_values(
 
 
 def _additive(
-    ms: list[Any], data: Mapping[Any, Any]
+    ms: list[Any], data: EngineInput
 ) -> tuple[list[Any], Callable[[dict[str, NDArray[Any]]], dict[str, NDArray[Any]]]]:
     """Rewrite the direct releases (not sums over rows) into sums, and their finisher.
 
@@ -174,12 +175,13 @@ def _additive(
             out.append(replace(m, key=f"{key} \x00squares", statistic="centred_squares"))
 
     def finish(exact: dict[str, NDArray[Any]]) -> dict[str, NDArray[Any]]:
-        n = int(data["rows"])
+        n = data.rows
+        assert n is not None, "a direct release is made only where the row count is public"
         values = _as_released({k: v for k, v in exact.items() if "\x00" not in k})
         for key, m in direct.items():
             total = exact[f"{key} \x00sum"][0]
             if m.statistic == "mean_direct":
-                decl = data[("decl", m.source.column)]
+                decl = data.declaration(m.source.column)
                 mid = Fraction(decl.lower) + Fraction(decl.width) / 2
                 value = mid + total / n
             else:
@@ -393,7 +395,7 @@ class DaskEngine:
     name = "dask"
 
     def exact_values(
-        self, measurements: Iterable[Any], data: Mapping[Any, Any]
+        self, measurements: Iterable[Any], data: EngineInput
     ) -> dict[str, NDArray[Any]]:
         """See :meth:`pandas_dp.engines.protocol.Engine.exact_values`."""
         return exact_values(measurements, data, local=in_memory.exact_values)

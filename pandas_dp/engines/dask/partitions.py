@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from pandas_dp.engines.inputs import EngineInput
 from pandas_dp.engines.pandas import Groups
 from pandas_dp.errors import ComputeError
 
@@ -353,13 +354,13 @@ def _sum_arrays(*parts: NDArray[np.int64]) -> NDArray[np.int64]:
 
 def _partition_values(
     measurements: list[Any],
-    template: Mapping[Any, Any],
-    local: Callable[[Any, Mapping[Any, Any]], dict[str, NDArray[Any]]],
+    template: EngineInput,
+    local: Callable[[Any, EngineInput], dict[str, NDArray[Any]]],
     part: pd.DataFrame,
 ) -> dict[str, NDArray[Any]]:
     """The pandas path on one partition; counts as exact Python integers."""
-    data = {k: _local(v, part) for k, v in template.items()}
-    data["rows"] = len(part)  # this partition's rows (the plan's own n stays on the client)
+    # this partition's rows (the plan's own n stays on the client)
+    data = replace(template.map_data(partial(_local, part=part)), rows=len(part))
     out = local(measurements, data)
     return {k: (v if v.dtype == object else _integers(v)) for k, v in out.items()}
 
