@@ -61,9 +61,9 @@ DEVIATIONS: dict[str, Deviation] = {
         not_yet=True,
     ),
     "integer-sum": Deviation(
-        case="sum of an int64, Int64, bool, boolean or int64[pyarrow] column",
+        case="agg's sum of an int64, Int64, bool, boolean or int64[pyarrow] column",
         pandas="an integer (int64, Int64, int64[pyarrow])",
-        ours="a noisy float64",
+        ours="a whole number in a float64 column",
         reason="differences.md#not-yet-like-pandas (integer sums as floats)",
         not_yet=True,
     ),
@@ -120,6 +120,12 @@ COUNTS = {"value_counts", "value_counts-normalize", "proportions"}
 COUNT_METHODS = {"count", "size", "value_counts"}
 
 
+def integer_valued(kind: str, method: str) -> bool:
+    """Whether pandas-dp releases whole numbers as numpy int64 (a Python int alone):
+    counts, and the sum of a column of an integer kind."""
+    return method in COUNT_METHODS or (method == "sum" and kind in INTEGER_KINDS)
+
+
 def dtype_deviation(kind: str, method: str, grouped: bool = False) -> str | None:
     """The key of the DEVIATIONS entry that covers the value dtype of ``method`` on a
     frame of ``kind`` (``grouped``: through the group-by), or None if pandas-dp must give
@@ -128,8 +134,10 @@ def dtype_deviation(kind: str, method: str, grouped: bool = False) -> str | None
         return "dtype-kept" if kind == "Int64-keys" else None  # counts of a nullable column
     if method in {"count", "size"}:  # pandas' grouped count keeps a nullable/Arrow dtype
         return "dtype-kept" if grouped and method == "count" and kind in NULLABLE_KINDS else None
-    if method in {"sum", "agg+sum"} and kind in INTEGER_KINDS:
+    if method == "agg+sum" and kind in INTEGER_KINDS:
         return "integer-sum"
+    if method == "sum" and kind in INTEGER_KINDS:  # an int64 sum (pandas: the input's kind)
+        return None if kind in {"int64", "bool"} else "dtype-kept"
     if kind in KEPT_DTYPE_KINDS:
         return "dtype-kept"
     return None
@@ -308,9 +316,11 @@ def check_index(got: pd.Index, want: pd.Index, what: str) -> None:
     )
 
 
-def check_structure(got: Any, want: Any, deviation: str | None = None) -> None:
-    """Result type, shape, index, columns and Series name like pandas' (a float for an
-    integer sum: DEVIATIONS['integer-sum'])."""
+def check_structure(
+    got: Any, want: Any, deviation: str | None = None, integer: bool = False
+) -> None:
+    """Result type, shape, index, columns and Series name like pandas' (a scalar: a
+    float where a deviation applies, unless the release is ``integer``, whole numbers)."""
     if isinstance(want, pd.DataFrame):
         assert isinstance(got, pd.DataFrame), f"{type(got).__name__}, pandas a DataFrame"
         assert got.shape == want.shape, f"shape {got.shape} != pandas' {want.shape}"
@@ -326,7 +336,7 @@ def check_structure(got: Any, want: Any, deviation: str | None = None) -> None:
             f"{type(got).__name__}, pandas a scalar"
         )
         kind = np.asarray(want).dtype.kind
-        if kind == "f" or deviation is not None:
+        if kind == "f" or (deviation is not None and not integer):
             assert isinstance(got, float), f"{type(got).__name__}, pandas a float"
         else:
             assert isinstance(got, int | np.integer), f"{type(got).__name__}, pandas an integer"
@@ -507,8 +517,9 @@ def run_case(spec: Spec, frame: Frame) -> None:
     if spec.check == "describe":
         want = declared(want)
     deviation = dtype_deviation(frame.kind, spec.method, spec.groups > 0)
-    check_structure(got, want, deviation)
-    check_value_dtypes(got, want, deviation, spec.method in COUNT_METHODS)
+    integer = integer_valued(frame.kind, spec.method)
+    check_structure(got, want, deviation, integer)
+    check_value_dtypes(got, want, deviation, integer)
     if spec.check == "exact":
         check_values(got, want, exact=True)
     elif spec.check == "shares":
@@ -615,7 +626,7 @@ def dtype_params(
             if any(applies(kind, name) for applies in findings.values()):
                 continue
             want = spec.theirs(make_frame(kind), "linear", 0.0)  # pandas alone: cheap
-            if not shows_deviation(want, deviation, spec.method in COUNT_METHODS):
+            if not shows_deviation(want, deviation, integer_valued(kind, spec.method)):
                 continue
             reason = f"documented: {DEVIATIONS[deviation].reason}"
             mark = pytest.mark.xfail(strict=True, reason=reason)

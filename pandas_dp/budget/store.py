@@ -140,6 +140,11 @@ class BudgetStore(ABC):
     @abstractmethod
     def open_budget(self, name: str, cap: Cap) -> None:
         """Create the named budget with ``cap``, or check that it has this cap.
+
+        Parameters
+        ----------
+        name : str
+            The budget's name in the store.
         cap : Cap
             Its epsilon, delta and accounting.
 

@@ -35,7 +35,32 @@ from pandas_dp.request.settings import Settings
 if TYPE_CHECKING:
     from pandas_dp.plan.measurement import Measurement
 
-__all__ = ["PlanCalibration", "direct_allowance"]
+__all__ = ["PlanCalibration", "direct_allowance", "integer_sum"]
+
+#: An integer sum is released as a float64 of a whole number: clamped into
+#: ``[-2**53, 2**53]``, where every whole number is a double (and clamping a
+#: rounded value there gives what clamping the exact one does).
+_WHOLE_DOUBLES = 2.0**53
+
+
+def integer_sum(integer: bool, a: float, b: float) -> bool:
+    """Whether a column's sum is an integer release (discrete noise, whole numbers).
+
+    It is when the column's dtype holds whole numbers (``integer``, public), its
+    bounds are whole numbers of at most ``2**53``, and the engine's exact sum is
+    exact to the unit: its rounding step (:func:`~pandas_dp.engines.accumulation_step`
+    of the half-width) is at most ``1/2``, so every clamped value, centred on the
+    midpoint, lies on it. Then the sum is an integer, its sensitivity the table's
+    (a whole number) with no rounding allowance.
+
+    Examples
+    --------
+    >>> integer_sum(True, 0.0, 100.0), integer_sum(True, 0.0, 0.5), integer_sum(False, 0.0, 9.0)
+    (True, False, False)
+    """
+    whole = all(v.is_integer() and abs(v) <= _WHOLE_DOUBLES for v in (a, b))
+    return integer and whole and engines.accumulation_step(0.5 * (b - a)) <= 0.5
+
 
 _T = TypeVar("_T")
 
@@ -319,9 +344,11 @@ def moment_row(
     a: float,
     b: float,
     signs: tuple[float, float],
+    integer: bool = False,
 ) -> tuple[float, float, float, bool]:
     """Per-row sensitivity (rounding step included), public range and integrality of
-    one sufficient statistic of a column with bounds ``[a, b]``.
+    one sufficient statistic of a column with bounds ``[a, b]`` (``integer``: of whole
+    numbers, :func:`integer_sum`).
 
     A pure function of public arguments, cached (``signs`` tells ``-0.0`` from
     ``0.0``; ``typed`` tells ``1`` from ``1.0``): a repeated release skips the
@@ -364,6 +391,10 @@ def moment_row(
             (sens, -math.inf, math.inf, False) if n is None else (sens, -n * cube, n * cube, False)
         )
     # sum
+    if integer_sum(integer, a, b):
+        lo, hi = output_range("sum", a, b, n)
+        lo, hi = max(lo, -_WHOLE_DOUBLES), min(hi, _WHOLE_DOUBLES)
+        return sensitivity("sum", rel, a, b), lo, hi, True
     step = engines.accumulation_step(half)
     sens = sensitivity("sum", rel, a, b) + step
     lo, hi = output_range("sum", a, b, n)

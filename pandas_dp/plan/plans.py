@@ -271,7 +271,8 @@ class Plan(PlanRun):
                 finite_square(0.5 * (b - a), decl)
             elif stat == "centred_cubes":
                 finite_power(0.5 * (b - a), decl, 3)
-            sens, lo, hi, integer = moment_row(stat, rel, n, a, b, zero_signs(a, b))
+            whole = stat == "sum" and decl.integer  # (moment_row checks the bounds)
+            sens, lo, hi, integer = moment_row(stat, rel, n, a, b, zero_signs(a, b), whole)
             if stat == "bound_sums":
                 key = f"{_label(decl.column)}: {stat}"
                 keys[stat] = self._bound_sums(key, source, sens, (a, b), (lo, hi), weight)

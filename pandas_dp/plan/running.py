@@ -171,8 +171,9 @@ class PlanRun(PlanCalibration):
                 continue
             if m.source.kind == "recentred":  # after the two it is centred by
                 second.append(m)
-            elif m.integer:
-                out[key] = apply_noise_clamped(exact[key], self.noise_for(key), src)
+            elif m.integer:  # counts, and integer sums (exact: whole Fractions)
+                whole = np.asarray(exact[key], dtype=np.float64)  # clamped to ±2**53 next
+                out[key] = apply_noise_clamped(whole, self.noise_for(key), src)
             else:  # exact rationals: nothing lost to floating point before the noise
                 out[key] = apply_noise_exact(exact[key], self.noise_for(key), src)
         for m in second:  # a second stage: its centre is read off released values

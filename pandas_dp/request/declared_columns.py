@@ -21,7 +21,7 @@ import importlib
 import math
 import numbers
 from collections.abc import Hashable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -60,6 +60,10 @@ class NumericDeclaration:
         Whether a missing value is a legal value of the column.
     source : str
         ``"bounds"``, ``"schema"``, ``"attached schema"`` or ``"dtype"``.
+    integer : bool
+        Whether the column's dtype holds whole numbers only (an integer or boolean
+        dtype: public, like the dtype itself). With whole-number bounds its sum is
+        released as an integer (:func:`pandas_dp.plan.calibration.integer_sum`).
     schema_column : pandera Column or None
         The schema's own column when the declaration came from a schema.
     """
@@ -69,6 +73,7 @@ class NumericDeclaration:
     upper: float
     nullable: bool = False
     source: str = "bounds"
+    integer: bool = False
     schema_column: Any = field(default=None, repr=False, compare=False)
 
     @property
@@ -237,6 +242,18 @@ def bounds_of(
     sources: list[tuple[dict[Hashable, Any], str]],
 ) -> NumericDeclaration | None:
     """One column's declared bounds, ``None`` if it has none."""
+    found = _declared(columns, column, per_column, sources)
+    if found is None or not whole_dtype(columns, column):
+        return found
+    return replace(found, integer=True)
+
+
+def _declared(
+    columns: Any,
+    column: Hashable,
+    per_column: Mapping[Hashable, Any],
+    sources: list[tuple[dict[Hashable, Any], str]],
+) -> NumericDeclaration | None:
     if column in per_column:
         lo, hi = _checked_pair(column, *bounds_pair(per_column[column], column))
         return NumericDeclaration(column, lo, hi, False, "bounds")
@@ -282,6 +299,19 @@ def half_bounds(column: Hashable, sources: list[tuple[dict[Hashable, Any], str]]
 def _is_boolean(columns: Any, column: Hashable) -> bool:
     series = columns.get(column) if isinstance(columns, Mapping) else None
     return bool_dtype(getattr(series, "dtype", None))
+
+
+def whole_dtype(columns: Any, column: Hashable) -> bool:
+    """Whether ``columns[column]`` has an integer or boolean dtype (numpy, nullable
+    or Arrow-backed), so that every value it holds is a whole number."""
+    series = columns.get(column) if isinstance(columns, Mapping) else None
+    dtype = getattr(series, "dtype", None)
+    if dtype is None or isinstance(dtype, pd.CategoricalDtype):
+        return False
+    try:
+        return bool(pd.api.types.is_integer_dtype(dtype) or pd.api.types.is_bool_dtype(dtype))
+    except TypeError:  # a pandera DataType that pandas does not understand
+        return False
 
 
 def bool_dtype(dtype: Any) -> bool:

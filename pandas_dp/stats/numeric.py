@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from pandas_dp import errors
+from pandas_dp.plan.calibration import integer_sum
 from pandas_dp.plan.plans import Plan, engine_input
 from pandas_dp.plan.records import build_metadata
 from pandas_dp.request.declared_columns import NumericDeclaration
@@ -131,7 +132,8 @@ def release_moments(
         frame=frame,
     )
     labels = list(columns)
-    integer = moment(statistic).integer
+    whole = [_released_whole(statistic, decls.get(c)) for c in labels]
+    integer = all(whole)
     ranges = {c: table.ranges[(c, statistic)] for c in labels}
     details = {"method": table.method, **({"ddof": ddof} if moment(statistic).takes_ddof else {})}
     if grouping is not None:
@@ -156,12 +158,18 @@ def release_moments(
             index=entries,
             details=details,
         )
-        data = values.astype(np.int64) if integer else values
         grouped: pd.Series | pd.DataFrame
         if scalar:
-            grouped = pd.Series(data[:, 0], index=index, name=labels[0])
+            first = values[:, 0].astype(np.int64) if integer else values[:, 0]
+            grouped = pd.Series(first, index=index, name=labels[0])
         else:
-            grouped = pd.DataFrame(data, index=index, columns=pd.Index(labels))
+            grouped = pd.DataFrame(
+                {
+                    i: values[:, i].astype(np.int64) if w else values[:, i]
+                    for i, w in enumerate(whole)
+                },
+                index=index,
+            ).set_axis(pd.Index(labels), axis=1)
         return attach(grouped, meta)
     if scalar:  # one float, without a numpy round trip
         value = float(table.values[(labels[0], statistic)][0])
@@ -193,6 +201,19 @@ def release_moments(
         dtype="int64" if integer else "float64",
     )
     return attach(out, meta)
+
+
+def _released_whole(statistic: str, decl: NumericDeclaration | None) -> bool:
+    """Whether a column's ``statistic`` is released as an integer: a count, or the
+    sum of a column of whole numbers within whole-number bounds
+    (:func:`~pandas_dp.plan.calibration.integer_sum`, which the plan follows)."""
+    if moment(statistic).integer:
+        return True
+    return (
+        statistic == "sum"
+        and decl is not None
+        and integer_sum(decl.integer, decl.lower, decl.upper)
+    )
 
 
 class TableExtra(Protocol):
