@@ -1,0 +1,493 @@
+"""``describe(bounds="auto")``: a describe of a frame with nothing declared.
+
+What a column does not declare is released privately first, then used as if it
+had been declared (sequential composition: after its release it is public):
+
+* a numeric column without bounds gets bounds from the auto-bounds release
+  (:func:`pandas_dp.stats.auto_bounds.private_bounds`, REFERENCE.md §14), all such
+  columns in one release;
+* a text, object or categorical column without declared categories gets
+  categories by partition selection (REFERENCE.md §10): each observed value's
+  number of distinct units is noised and kept only above a threshold, so a value
+  held by few people never appears (one person's value with probability at most
+  the column's share of ``delta``). The kept values, sorted, are its categories;
+  rows holding another value are not in its shares;
+* a boolean column's categories are ``False`` and ``True`` by its type, and a
+  declared column keeps its declarations.
+
+Budget
+    Every described column has an equal share ``epsilon / k`` of the call's epsilon
+    (``k`` columns), as in a declared describe. A column whose bounds or categories
+    are estimated spends :data:`AUTO_SHARE` of its share on them (the share
+    ``bounds="auto"`` spends elsewhere); the describe release then spends the rest of
+    epsilon on every column equally. Partition selection needs ``delta > 0``: with
+    Laplace noise the selections spend all of ``delta``, split equally between the
+    columns; with Gaussian noise half of it, the release the other half.
+    Each step is its own release in the ledger (``"bounds"``, ``"categories"``,
+    ``"describe"``); their epsilons and deltas add up to the call's.
+
+Refusals
+    Every check that can fail runs before the first charge: ``delta = 0`` with a
+    column to select categories for, ``neighbouring="substitute"`` (partition
+    selection needs add/remove), ``out_of_bounds="raise"``, a zCDP budget (partition
+    selection's delta is outside zCDP), a budget that cannot pay the whole call,
+    and every check of the describe that follows (with placeholder declarations).
+    After the first charge nothing raises on a data value: a column whose bounds no
+    band supports gets the stated fallback bounds, and a text column none of whose
+    values passes the threshold is left out of the table and listed in the metadata.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pandas_dp.budget.amounts import RELATIVE_TOLERANCE
+from pandas_dp.errors import BudgetExceededError
+from pandas_dp.plan.plans import Plan, engine_input
+from pandas_dp.request.category_declarations import CategoricalDeclaration
+from pandas_dp.request.declared_columns import NumericDeclaration, bool_dtype
+from pandas_dp.request.grouping import Grouping
+from pandas_dp.request.settings import Settings
+from pandas_dp.result.values import DPMetadata, attach
+from pandas_dp.stats import auto_bounds
+from pandas_dp.stats.describe import check_describe, release_describe
+
+__all__ = [
+    "AUTO_SHARE",
+    "AutoColumns",
+    "auto_columns",
+    "check_selection_delta",
+    "refuse_grouped_auto",
+    "release_describe_auto",
+]
+
+#: The share of an estimated column's epsilon spent on its bounds or categories:
+#: ``bounds="auto"``'s measured share (:data:`pandas_dp.stats.auto_bounds.DEFAULT_SHARE`),
+#: used for the categories too (not measured for them separately).
+AUTO_SHARE: float = auto_bounds.DEFAULT_SHARE
+#: The statistic of a category selection's ledger row.
+SELECTION_STATISTIC = "categories"
+
+
+@dataclass(frozen=True)
+class AutoColumns:
+    """What ``bounds="auto"`` will estimate, from labels and dtypes only (public).
+
+    Attributes
+    ----------
+    numeric : list
+        Numeric columns without declared bounds: their bounds are estimated.
+    text : list
+        Text, object and categorical columns without declared categories: their
+        categories are selected.
+    other : list
+        Columns neither can describe (dates, ...): left out, listed in the metadata.
+    """
+
+    numeric: list[Hashable]
+    text: list[Hashable]
+    other: list[Hashable]
+
+
+def _is_text(dtype: Any) -> bool:
+    """Object, string or categorical dtype: values that can be categories."""
+    if isinstance(dtype, pd.CategoricalDtype):
+        return True
+    return bool(pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype))
+
+
+def auto_columns(
+    columns: Mapping[Hashable, pd.Series], undeclared: Sequence[Hashable]
+) -> AutoColumns:
+    """Sort the undeclared columns by what ``bounds="auto"`` estimates for them (dtypes only).
+
+    Parameters
+    ----------
+    columns : mapping label -> Series
+        The frame's columns.
+    undeclared : sequence of labels
+        The columns without declarations.
+
+    Returns
+    -------
+    AutoColumns
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"x": [1.0], "s": ["a"], "t": pd.to_datetime(["2020-01-01"])})
+    >>> auto_columns(dict(df.items()), ["x", "s", "t"])
+    AutoColumns(numeric=['x'], text=['s'], other=['t'])
+    """
+    numeric: list[Hashable] = []
+    text: list[Hashable] = []
+    other: list[Hashable] = []
+    for c in undeclared:
+        dtype = columns[c].dtype
+        if bool_dtype(dtype):  # (declared by its type; never undeclared)
+            other.append(c)
+        elif _is_text(dtype):
+            text.append(c)
+        elif pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype):
+            numeric.append(c)
+        else:
+            other.append(c)
+    return AutoColumns(numeric, text, other)
+
+
+def _check(
+    auto: AutoColumns,
+    settings: Settings,
+    grouping: Grouping | None,
+    delta: float,
+) -> None:
+    """The refusals of ``bounds="auto"`` that are not the describe's own (before any charge)."""
+    if grouping is not None:
+        refuse_grouped_auto()
+    if settings.out_of_bounds == "raise":
+        raise ValueError(
+            "bounds='auto' cannot be combined with out_of_bounds='raise': estimated bounds "
+            "clip the most extreme values by design, and raising when a value lies outside "
+            "them would reveal it. Use out_of_bounds='clip' (the default), or declare the "
+            "bounds the data must satisfy"
+        )
+    if not auto.text:
+        return
+    names = [str(c) for c in auto.text]
+    if delta <= 0:
+        raise ValueError(
+            f"describe(bounds='auto') selects the categories of column(s) {names} from the "
+            f"data by partition selection, which needs delta > 0 (the probability of "
+            f"showing a value only one person holds), e.g. delta=1e-6, below 1/n for n "
+            f"people; got delta={delta!r}. Or declare their categories "
+            f"(categories={{column: [...]}} or a schema's isin), or leave them out with "
+            f"columns=[...]"
+        )
+    if settings.neighbouring != "add_remove":
+        raise ValueError(
+            f"describe(bounds='auto') selects the categories of column(s) {names} by "
+            f"partition selection, which is defined for neighbouring='add_remove' only; "
+            f"declare their categories to use 'substitute'"
+        )
+    for budget in auto_bounds.budgets_of(settings):
+        if budget.accounting != "basic":
+            raise ValueError(
+                f"describe(bounds='auto') selects the categories of column(s) {names} by "
+                f"partition selection, whose delta is outside zCDP, and a budget with "
+                f"accounting={budget.accounting!r} cannot record it; use a 'basic' budget, "
+                f"or declare their categories"
+            )
+
+
+def _check_budgets(settings: Settings, spent: float, delta: float) -> None:
+    """Refuse, before the first charge, a call some budget cannot pay in full: all of
+    epsilon, and ``delta`` (the selections' and the release's)."""
+    if delta == settings.delta:
+        auto_bounds.check_total(settings, spent)
+        return
+    for budget in auto_bounds.budgets_of(settings):  # (basic: zCDP is refused before)
+        left = budget.remaining
+        slack_e, slack_d = RELATIVE_TOLERANCE * budget.epsilon, RELATIVE_TOLERANCE * budget.delta
+        if left.epsilon + slack_e < settings.epsilon or left.delta + slack_d < delta:
+            name = f" {budget.name!r}" if budget.name else ""
+            raise BudgetExceededError(
+                f"describe(bounds='auto') spends epsilon={settings.epsilon:g} and "
+                f"delta={delta:g} in all ({spent:g} of epsilon and delta={delta:g} on the "
+                f"bounds and categories), but only epsilon={left.epsilon:g}, "
+                f"delta={left.delta:g} remain of the budget{name}; nothing was spent. "
+                f"Lower epsilon or delta, or declare bounds and categories to spend none "
+                f"on them"
+            )
+
+
+def refuse_grouped_auto() -> None:
+    """Refuse ``bounds="auto"`` on a group-by's describe (not offered yet).
+
+    Raises
+    ------
+    ValueError
+        Always, saying what to do instead.
+    """
+    raise ValueError(
+        "describe(bounds='auto') is not offered on a group-by yet: run "
+        "df.dp.describe(..., bounds='auto') on the whole frame first, then declare the "
+        "bounds and categories it released (attrs['dp'].details['auto']['declared']) "
+        "for the group-by's describe"
+    )
+
+
+def check_selection_delta(delta: Any) -> float:
+    """The ``delta`` of a Laplace ``describe(bounds="auto")``: partition selection's.
+
+    Parameters
+    ----------
+    delta : any
+        The call's ``delta``.
+
+    Returns
+    -------
+    float
+        ``delta``, a number in ``[0, 1)``.
+
+    Raises
+    ------
+    ValueError
+        Not a number in ``[0, 1)``.
+
+    Examples
+    --------
+    >>> check_selection_delta(1e-6)
+    1e-06
+    """
+    if (
+        isinstance(delta, bool)
+        or not isinstance(delta, int | float | np.number)
+        or not 0.0 <= float(delta) < 1.0
+    ):
+        raise ValueError(
+            f"delta must be a number in [0, 1) (e.g. delta=1e-6, below 1/n for n people); "
+            f"got {delta!r}"
+        )
+    return float(delta)
+
+
+def _selection_settings(settings: Settings, epsilon: float) -> Settings:
+    """One selection's settings: pure Laplace noise, and with a privacy unit of ``k``
+    rows, up to ``k`` values per unit (each its own key)."""
+    own = auto_bounds.bounds_settings(settings, epsilon)
+    c = own.contributions
+    if c.unit is not None:
+        own = dataclasses.replace(
+            own, contributions=dataclasses.replace(c, groups=c.rows, rows_per_group=c.rows)
+        )
+    return own
+
+
+def _select(
+    frame: pd.DataFrame, column: Hashable, settings: Settings, delta: float
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Partition selection of one column's values: the kept values (sorted) and a record."""
+    grouping = Grouping((column,), None, delta=delta)
+    plan = Plan(settings, grouping)
+    key = plan.rows()
+    plan.calibrate()
+    noisy = plan.run(
+        engine_input({}, {}, settings, grouping, frame), SELECTION_STATISTIC, (column,)
+    )
+    index = plan.released_index
+    kept = () if index is None else tuple(index)
+    record = {
+        "epsilon": settings.epsilon,
+        "delta": delta,
+        "threshold": plan.threshold,
+        "kept": len(kept),
+        "noisy counts": dict(zip(map(str, kept), np.asarray(noisy[key]).tolist(), strict=False)),
+    }
+    return kept, record
+
+
+def release_describe_auto(
+    frame: pd.DataFrame,
+    numeric_decls: Mapping[Hashable, NumericDeclaration],
+    categorical_decls: Mapping[Hashable, CategoricalDeclaration],
+    undeclared: Sequence[Hashable],
+    settings: Settings,
+    *,
+    percentiles: Sequence[float] = (0.25, 0.5, 0.75),
+    bins: int | None = None,
+    method: str | None = None,
+    grouping: Grouping | None = None,
+    selection_delta: float | None = None,
+) -> pd.DataFrame:
+    """``describe`` with what is not declared estimated privately first (see the module).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The data (and the privacy unit's column).
+    numeric_decls : mapping label -> NumericDeclaration
+        The declared numeric columns (kept as declared).
+    categorical_decls : mapping label -> CategoricalDeclaration
+        The declared categorical columns, booleans included (kept as declared).
+    undeclared : sequence of labels
+        The columns without declarations, in the frame's order: numeric ones get
+        estimated bounds, text and categorical ones selected categories.
+    settings : Settings
+        The call's settings: its whole epsilon and delta.
+    percentiles, bins, method, grouping
+        As in :func:`~pandas_dp.stats.describe.release_describe`; a ``grouping`` is
+        refused (not offered yet).
+    selection_delta : float, optional
+        With Laplace noise (whose ``settings.delta`` is 0): the call's delta, all of
+        it for the category selections. ``None``: ``settings.delta`` is the call's
+        delta (Gaussian noise: half of it for the selections).
+
+    Returns
+    -------
+    DataFrame
+        The describe table; ``attrs["dp"].details["auto"]`` records the bounds and
+        categories released and what they cost (``declared`` holds them as
+        declarations: ``bounds`` and ``categories`` by column).
+
+    Raises
+    ------
+    ValueError
+        Before any charge: see the module's refusals.
+    BudgetExceededError
+        Before any charge, if a budget cannot pay the whole call.
+    """
+    auto = auto_columns(dict(frame.items()), undeclared)
+    total_delta = settings.delta if selection_delta is None else selection_delta
+    _check(auto, settings, grouping, total_delta)
+    k = len(numeric_decls) + len(categorical_decls) + len(auto.numeric) + len(auto.text)
+    if k == 0:
+        raise ValueError(
+            f"describe(bounds='auto') found no column it can describe: columns "
+            f"{[str(c) for c in undeclared]} are neither numeric, boolean, text nor "
+            f"categorical"
+        )
+    per_column = settings.epsilon / k
+    eps_bounds = AUTO_SHARE * per_column * len(auto.numeric)
+    eps_select = AUTO_SHARE * per_column
+    spent = eps_bounds + eps_select * len(auto.text)
+    delta_select = 0.0
+    if auto.text:
+        delta_select = total_delta / 2 if selection_delta is None else total_delta
+    rest_delta = settings.delta - delta_select if selection_delta is None else 0.0
+    rest = dataclasses.replace(settings, epsilon=settings.epsilon - spent, delta=rest_delta)
+    method = method or "exponential"
+    # the describe that follows, checked now on placeholders of the same columns (its
+    # checks read the columns and the budget split, never the bounds' values)
+    placeholder_num = {
+        **numeric_decls,
+        **{c: NumericDeclaration(c, 0.0, 1.0) for c in auto.numeric},
+    }
+    placeholder_cat = {
+        **categorical_decls,
+        **{c: CategoricalDeclaration(c, ("?",), True, "auto") for c in auto.text},
+    }
+    numeric_series = {c: frame[c] for c in placeholder_num}
+    check_describe(
+        numeric_series,
+        placeholder_num,
+        placeholder_cat,
+        rest,
+        percentiles=percentiles,
+        bins=bins,
+        method=method,
+        grouping=None,
+    )
+    fewer = {c: d for c, d in placeholder_cat.items() if c not in auto.text}
+    if auto.text and (placeholder_num or fewer):  # no category of a column may pass
+        check_describe(
+            numeric_series,
+            placeholder_num,
+            fewer,
+            rest,
+            percentiles=percentiles,
+            bins=bins,
+            method=method,
+            grouping=None,
+        )
+    _check_budgets(settings, spent, delta_select + rest_delta)  # the whole call, first
+
+    rs = auto_bounds.shared_randomness(settings)
+    first = dataclasses.replace(settings, random_state=rs)
+    details: dict[str, Any] = {"bounds": "auto (estimated privately, REFERENCE.md §14, §10)"}
+    estimated: dict[Hashable, NumericDeclaration] = {}
+    if auto.numeric:
+        found, record = auto_bounds.private_bounds(
+            {c: frame[c] for c in auto.numeric},
+            auto_bounds.bounds_settings(first, eps_bounds),
+            frame=frame,
+            zero=auto_bounds.INCLUDE_ZERO,
+        )
+        for c, (lo, hi) in found.items():
+            estimated[c] = NumericDeclaration(c, lo, hi, True, "auto")
+        details["bounds_release"] = {
+            "epsilon": record.epsilon,
+            "columns": record.details["columns"],
+            "fallback": auto_bounds.FALLBACK,
+        }
+    selected: dict[Hashable, CategoricalDeclaration] = {}
+    empty: list[Hashable] = []
+    selections: dict[str, Any] = {}
+    for c in auto.text:
+        own = _selection_settings(first, eps_select)
+        kept, record_c = _select(frame, c, own, delta_select / len(auto.text))
+        selections[str(c)] = record_c
+        if kept:
+            selected[c] = CategoricalDeclaration(c, kept, True, "auto")
+        else:
+            empty.append(c)
+    if selections:
+        details["categories_release"] = selections
+    order = list(frame.columns)
+    every_num: dict[Hashable, NumericDeclaration] = {**numeric_decls, **estimated}
+    every_cat: dict[Hashable, CategoricalDeclaration] = {**categorical_decls, **selected}
+    all_num: dict[Hashable, NumericDeclaration] = {c: every_num[c] for c in order if c in every_num}
+    all_cat: dict[Hashable, CategoricalDeclaration] = {
+        c: every_cat[c] for c in order if c in every_cat
+    }
+    details.update(
+        {
+            "auto_share": AUTO_SHARE,
+            "epsilon_total": settings.epsilon,
+            "delta_total": delta_select + rest_delta,
+            "declared": {
+                "bounds": {c: (d.lower, d.upper) for c, d in estimated.items()},
+                "categories": {c: list(d.categories) for c, d in selected.items()},
+            },
+            "no category passed the selection": [str(c) for c in empty],
+            "not described (neither numeric, boolean nor text)": [str(c) for c in auto.other],
+        }
+    )
+    describe_settings = dataclasses.replace(rest, random_state=rs)
+    if not all_num and not all_cat:  # every column was text and nothing passed
+        return _nothing(frame, empty, describe_settings, details)
+    table = release_describe(
+        {c: frame[c] for c in all_num},
+        all_num,
+        {c: frame[c] for c in all_cat},
+        all_cat,
+        describe_settings,
+        undeclared=[*auto.other, *empty],
+        frame=frame,
+        percentiles=percentiles,
+        bins=bins,
+        method=method,
+    )
+    meta = table.attrs["dp"]
+    return attach(table, dataclasses.replace(meta, details={**meta.details, "auto": details}))
+
+
+def _nothing(
+    frame: pd.DataFrame, empty: list[Hashable], settings: Settings, details: dict[str, Any]
+) -> pd.DataFrame:
+    """The table when no column is left to describe: no rows, the columns named; the
+    describe's own epsilon is not spent."""
+    del frame
+    table = pd.DataFrame({c: pd.Series(dtype=np.float64) for c in empty})
+    meta = DPMetadata(
+        statistic="describe",
+        columns=tuple(empty),
+        mechanism=settings.mechanism,
+        epsilon=0.0,
+        delta=0.0,
+        neighbouring=settings.neighbouring,
+        n=None,
+        sensitivity=pd.Series(dtype=np.float64),
+        scale=pd.Series(dtype=np.float64),
+        input_bounds={},
+        output_bounds={},
+        bounding=settings.bounding,
+        secure=settings.source.secure,
+        value=np.zeros((0, len(empty))),
+        details={"auto": details, "unspent epsilon": settings.epsilon},
+    )
+    return attach(table, meta)
