@@ -185,3 +185,18 @@ def test_help_names_the_flags(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "--auto" in out and "--write-schema" in out
     assert "publishing the file is safe" in " ".join(out.split())
+
+
+def test_html_report_names_what_was_released(raw: Path, tmp_path: Path) -> None:
+    page = tmp_path / "r.html"
+    code = cli.main(
+        [
+            "describe", str(raw), "--epsilon", "1", "--delta", "1e-6", "--auto",
+            "--seed", "0", "--html", str(page),
+        ]
+    )  # fmt: skip
+    assert code == 0
+    text = page.read_text(encoding="utf-8")
+    assert "Public facts used" in text
+    assert text.count("(released privately)") == 3  # age, income, city (not the boolean)
+    assert "never read from the data" not in text
