@@ -149,6 +149,7 @@ def test_only_text_and_nothing_passes_returns_an_empty_table() -> None:
     budget = pandas_dp.PrivacyBudget(epsilon=1.0, delta=1e-6)
     d = df.dp.describe(epsilon=1.0, delta=1e-6, bounds="auto", random_state=0, budget=budget)
     assert d.shape == (0, 1)
+    assert d.attrs["dp"].interval(0.05).empty
     assert list(budget.ledger["statistic"]) == ["categories"]
 
 
@@ -241,3 +242,36 @@ def test_a_rare_value_passes_at_most_at_its_exact_rate() -> None:
     false_alarm = runs * rate
     assert false_alarm < 1e-3, false_alarm
     assert passed == 0, (passed, false_alarm)
+
+
+def test_dask_equals_the_in_memory_release() -> None:
+    dd = pytest.importorskip("dask.dataframe")
+    df = raw_frame(1200)
+    want = df.dp.describe(epsilon=1.0, delta=1e-6, bounds="auto", random_state=4)
+    got = dd.from_pandas(df, npartitions=5).dp.describe(
+        epsilon=1.0, delta=1e-6, bounds="auto", random_state=4
+    )
+    pd.testing.assert_frame_equal(got, want)
+
+
+def test_awkward_dtypes_never_raise_after_the_charge() -> None:
+    """Mixed objects, integer categories, nullable text and integers, all missing."""
+    rng = np.random.default_rng(0)
+    n = 1500
+    df = pd.DataFrame(
+        {
+            "mixed": pd.Series([1, "a", 2.5, None] * (n // 4), dtype=object),
+            "intcat": pd.Categorical(rng.choice([1, 2, 3], n)),
+            "text": pd.Series(rng.choice(["x", "y"], n), dtype="string"),
+            "ints": pd.array(rng.integers(0, 5, n), dtype="Int64"),
+            "empty": np.full(n, np.nan),
+        }
+    )
+    df.loc[0, "text"] = pd.NA
+    d = df.dp.describe(epsilon=2.0, delta=1e-6, bounds="auto", random_state=0)
+    declared = d.attrs["dp"].details["auto"]["declared"]
+    assert declared["categories"]["intcat"] == [1, 2, 3]
+    assert declared["categories"]["text"] == ["x", "y"]
+    assert declared["bounds"]["empty"] == (-1.0, 1.0)  # no band passes: the fallback
+    assert len(declared["categories"]["mixed"]) == 3
+    assert set(d.columns) == {"mixed", "intcat", "text", "ints", "empty"}

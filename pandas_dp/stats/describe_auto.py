@@ -50,6 +50,7 @@ import pandas as pd
 from pandas_dp.budget.amounts import RELATIVE_TOLERANCE
 from pandas_dp.errors import BudgetExceededError
 from pandas_dp.plan.plans import Plan, engine_input
+from pandas_dp.plan.running import SELECTION
 from pandas_dp.request.category_declarations import CategoricalDeclaration
 from pandas_dp.request.declared_columns import NumericDeclaration, bool_dtype
 from pandas_dp.request.grouping import Grouping
@@ -273,8 +274,8 @@ def _select(
 ) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """Partition selection of one column's values: the kept values (sorted) and a record."""
     grouping = Grouping((column,), None, delta=delta)
-    plan = Plan(settings, grouping)
-    key = plan.rows()
+    plan = Plan(settings, grouping)  # the selection alone: all of epsilon is its
+    key = SELECTION
     plan.calibrate()
     noisy = plan.run(
         engine_input({}, {}, settings, grouping, frame), SELECTION_STATISTIC, (column,)
@@ -489,5 +490,13 @@ def _nothing(
         secure=settings.source.secure,
         value=np.zeros((0, len(empty))),
         details={"auto": details, "unspent epsilon": settings.epsilon},
+        _interval=_no_entries,
+        _index=[],
     )
     return attach(table, meta)
+
+
+def _no_entries(alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """The intervals of a release with no entries: none."""
+    del alpha
+    return np.zeros(0), np.zeros(0)
