@@ -200,3 +200,19 @@ def test_html_report_names_what_was_released(raw: Path, tmp_path: Path) -> None:
     assert "Public facts used" in text
     assert text.count("(released privately)") == 3  # age, income, city (not the boolean)
     assert "never read from the data" not in text
+
+
+def test_a_column_of_unique_values_is_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, written = tmp_path / "ids.csv", tmp_path / "s.yaml"
+    frame = _raw(600)[["age"]].assign(id=[f"u{i}" for i in range(600)])
+    frame.to_csv(path, index=False)
+    code, out, err = _run(
+        capsys, "describe", path, "--epsilon", 1, "--delta", 1e-6, "--auto",
+        "--write-schema", written, "--seed", 0,
+    )  # fmt: skip
+    assert code == 0, err
+    assert "Not described (no value passed the private selection of categories): ['id']" in out
+    assert "share u1" not in out
+    assert cli.load_schema(written).columns["id"].checks == []

@@ -148,7 +148,7 @@ def print_report(
     )
     out.write(f"{_provenance(report)}\n")
     if report.undeclared:
-        out.write(f"Not described (no bounds or categories declared): {report.undeclared}\n")
+        out.write(f"Not described ({_why_undescribed(report)}): {report.undeclared}\n")
     marked = 0
     for (title, table), (name, result) in zip(
         _tables(report), report.releases.items(), strict=True
@@ -164,6 +164,13 @@ def print_report(
     if "delta" in ledger.columns:  # (pandas would print 5e-07 as 0.0 in an object column)
         ledger["delta"] = [f"{v:g}" if isinstance(v, float) else v for v in ledger["delta"]]
     out.write(f"{report.budget}\n{ledger.to_string()}\n")
+
+
+def _why_undescribed(report: Report) -> str:
+    """Why the report's undescribed columns were left out."""
+    if report.settings.get("auto"):
+        return "no value passed the private selection of categories"
+    return "no bounds or categories declared"
 
 
 def _provenance(report: Report) -> str:
@@ -513,7 +520,7 @@ def write_html(report: Report, path: str | os.PathLike[str]) -> None:
     ]
     if report.undeclared:
         parts.append(
-            f"<p>Not described (no bounds or categories declared): "
+            f"<p>Not described ({esc(_why_undescribed(report))}): "
             f"{esc(', '.join(map(str, report.undeclared)))}</p>"
         )
     parts.append("<h2>Estimates and 95% intervals</h2>")
