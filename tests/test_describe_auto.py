@@ -274,4 +274,5 @@ def test_awkward_dtypes_never_raise_after_the_charge() -> None:
     assert declared["categories"]["text"] == ["x", "y"]
     assert declared["bounds"]["empty"] == (-1.0, 1.0)  # no band passes: the fallback
     assert len(declared["categories"]["mixed"]) == 3
+    assert declared["bounds"]["ints"] == (0.0, 8.0)  # the zero band's edge read as 0
     assert set(d.columns) == {"mixed", "intcat", "text", "ints", "empty"}

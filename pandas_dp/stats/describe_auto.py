@@ -5,7 +5,8 @@ had been declared (sequential composition: after its release it is public):
 
 * a numeric column without bounds gets bounds from the auto-bounds release
   (:func:`pandas_dp.stats.auto_bounds.private_bounds`, REFERENCE.md §14), all such
-  columns in one release;
+  columns in one release (the zero band's edge ``-2**-32`` is read as 0 when the
+  upper bound lies above it: ``[0, 8]`` rather than ``[-2.3e-10, 8]``);
 * a text, object or categorical column without declared categories gets
   categories by partition selection (REFERENCE.md §10): each observed value's
   number of distinct units is noised and kept only above a threshold, so a value
@@ -204,6 +205,25 @@ def _check_budgets(settings: Settings, spent: float, delta: float) -> None:
                 f"Lower epsilon or delta, or declare bounds and categories to spend none "
                 f"on them"
             )
+
+
+def _snapped(lower: float, upper: float) -> tuple[float, float]:
+    """Released bounds with the zero band's edge ``-2**-32`` (or ``2**-32``) read as 0
+    when the other bound lies beyond it: a public rule (post-processing) that shows a
+    column of non-negative values as ``[0, upper]``, clipping nothing but values
+    within ``2**-32`` of zero.
+
+    Examples
+    --------
+    >>> _snapped(-(2.0**-32), 8.0), _snapped(-(2.0**-32), 2.0**-32)
+    ((0.0, 8.0), (-2.3283064365386963e-10, 2.3283064365386963e-10))
+    """
+    tiny = 2.0**-auto_bounds.LOW_EXPONENT
+    if lower == -tiny and upper > tiny:
+        lower = 0.0
+    if upper == tiny and lower < -tiny:
+        upper = 0.0
+    return lower, upper
 
 
 def refuse_grouped_auto() -> None:
@@ -409,7 +429,7 @@ def release_describe_auto(
             zero=auto_bounds.INCLUDE_ZERO,
         )
         for c, (lo, hi) in found.items():
-            estimated[c] = NumericDeclaration(c, lo, hi, True, "auto")
+            estimated[c] = NumericDeclaration(c, *_snapped(lo, hi), True, "auto")
         details["bounds_release"] = {
             "epsilon": record.epsilon,
             "columns": record.details["columns"],
