@@ -189,6 +189,12 @@ SHARED: dict[str, str] = {
     "quantile.method": _QUANTILE_METHOD,
     "median.method": _QUANTILE_METHOD,
     "describe.method": _DESCRIBE_METHOD,
+    "describe.delta": "delta : float, default 0.0\n"
+    '    With ``mechanism="gaussian"``: the probability the epsilon bound may fail.\n'
+    '    With ``bounds="auto"`` (not grouped) it is also partition selection\'s: the\n'
+    "    probability that a value one person holds is shown as a category; it must be\n"
+    "    above 0 when a text or categorical column has no declared categories (Laplace\n"
+    "    noise: the selections spend all of it; Gaussian noise: half).",
     "max_rows_per_group": "max_rows_per_group : int, optional\n"
     "    ``c``: rows one unit may contribute to one group (default ``max_rows_per_unit``).",
 }
