@@ -216,3 +216,23 @@ def test_a_column_of_unique_values_is_left_out(
     assert "Not described (no value passed the private selection of categories): ['id']" in out
     assert "share u1" not in out
     assert cli.load_schema(written).columns["id"].checks == []
+
+
+def test_a_privacy_unit_in_a_partial_schema_applies_and_round_trips(tmp_path: Path) -> None:
+    data, partial, written = tmp_path / "u.csv", tmp_path / "p.yaml", tmp_path / "w.yaml"
+    frame = _raw(3000)
+    frame["pid"] = np.arange(len(frame)) // 3
+    frame.to_csv(data, index=False)
+    schema = pa.DataFrameSchema(
+        {"pid": pa.Column(int), "age": pa.Column(float, nullable=True)},
+        metadata={"pandas_dp": {"privacy_unit": "pid", "max_rows_per_unit": 3}},
+    )
+    cli.schema_to_yaml(schema, partial)
+    first = cli.describe(
+        data, partial, epsilon=2.0, delta=1e-6, auto=True, write_schema=written, seed=0
+    )
+    assert set(first.budget.ledger["privacy_unit"]) == {"pid"}
+    assert list(first.releases["describe"].columns) == ["age"]  # the unit is not described
+    again = cli.describe(data, written, epsilon=2.0, seed=0)
+    assert list(again.releases["describe"].columns) == ["age"]
+    assert set(again.budget.ledger["privacy_unit"]) == {"pid"}
