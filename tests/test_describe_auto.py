@@ -276,3 +276,28 @@ def test_awkward_dtypes_never_raise_after_the_charge() -> None:
     assert len(declared["categories"]["mixed"]) == 3
     assert declared["bounds"]["ints"] == (0.0, 8.0)  # the zero band's edge read as 0
     assert set(d.columns) == {"mixed", "intcat", "text", "ints", "empty"}
+
+
+EDGE_FRAMES = {
+    "no rows": lambda: pd.DataFrame({"x": pd.Series(dtype=float), "t": pd.Series(dtype=object)}),
+    "infinities": lambda: pd.DataFrame(
+        {"x": [np.inf, -np.inf, 1e308, -1e308, np.nan] * 200, "t": ["a"] * 1000}
+    ),
+    "one row": lambda: pd.DataFrame({"x": [1.0], "t": ["a"]}),
+    "text all missing": lambda: pd.DataFrame({"x": np.arange(500.0), "t": [None] * 500}),
+    "uint64": lambda: pd.DataFrame({"x": np.full(3000, 2**63 + 5, dtype=np.uint64)}),
+    "subnormal": lambda: pd.DataFrame({"x": np.full(3000, 1e-300)}),
+}
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("name", sorted(EDGE_FRAMES))
+def test_edge_frames_are_described_without_warnings(name: str) -> None:
+    budget = pandas_dp.PrivacyBudget(epsilon=1.0, delta=1e-6)
+    d = EDGE_FRAMES[name]().dp.describe(
+        epsilon=1.0, delta=1e-6, bounds="auto", random_state=0, budget=budget
+    )
+    assert "x" in d.columns
+    lo, hi = d.attrs["dp"].details["auto"]["declared"]["bounds"]["x"]
+    assert np.isfinite(lo) and np.isfinite(hi) and lo < hi
+    assert budget.spent.epsilon == pytest.approx(1.0)
