@@ -91,10 +91,9 @@ def test_dask_equals_the_in_memory_release(df: pd.DataFrame) -> None:
 @pytest.mark.parametrize(
     "call",
     [
-        lambda d, b: d.dp.describe(["age"], epsilon=1.0, bounds="auto", budget=b),
         lambda d, b: d.dp.cov(["age", "income"], epsilon=1.0, bounds="auto", budget=b),
     ],
-    ids=["describe", "cov"],
+    ids=["cov"],  # (describe offers bounds="auto" now: tests/test_describe_auto.py)
 )
 def test_releases_without_auto_bounds_say_so(df: pd.DataFrame, call: object) -> None:
     budget = pandas_dp.PrivacyBudget(epsilon=2.0)

@@ -17,6 +17,7 @@ import pandas as pd
 from pandas_dp.errors import MissingBoundsError
 from pandas_dp.request.category_declarations import CategoricalDeclaration
 from pandas_dp.request.declarations import (
+    DeclaredColumns,
     attached_schema,
     resolve_bounds,
     resolve_categories,
@@ -26,7 +27,9 @@ from pandas_dp.request.declared_columns import NumericDeclaration
 from pandas_dp.request.grouping import Grouping
 from pandas_dp.request.settings import Settings
 from pandas_dp.stats import numeric as st
+from pandas_dp.stats.auto_bounds import is_auto
 from pandas_dp.stats.describe import release_describe
+from pandas_dp.stats.describe_auto import auto_columns, release_describe_auto
 from pandas_dp.stats.quantiles.agg import AGG_QUANTILES
 
 Columns = Hashable | Sequence[Hashable] | None
@@ -269,29 +272,57 @@ def release_described(
     schema: Any,
     known: list[Hashable] | None,
     grouping: Grouping | None = None,
+    selection_delta: float | None = None,
 ) -> pd.DataFrame:
     """``describe`` of the ``wanted`` columns: numeric ones with bounds, others with
     categories (public), in one release.
 
     :func:`~pandas_dp.request.declarations.split_declared` sorts them; with ``strict``
     (columns named by the caller) an undeclared column raises, else it is skipped
-    and listed in the metadata.
+    and listed in the metadata. ``bounds="auto"``: what is not declared is
+    estimated privately first (:mod:`pandas_dp.stats.describe_auto`), with
+    ``selection_delta`` (Laplace noise) the delta of its category selections.
     """
     bounds, categories = arguments["bounds"], arguments["categories"]
+    auto = is_auto(bounds)
+    if auto:  # what is declared stays declared; the rest is estimated (describe_auto)
+        bounds = None
     undeclared = bounds is None and arguments["schema"] is None and categories is None
     check_unique(frame, wanted)
-    declared = split_declared(
-        {c: frame[c] for c in wanted},
-        bounds=bounds,
-        categories=categories,
-        schema=schema,
-        attached=attached_schema(frame) if undeclared else None,
-        known=known,
-    )
-    if strict and declared.undeclared:
-        raise MissingBoundsError([str(c) for c in declared.undeclared], what="bounds or categories")
+    columns = {c: frame[c] for c in wanted}
+    try:
+        declared = split_declared(
+            columns,
+            bounds=bounds,
+            categories=categories,
+            schema=schema,
+            attached=attached_schema(frame) if undeclared else None,
+            known=known,
+        )
+    except MissingBoundsError:
+        if not auto:
+            raise
+        declared = DeclaredColumns({}, {}, list(wanted))
+    left = declared.undeclared
+    if auto and strict:  # named columns: only those auto cannot describe are missing
+        left = auto_columns(columns, declared.undeclared).other
+    if strict and left:
+        raise MissingBoundsError([str(c) for c in left], what="bounds or categories")
     numeric = {c: frame[c] for c in declared.numeric}
     _check_numeric("describe", numeric)  # a text column's values must never reach the engine
+    if auto:
+        return release_describe_auto(
+            frame,
+            declared.numeric,
+            declared.categorical,
+            declared.undeclared,
+            settings,
+            percentiles=percentiles,
+            bins=arguments["bins"],
+            method=arguments["method"],
+            grouping=grouping,
+            selection_delta=selection_delta,
+        )
     return release_describe(
         numeric,
         declared.numeric,

@@ -51,7 +51,8 @@ SHARED: dict[str, str] = {
     "describe.columns": "columns : label or list of labels, optional\n"
     "    The columns to describe. ``None``: every column with declared bounds or\n"
     "    categories (and boolean columns); the others are skipped and listed in\n"
-    "    the metadata.",
+    '    the metadata. With ``bounds="auto"``: every numeric, boolean, text and\n'
+    "    categorical column.",
     "groupby.describe.columns": "columns : label or list of labels, optional\n"
     "    The columns to describe per key. ``None``: every column but the keys with\n"
     "    declared bounds or categories; the others are skipped and listed in the\n"
@@ -97,7 +98,12 @@ SHARED: dict[str, str] = {
     '    never be read off the data. ``"auto"`` (sum, mean, var, std, sem, skew,\n'
     "    median, quantile and agg): each column's range is first released privately,\n"
     "    over all rows, with 0.3 of ``epsilon`` (REFERENCE §14; recorded in the ledger\n"
-    '    and in ``attrs["dp"].details``), then the statistic with the rest on it.',
+    '    and in ``attrs["dp"].details``), then the statistic with the rest on it.\n'
+    '    describe (not grouped) takes ``"auto"`` too: each undeclared numeric column\n'
+    "    gets such bounds, each undeclared text or categorical column categories by\n"
+    "    partition selection (needs ``delta > 0``; rare values never appear), each\n"
+    "    with 0.3 of its share of ``epsilon``; declared columns keep their\n"
+    "    declarations.",
     "categories": 'categories : list, dict or "dtype", optional\n'
     '    Public categories (per column with a dict). ``"dtype"`` publishes the\n'
     "    column's own categorical dtype: only valid when that dtype was set from\n"
@@ -183,6 +189,12 @@ SHARED: dict[str, str] = {
     "quantile.method": _QUANTILE_METHOD,
     "median.method": _QUANTILE_METHOD,
     "describe.method": _DESCRIBE_METHOD,
+    "describe.delta": "delta : float, default 0.0\n"
+    '    With ``mechanism="gaussian"``: the probability the epsilon bound may fail.\n'
+    '    With ``bounds="auto"`` (not grouped) it is also partition selection\'s: the\n'
+    "    probability that a value one person holds is shown as a category; it must be\n"
+    "    above 0 when a text or categorical column has no declared categories (Laplace\n"
+    "    noise: the selections spend all of it; Gaussian noise: half).",
     "max_rows_per_group": "max_rows_per_group : int, optional\n"
     "    ``c``: rows one unit may contribute to one group (default ``max_rows_per_unit``).",
 }

@@ -38,6 +38,7 @@ from pandas_dp.result.values import attach
 from pandas_dp.stats import auto_bounds
 from pandas_dp.stats import numeric as st
 from pandas_dp.stats.describe import check_percentiles
+from pandas_dp.stats.describe_auto import check_selection_delta
 from pandas_dp.stats.moments import check_ddof
 from pandas_dp.stats.quantiles import agg as quantile_agg
 
@@ -140,6 +141,13 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         column whose categories are declared. The split is in
         ``attrs["dp"].details`` and in the budget's ledger.
 
+        With ``bounds="auto"`` nothing need be declared: an undeclared numeric
+        column's bounds and an undeclared text or categorical column's categories
+        are released privately first (partition selection: a value few people hold
+        never appears; it needs ``delta > 0``), each step its own ledger row, then
+        the describe on them; ``attrs["dp"].details["auto"]["declared"]`` holds what
+        was released, to declare next time.
+
         Examples
         --------
         >>> import pandas as pd, pandas_dp
@@ -219,6 +227,11 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
 
     def _release_describe(self, statistic: str, arguments: Mapping[str, Any]) -> pd.DataFrame:
         percentiles = check_percentiles(arguments["percentiles"])
+        selection_delta = None
+        if auto_bounds.is_auto(arguments["bounds"]) and arguments["mechanism"] == "laplace":
+            # pure-epsilon noise: the delta is partition selection's (describe_auto)
+            selection_delta = check_selection_delta(arguments["delta"])
+            arguments = {**arguments, "delta": 0.0}
         settings = self._settings(arguments)
         frame, columns = self._obj, arguments["columns"]
         if columns is None:
@@ -235,6 +248,7 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
             strict=columns is not None,
             schema=self._schema_for(arguments["schema"]),
             known=self._known(),
+            selection_delta=selection_delta,
         )
 
     # -------------------------------------------------------------- group-by

@@ -37,6 +37,7 @@ from pandas_dp.result.values import attach
 from pandas_dp.stats import auto_bounds, grouped
 from pandas_dp.stats import numeric as st
 from pandas_dp.stats.describe import check_percentiles
+from pandas_dp.stats.describe_auto import refuse_grouped_auto
 from pandas_dp.stats.moments import check_ddof
 from pandas_dp.stats.quantiles import agg as quantile_agg
 
@@ -248,6 +249,8 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
 
     def _release_describe(self, statistic: str, kw: dict[str, Any]) -> pd.DataFrame:
         percentiles = check_percentiles(kw["percentiles"])
+        if auto_bounds.is_auto(kw["bounds"]):
+            refuse_grouped_auto()
         grouping = self._grouping(kw["schema"])
         settings = self._settings(kw, kw["schema"])
         frame, columns = self._frame, self._selected(kw["columns"])

@@ -5,6 +5,7 @@
     pandas-dp describe data.csv --schema schema.yaml --epsilon 1
     pandas-dp describe data.parquet --schema schema.yaml --epsilon 1 --by region
     pandas-dp describe --example --epsilon 1 --html report.html
+    pandas-dp describe data.csv --epsilon 1 --delta 1e-6 --auto --write-schema schema.yaml
 
 The schema is a pandera ``DataFrameSchema`` in the YAML format that
 ``schema.to_yaml()`` writes: the bounds of every numeric column, the categories of
@@ -68,7 +69,6 @@ pandas-dp describe: survey.csv, epsilon 1 (laplace)...
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -87,6 +87,8 @@ from pandas_dp.cli._errors import CLIError as CLIError
 from pandas_dp.cli._errors import _one_line
 from pandas_dp.cli.arguments import QUANTILE_METHODS, check_flags, parsers
 from pandas_dp.cli.arguments import build_parser as build_parser
+from pandas_dp.cli.auto import run_auto
+from pandas_dp.cli.budgets import _charge_shared, _open_shared, _precheck_budget, _where
 from pandas_dp.cli.reading import CHUNK_ROWS as CHUNK_ROWS
 from pandas_dp.cli.reading import Progress as Progress
 from pandas_dp.cli.reading import _dtype_kind
@@ -295,96 +297,12 @@ def _release(
     return out
 
 
-def _precheck_budget(epsilon: float, delta: float, mechanism: str) -> pandas_dp.PrivacyBudget:
-    if not (math.isfinite(epsilon) and epsilon > 0):
-        raise CLIError(f"--epsilon must be a positive number; got {epsilon:g}")
-    if not 0 <= delta < 1:
-        raise CLIError(f"--delta must be in [0, 1); got {delta:g}")
-    if mechanism == "gaussian" and delta == 0:
-        raise CLIError("--mechanism gaussian needs a positive --delta")
-    if mechanism == "laplace" and delta > 0:
-        raise CLIError("--delta is spent by the Gaussian mechanism only: add --mechanism gaussian")
-    try:
-        return pandas_dp.PrivacyBudget(epsilon=epsilon, delta=delta, name="pandas-dp describe")
-    except ValueError as err:
-        raise CLIError(str(err)) from None
-
-
-def _open_shared(
-    store: str | os.PathLike[str] | None,
-    name: str | None,
-    epsilon: float | None,
-    delta: float | None,
-    label: str | None,
-) -> pandas_dp.PrivacyBudget | None:
-    """The durable budget of ``--budget-store`` and ``--budget-name``, if given."""
-    if store is None and name is None:
-        if epsilon is not None or delta is not None or label is not None:
-            raise CLIError(
-                "--budget-epsilon, --budget-delta and --budget-label describe a shared "
-                "budget: give it with --budget-store PATH --budget-name NAME"
-            )
-        return None
-    if store is None or name is None:
-        raise CLIError(
-            "--budget-store and --budget-name go together: the file of the shared budget "
-            "and the budget's name in it, e.g. --budget-store budget.sqlite "
-            "--budget-name survey"
-        )
-    if delta is not None and epsilon is None:
-        raise CLIError("--budget-delta needs --budget-epsilon (the cap of the shared budget)")
-    try:
-        if epsilon is None:
-            if pandas_dp.SQLiteBudgetStore(store).cap(name) is None:
-                raise CLIError(
-                    f"--budget-store {str(store)!r} holds no budget named {name!r}; create "
-                    f"it by giving its cap, e.g. --budget-epsilon 10"
-                )
-            return pandas_dp.PrivacyBudget.open(store, name, label=label)
-        return pandas_dp.PrivacyBudget(epsilon, delta or 0.0, store=store, name=name, label=label)
-    except (PandasDPError, ValueError, TypeError) as err:
-        raise CLIError(f"--budget-store {str(store)!r}: {err}") from None
-
-
-def _where(shared: pandas_dp.PrivacyBudget) -> str:
-    """The file of a shared budget, for messages."""
-    return repr(str(shared.store))
-
-
-def _charge_shared(
-    shared: pandas_dp.PrivacyBudget,
-    plan: _Plan,
-    by: list[str],
-    source: str,
-    *,
-    epsilon: float,
-    delta: float,
-    mechanism: str,
-) -> None:
-    """Charge the whole report to the shared budget, before the data is read."""
-    try:
-        shared.charge(
-            epsilon,
-            delta,
-            statistic="pandas-dp describe",
-            columns=tuple(plan.columns),
-            mechanism=mechanism,
-            groups=tuple(by),
-            keys="public" if by else None,
-            source=source,
-        )
-    except PandasDPError as err:  # refused, or the store cannot be used: nothing spent
-        raise CLIError(
-            f"the shared budget {shared.name!r} in {_where(shared)}: {err}. The data was not read"
-        ) from None
-
-
 # ----------------------------------------------------------------------------- main
 
 
 def describe(
     data: str | os.PathLike[str],
-    schema_path: str | os.PathLike[str],
+    schema_path: str | os.PathLike[str] | None,
     *,
     epsilon: float,
     delta: float = 0.0,
@@ -401,6 +319,8 @@ def describe(
     budget_delta: float | None = None,
     budget_label: str | None = None,
     quantile_method: str | None = None,
+    auto: bool = False,
+    write_schema: str | os.PathLike[str] | None = None,
 ) -> Report:
     """Run ``pandas-dp describe`` without printing: check, read, release.
 
@@ -408,8 +328,8 @@ def describe(
     ----------
     data : str or path-like
         The CSV or Parquet file.
-    schema_path : str or path-like
-        The YAML schema.
+    schema_path : str or path-like or None
+        The YAML schema (``None`` only with ``auto``: nothing declared).
     epsilon : float
         Total epsilon of all releases (one :class:`~pandas_dp.PrivacyBudget`).
     delta : float, default 0.0
@@ -446,6 +366,14 @@ def describe(
     quantile_method : {"exponential", "tree"}, optional
         How the percentiles are released: ``df.dp.describe``'s ``method``
         (its default when omitted). Not with ``by`` (no percentiles there).
+    auto : bool, default False
+        Release privately what the schema does not declare, or everything without a
+        schema (``df.dp.describe(bounds="auto")``; :mod:`pandas_dp.cli.auto`). The
+        mechanism defaults to Laplace, and ``delta`` goes to the category selections.
+        Not with ``by``.
+    write_schema : str or path-like, optional
+        With ``auto``: write the schema used (declared and released bounds and
+        categories) here, in the format ``schema_path`` reads.
 
     Returns
     -------
@@ -465,8 +393,8 @@ def describe(
     >>> list(r.releases), r.budget.spent.epsilon
     (['describe'], 1.0)
     """
-    chosen = mechanism or ("gaussian" if delta > 0 else "laplace")
-    budget = _precheck_budget(epsilon, delta, chosen)
+    chosen = mechanism or ("gaussian" if delta > 0 and not auto else "laplace")
+    budget = _precheck_budget(epsilon, delta, chosen, selection=auto)
     if seed is not None and seed < 0:
         raise CLIError(
             f"--seed must be a non-negative integer (e.g. --seed 0); got {seed}. Omit "
@@ -474,7 +402,35 @@ def describe(
         )
     delimiter = _check_sep(sep)
     _check_quantile_method(quantile_method, by)
+    if write_schema is not None and not auto:
+        raise CLIError("--write-schema writes what --auto released: add --auto")
+    if auto and by:
+        raise CLIError(
+            "--auto with --by is not offered yet: run --auto --write-schema without --by "
+            "first, then --by with the schema it wrote"
+        )
+    _check_writable(write_schema, "--write-schema")
     shared = _open_shared(budget_store, budget_name, budget_epsilon, budget_delta, budget_label)
+    if auto:
+        return run_auto(
+            data,
+            schema_path,
+            epsilon=epsilon,
+            delta=delta,
+            mechanism=chosen,
+            budget=budget,
+            columns=columns,
+            seed=seed,
+            progress=progress,
+            header_reader=read_header,
+            table_reader=reader or read_table,
+            sep=delimiter,
+            shared=shared,
+            quantile_method=quantile_method,
+            write_schema=write_schema,
+        )
+    if schema_path is None:
+        raise CLIError("give --schema SCHEMA.yaml, or --auto to release the declarations privately")
     schema = load_schema(schema_path)
     by = list(by)
     try:
@@ -485,7 +441,13 @@ def describe(
     options: dict[str, Any] = {"sep": delimiter} if delimiter is not None else {}
     if shared is not None:  # committed before the data is read
         _charge_shared(
-            shared, plan, by, Path(data).name, epsilon=epsilon, delta=delta, mechanism=chosen
+            shared,
+            plan.columns,
+            by,
+            Path(data).name,
+            epsilon=epsilon,
+            delta=delta,
+            mechanism=chosen,
         )
     frame = (reader or read_table)(data, plan.read, schema, progress=progress, **options)
     try:
@@ -524,6 +486,12 @@ def describe(
     )
 
 
+def _check_writable(path: str | os.PathLike[str] | None, flag: str) -> None:
+    """A file to write must be in a folder that exists (checked before anything runs)."""
+    if path is not None and not Path(path).resolve().parent.is_dir():
+        raise CLIError(f"{flag} {str(path)!r}: the folder to write it in does not exist")
+
+
 def _check_quantile_method(method: str | None, by: Sequence[str]) -> None:
     """``quantile_method`` is one of describe's, and only without ``by``."""
     if method is None:
@@ -553,6 +521,8 @@ _DESCRIBE_FLAGS = (
     "budget_epsilon",
     "budget_delta",
     "budget_label",
+    "auto",
+    "write_schema",
 )
 
 
@@ -581,8 +551,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exit_:  # argparse has printed the usage and the problem
         return int(exit_.code or 0)
     try:
-        if args.html and not Path(args.html).resolve().parent.is_dir():
-            raise CLIError(f"--html {args.html!r}: the folder to write it in does not exist")
+        _check_writable(args.html, "--html")
         options = _describe_options(args)
         if args.example:
             if args.data is not None or args.schema is not None:
@@ -590,8 +559,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             with example_paths_context() as (data, schema):
                 report = describe(data, schema, **options)
         else:
-            if args.data is None or args.schema is None:
-                raise CLIError("give a data file and --schema SCHEMA.yaml (or --example)")
+            if args.data is None or (args.schema is None and not args.auto):
+                raise CLIError(
+                    "give a data file and --schema SCHEMA.yaml (or --example); or --auto to "
+                    "release the bounds and categories privately, with or without a schema"
+                )
             report = describe(args.data, args.schema, **options)
     except CLIError as err:
         sys.stderr.write(f"pandas-dp describe: error: {_one_line(str(err))}\n")
@@ -608,4 +580,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.html:
         write_html(report, args.html)
         sys.stdout.write(f"\nwrote {args.html}\n")
+    if args.write_schema:
+        sys.stdout.write(f"\nwrote {args.write_schema}\n")
     return 0

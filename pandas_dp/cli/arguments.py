@@ -45,6 +45,9 @@ have (the mean of a categorical column) is blank.
 With --by: for each declared key, the count, mean and std of every numeric
 column, and the shares of every categorical one (no percentiles, no min or max).
 
+With --auto, what is not declared is released first (bounds, categories),
+each its own ledger row, and the min/max rows show the released bounds.
+
 Every value is noisy. --intervals prints each with its 95% interval in
 brackets. A '{MARK}' after a value marks a 95% interval wider than
 --unreliable (default {DEFAULT_UNRELIABLE:g}) of the declared range: max - min declared
@@ -218,6 +221,29 @@ def parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
             f"how the percentiles are released (df.dp.describe's method=): "
             f"{' or '.join(QUANTILE_METHODS)}; default {DESCRIBE_METHOD}. Not with --by "
             f"(no percentiles)"
+        ),
+    )
+    d.add_argument(
+        "--auto",
+        action="store_true",
+        help=(
+            "release privately what the schema does not declare, or everything without "
+            "--schema: a numeric column's bounds (0.3 of its share of epsilon) and a text "
+            "column's categories (partition selection: values few people hold never "
+            "appear; needs --delta > 0, which the selection spends; the mechanism is then "
+            "laplace unless --mechanism says). Without --schema each column's type is "
+            "read from the file (numbers, true/false, else text) and treated as public"
+        ),
+    )
+    d.add_argument(
+        "--write-schema",
+        metavar="PATH",
+        default=None,
+        help=(
+            "with --auto: write the schema the report used, with the bounds and "
+            "categories it released, in the YAML format --schema reads, so the next run "
+            "can declare them. They are differentially private outputs, public once "
+            "released: publishing the file is safe"
         ),
     )
     return parser, d

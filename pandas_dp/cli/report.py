@@ -146,12 +146,9 @@ def print_report(
         f"pandas-dp describe: {report.source}, epsilon {s['epsilon']:g}{delta} "
         f"({s['mechanism']}){noise}\n"
     )
-    out.write(
-        "Bounds, categories and group keys come from the schema, never from the data; "
-        "the number of rows is private.\n"
-    )
+    out.write(f"{_provenance(report)}\n")
     if report.undeclared:
-        out.write(f"Not described (no bounds or categories declared): {report.undeclared}\n")
+        out.write(f"Not described ({_why_undescribed(report)}): {report.undeclared}\n")
     marked = 0
     for (title, table), (name, result) in zip(
         _tables(report), report.releases.items(), strict=True
@@ -164,7 +161,36 @@ def print_report(
     out.write(f"\n{footnote(marked, unreliable, intervals=intervals)}\n\n")
     ledger = _ledger(report)
     ledger = ledger.astype(object).where(ledger.notna(), "")  # None prints as a blank too
+    if "delta" in ledger.columns:  # (pandas would print 5e-07 as 0.0 in an object column)
+        ledger["delta"] = [f"{v:g}" if isinstance(v, float) else v for v in ledger["delta"]]
     out.write(f"{report.budget}\n{ledger.to_string()}\n")
+
+
+def _why_undescribed(report: Report) -> str:
+    """Why the report's undescribed columns were left out."""
+    if report.settings.get("auto"):
+        return "no value passed the private selection of categories"
+    return "no bounds or categories declared"
+
+
+def _provenance(report: Report) -> str:
+    """Where the bounds, categories and keys came from (one sentence or two)."""
+    if not report.settings.get("auto"):
+        return (
+            "Bounds, categories and group keys come from the schema, never from the data; "
+            "the number of rows is private."
+        )
+    types = report.settings.get("types", "schema")
+    typed = (
+        " Column types were read from the file and are treated as public."
+        if types != "schema"
+        else ""
+    )
+    return (
+        "--auto: bounds and categories the schema does not declare were released "
+        "privately first (marked below; their cost is in the ledger), the rest come "
+        f"from the schema; the number of rows is private.{typed}"
+    )
 
 
 # ----------------------------------------------------------------------------- HTML
@@ -478,11 +504,11 @@ def write_html(report: Report, path: str | os.PathLike[str]) -> None:
         )
         + "</p>",
         '<p class="note">Every value below is a differentially private release, shown '
-        "with its 95% interval in brackets. Bounds, categories and group keys are the "
-        "schema's public declarations, never read from the data; the number of rows is "
-        "private. Each interval covers the exact statistic of the data clamped to the "
-        "declared bounds.</p>",
-        "<h2>Declared public facts</h2>",
+        f"with its 95% interval in brackets. {esc(_provenance(report))} Each interval "
+        "covers the exact statistic of the data clamped to the declared bounds.</p>",
+        "<h2>Public facts used</h2>"
+        if report.settings.get("auto")
+        else "<h2>Declared public facts</h2>",
         table_html(
             [[(str(c), 1) for c in report.declarations.columns]],
             [
@@ -494,7 +520,7 @@ def write_html(report: Report, path: str | os.PathLike[str]) -> None:
     ]
     if report.undeclared:
         parts.append(
-            f"<p>Not described (no bounds or categories declared): "
+            f"<p>Not described ({esc(_why_undescribed(report))}): "
             f"{esc(', '.join(map(str, report.undeclared)))}</p>"
         )
     parts.append("<h2>Estimates and 95% intervals</h2>")

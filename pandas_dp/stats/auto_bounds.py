@@ -91,11 +91,13 @@ __all__ = [
     "band_edges",
     "band_index",
     "bounds_settings",
+    "budgets_of",
     "check_total",
     "private_bounds",
     "read_bounds",
     "resolve_auto",
     "resolve_if_auto",
+    "shared_randomness",
     "threshold",
 ]
 
@@ -605,6 +607,12 @@ def _budgets(settings: Settings) -> list[PrivacyBudget]:
         if isinstance(b, PrivacyBudget) and all(b is not o for o in out):
             out.append(b)
     return out
+
+
+#: The budgets a release with given settings would be charged to (public name).
+budgets_of = _budgets
+#: One generator for the several releases of a seeded call (public name).
+shared_randomness = _shared_randomness
 
 
 def check_total(settings: Settings, epsilon_bounds: float) -> None:

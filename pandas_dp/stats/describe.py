@@ -34,7 +34,13 @@ from pandas_dp.stats.moment_weights import pair_count_is_better, weights_name
 from pandas_dp.stats.quantiles.estimators import Estimator, estimator_for
 from pandas_dp.stats.quantiles.releases import check_bins, check_method, default_bins
 
-__all__ = ["DESCRIBE_METHOD", "DESCRIBE_METHOD_NOTE", "check_percentiles", "release_describe"]
+__all__ = [
+    "DESCRIBE_METHOD",
+    "DESCRIBE_METHOD_NOTE",
+    "check_describe",
+    "check_percentiles",
+    "release_describe",
+]
 
 #: The percentiles' estimator of ``describe``: the selection, ``quantile``'s default
 #: (see :data:`pandas_dp.stats.quantiles.releases.METHODS`), on ``quantile``'s grid
@@ -140,29 +146,18 @@ def _planned(
     return plan, entries, cat_keys, estimator, readers
 
 
-def release_describe(
+def _prepare(
     numeric: Mapping[Hashable, pd.Series],
     numeric_decls: Mapping[Hashable, NumericDeclaration],
-    categorical: Mapping[Hashable, pd.Series],
     categorical_decls: Mapping[Hashable, CategoricalDeclaration],
     settings: Settings,
-    *,
-    undeclared: Sequence[Hashable] = (),
-    frame: pd.DataFrame | None = None,
-    percentiles: Sequence[float] = (0.25, 0.5, 0.75),
-    bins: int | None = None,
-    method: str = DESCRIBE_METHOD,
-    grouping: Grouping | None = None,
-) -> pd.DataFrame:
-    """Release count, mean, std and percentiles of numeric columns, shares of categorical ones.
-
-    Ungrouped: one row per statistic, one column per column (``df.describe()``).
-    With ``grouping``: one row per key, columns ``(column, statistic)``
-    (``df.groupby(by).describe()``). The percentiles are ``quantile``'s with
-    ``method`` on a grid of ``bins``
-    (default: :func:`~pandas_dp.stats.quantiles.releases.default_bins`).
-    """
-    if not numeric and not categorical:
+    percentiles: Sequence[float],
+    bins: int | None,
+    method: str,
+    grouping: Grouping | None,
+) -> _Built:
+    """describe's calibrated plan, every check on public facts done (before any charge)."""
+    if not numeric_decls and not categorical_decls:
         raise ValueError(
             "describe needs at least one declared column: declare bounds (numeric) or "
             "categories (categorical) with bounds=, categories= or a schema"
@@ -186,6 +181,75 @@ def release_describe(
             plan, entries, cat_keys, estimator, readers = separate
     if estimator is not None:
         estimator.check()  # public arguments only: may raise, before the charge
+    return plan, entries, cat_keys, estimator, readers
+
+
+def check_describe(
+    numeric: Mapping[Hashable, pd.Series],
+    numeric_decls: Mapping[Hashable, NumericDeclaration],
+    categorical_decls: Mapping[Hashable, CategoricalDeclaration],
+    settings: Settings,
+    *,
+    percentiles: Sequence[float] = (0.25, 0.5, 0.75),
+    bins: int | None = None,
+    method: str = DESCRIBE_METHOD,
+    grouping: Grouping | None = None,
+) -> None:
+    """Run every check of :func:`release_describe` that needs no data, charging nothing.
+
+    For a caller that decides declarations privately first (``bounds="auto"``): it
+    checks the describe it will run with placeholder declarations of the same
+    columns, before its first charge.
+
+    Parameters
+    ----------
+    numeric : mapping label -> Series
+        The numeric columns (not read).
+    numeric_decls : mapping label -> NumericDeclaration
+        Their bounds (placeholders are fine: no check depends on their values).
+    categorical_decls : mapping label -> CategoricalDeclaration
+        The categorical columns' categories.
+    settings : Settings
+        The describe release's own settings.
+    percentiles, bins, method, grouping
+        As in :func:`release_describe`.
+
+    Raises
+    ------
+    ValueError
+        What :func:`release_describe` would raise before its charge.
+    """
+    _prepare(
+        numeric, numeric_decls, categorical_decls, settings, percentiles, bins, method, grouping
+    )
+
+
+def release_describe(
+    numeric: Mapping[Hashable, pd.Series],
+    numeric_decls: Mapping[Hashable, NumericDeclaration],
+    categorical: Mapping[Hashable, pd.Series],
+    categorical_decls: Mapping[Hashable, CategoricalDeclaration],
+    settings: Settings,
+    *,
+    undeclared: Sequence[Hashable] = (),
+    frame: pd.DataFrame | None = None,
+    percentiles: Sequence[float] = (0.25, 0.5, 0.75),
+    bins: int | None = None,
+    method: str = DESCRIBE_METHOD,
+    grouping: Grouping | None = None,
+) -> pd.DataFrame:
+    """Release count, mean, std and percentiles of numeric columns, shares of categorical ones.
+
+    Ungrouped: one row per statistic, one column per column (``df.describe()``).
+    With ``grouping``: one row per key, columns ``(column, statistic)``
+    (``df.groupby(by).describe()``). The percentiles are ``quantile``'s with
+    ``method`` on a grid of ``bins``
+    (default: :func:`~pandas_dp.stats.quantiles.releases.default_bins`).
+    """
+    prepared = _prepare(
+        numeric, numeric_decls, categorical_decls, settings, percentiles, bins, method, grouping
+    )
+    plan, entries, cat_keys, estimator, readers = prepared
     sources: dict[Any, Any] = {
         ("categories", c): partial(exact_buckets, categorical[c], d, dropna=True, other=None)
         for c, d in categorical_decls.items()
