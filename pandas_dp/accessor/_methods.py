@@ -83,7 +83,8 @@ _PARAMETERS: dict[str, tuple[Any, str]] = {
     "groupby.column": (None, "Hashable"),
     "queries": (_REQUIRED, "Mapping[Hashable, Any]"),
     "func": (_REQUIRED, "Any"),
-    "groupby.agg.func": (_REQUIRED, "Mapping[Hashable, str | Sequence[str]]"),
+    "groupby.agg.func": (None, "Mapping[Hashable, str | Sequence[str]] | None"),
+    "named": (_REQUIRED, "Any"),  # pandas' named aggregations, **named
     "q": (0.5, "float | Sequence[float]"),
     "ddof": (1, "int"),
     "min_count": (0, "int"),
@@ -205,6 +206,9 @@ def _method(kind: str, entry: Entry, module: str, doc: str) -> Callable[..., Any
 
     family = entry.family if isinstance(entry, AccessorMethod) else "moment"
     head = ", ".join(["self", *map(param, positional), "*", *map(param, keywords)])
+    if isinstance(entry, AccessorMethod) and kind in entry.named:  # agg(m=("x", "mean"))
+        head += ", **named"
+        defaults["named"] = _PARAMETERS["named"]
     call = f"self._release_{family}({entry.name!r}, locals())"
     source = f"def {entry.name}({head}):\n    return {call}\n"
     namespace: dict[str, Any] = {}

@@ -33,6 +33,7 @@ from pandas_dp.accessor._frame_quantiles import _FrameQuantiles
 from pandas_dp.accessor._groupby_base import contributions
 from pandas_dp.accessor._methods import catalogue_methods
 from pandas_dp.accessor.groupby import DPGroupBy
+from pandas_dp.request.grouping_options import check_options
 from pandas_dp.request.settings import Contributions
 from pandas_dp.result.values import attach
 from pandas_dp.stats import auto_bounds
@@ -245,6 +246,12 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         *,
         other: Hashable | None = None,
         delta: float = 0.0,
+        as_index: bool = True,
+        sort: bool = True,
+        dropna: bool = True,
+        observed: bool | None = None,
+        group_keys: bool = True,
+        level: None = None,
     ) -> DPGroupBy:
         """Group by public keys, like ``df.groupby(by)``; see :class:`DPGroupBy`.
 
@@ -263,6 +270,29 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         delta : float, default 0.0
             With ``keys="private"``: the probability a key held by one unit is
             released.
+        as_index : bool, default True
+            ``False``: the keys become the leading columns of a frame with a
+            default row index, as in pandas (a group's size in a column ``size``).
+        sort : bool, default True
+            Keys sorted (a categorical column's in its declared categories' order);
+            ``False``: in *declared* order -- pandas' order of first appearance in
+            the rows is private.
+        dropna : bool, default True
+            Rows with a missing key are dropped, as in pandas. ``False``: a missing
+            key (``NaN``; ``NaT`` for a datetime column) is a group of every
+            grouping column, released always -- noise only when no row has a
+            missing key, as for any declared key. A missing key may also be
+            declared among the keys, with ``dropna=False`` only.
+        observed : bool, optional
+            For categorical keys. ``None`` or ``False``: every declared category is
+            released (pandas' ``observed=False``). ``True`` releases only the
+            categories the rows hold, which is private: refused with declared
+            keys, and what ``keys="private"`` (partition selection) does.
+        group_keys : bool, default True
+            pandas' option for ``apply``, which releases do not have: no effect.
+        level : None
+            Grouping by the row index's levels is refused: move the level into a
+            column (``df.reset_index()``) and declare its keys.
 
         Returns
         -------
@@ -277,4 +307,15 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         >>> list(s.index)
         ['E', 'N', 'S']
         """
-        return DPGroupBy(self._obj, by, keys, other=other, delta=delta)
+        options = check_options(
+            self._obj,
+            by,
+            keys,
+            as_index=as_index,
+            sort=sort,
+            dropna=dropna,
+            observed=observed,
+            group_keys=group_keys,
+            level=level,
+        )
+        return DPGroupBy(self._obj, by, keys, other=other, delta=delta, options=options)

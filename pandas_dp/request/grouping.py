@@ -41,6 +41,7 @@ from numpy.typing import NDArray
 
 from pandas_dp.request.category_declarations import check_declared_values
 from pandas_dp.request.declarations import attached_schema, resolve_categories
+from pandas_dp.request.grouping_options import is_missing_key, missing_key
 from pandas_dp.result.labels import labels_index, safe_multiindex
 
 __all__ = [
@@ -167,12 +168,25 @@ def _tuples(values: Sequence[tuple[Any, ...]], names: Sequence[Hashable] | None 
     return pd.MultiIndex.from_tuples(list(values), names=None if names is None else list(names))
 
 
-def _sorted(values: Sequence[Any], key: Any = None) -> list[Any]:
-    """Sorted like pandas sorts group keys; declaration order where values do not compare."""
+def _sorted(values: Sequence[Any], key: Any = None, *, sort: bool = True) -> list[Any]:
+    """Sorted like pandas sorts group keys; declaration order where values do not
+    compare or with ``sort=False``. A missing key comes last when sorted, as in pandas."""
+    if not sort:
+        return list(values)
     try:
         return sorted(values, key=key)
     except TypeError:
         return list(values)
+
+
+def _last_missing(value: Any) -> tuple[int, Any]:
+    """A sort key putting a missing key after every other value."""
+    return (1, 0) if is_missing_key(value) else (0, value)
+
+
+def _missing_last(values: Sequence[Any]) -> list[Any]:
+    """``values`` with any missing key moved to the end (declared order otherwise)."""
+    return [v for v in values if not is_missing_key(v)] + [v for v in values if is_missing_key(v)]
 
 
 def _check_by(frame: pd.DataFrame, by: Any) -> tuple[Hashable, ...]:
@@ -189,17 +203,50 @@ def _check_by(frame: pd.DataFrame, by: Any) -> tuple[Hashable, ...]:
     return tuple(labels)
 
 
-def _level_values(column: Hashable, values: Any, dtype: Any) -> tuple[Any, ...]:
+def _level_values(
+    column: Hashable,
+    values: Any,
+    dtype: Any,
+    *,
+    sort: bool = True,
+    missing: Any = None,
+) -> tuple[Any, ...]:
     """One column's declared keys, sorted (a categorical column's in declaration
-    order); refused when empty, repeated, missing, or of a type no value of the
-    column's (public) ``dtype`` can equal."""
+    order; every column's with ``sort=False``); refused when empty, repeated, or of a
+    type no value of the column's (public) ``dtype`` can equal. ``missing``: the
+    missing key (``dropna=False``), kept where declared or added last; ``None``: a
+    declared missing key is refused."""
     listed = list(values)
     if not listed:
         raise ValueError(f"the declared keys of {column!r} are empty; declare at least one")
-    check_declared_values(column, listed, dtype, "keys=")  # (first: hashable, then the set)
+    if missing is not None:
+        had = any(is_missing_key(v) for v in listed)
+        listed = [missing if is_missing_key(v) else v for v in listed]
+        if not had:
+            listed.append(missing)
+    else:
+        for v in listed:
+            if is_missing_key(v):
+                _refuse_missing(column, v)
+    present = [v for v in listed if not is_missing_key(v)]
+    if present:  # (first: hashable, then the set)
+        check_declared_values(column, present, dtype, "keys=")
     if len(set(listed)) != len(listed):
         raise ValueError(f"the declared keys of {column!r} repeat a value: {listed}")
-    return tuple(listed) if _categorical(dtype) else tuple(_sorted(listed))
+    if _categorical(dtype) or not sort:
+        return tuple(_missing_last(listed) if sort else listed)
+    return tuple(_sorted(listed, key=_last_missing))
+
+
+def _refuse_missing(column: Hashable, value: Any) -> None:
+    raise ValueError(
+        f"keys= of column {column!r} declare a missing value ({value!r}), but "
+        f"groupby(dropna=True), the default, drops rows with a missing key, as pandas "
+        f"does: its group would be noise only. Pass groupby(..., dropna=False) to "
+        f"release the missing keys' group, or remove it from the keys (or fill the "
+        f"missing keys first, e.g. df[{column!r}] = df[{column!r}].fillna('missing'), "
+        f"and declare 'missing')"
+    )
 
 
 def _categorical(dtype: Any) -> bool:
@@ -215,7 +262,8 @@ def _typed(values: Sequence[Any], level: tuple[Any, ...], dtype: Any) -> Any:
     ``str``, and their releases must be equal).
     A function of the declared keys and the column's dtype (both public)."""
     if _categorical(dtype):
-        return pd.Categorical(list(values), categories=list(level), ordered=bool(dtype.ordered))
+        categories = [v for v in level if not is_missing_key(v)]
+        return pd.Categorical(list(values), categories=categories, ordered=bool(dtype.ordered))
     listed = list(values)
     if (
         not isinstance(dtype, pd.api.extensions.ExtensionDtype)
@@ -238,6 +286,22 @@ def _same_key(held: Any, declared: Any) -> bool:
     if pd.isna(held) or pd.isna(declared):
         return bool(pd.isna(held) and pd.isna(declared))
     return bool(held == declared)
+
+
+def _one_missing(
+    explicit: tuple[tuple[Any, ...], ...], by: tuple[Hashable, ...], nan: list[Any]
+) -> tuple[tuple[Any, ...], ...]:
+    """Key tuples with each missing value replaced by the column's one missing key
+    (``dropna=False``), so that repeats are found; refused with ``dropna=True``."""
+    out = []
+    for key in explicit:
+        if any(is_missing_key(v) for v in key):
+            for i, v in enumerate(key):
+                if is_missing_key(v) and nan[i] is None:
+                    _refuse_missing(by[i], v)
+            key = tuple(nan[i] if is_missing_key(v) else v for i, v in enumerate(key))
+        out.append(key)
+    return tuple(out)
 
 
 def _dtype_keys(frame: pd.DataFrame, given: dict[Hashable, Any]) -> dict[Hashable, Any]:
@@ -306,6 +370,8 @@ def resolve_grouping(
     schema: Any,
     other: Hashable | None = None,
     delta: float = 0.0,
+    sort: bool = True,
+    dropna: bool = True,
 ) -> Grouping:
     """Turn ``by`` and the declared keys into a :class:`Grouping` (before any charge).
 
@@ -323,6 +389,15 @@ def resolve_grouping(
         A group for rows whose key is not declared.
     delta : float, default 0.0
         Private keys only: the delta of partition selection, in ``(0, 1)``.
+    sort : bool, default True
+        Keys sorted (a categorical column's in its declared categories' order), as
+        pandas sorts them; ``False``: in declared order (pandas' order of first
+        appearance is private).
+    dropna : bool, default True
+        ``False``: a missing key (``NaN``; ``NaT`` for a datetime-like column) is a
+        key of every grouping column, released like any declared key (last when
+        sorted); with key tuples of several columns, the tuples declared (which may
+        hold one). ``True``: a declared missing key is refused.
 
     Raises
     ------
@@ -356,26 +431,33 @@ def resolve_grouping(
         )
     explicit = None if keys is None else _explicit(labels, keys)
     dtypes = [_dtype(frame, c) for c in labels]
+    nan = [None if dropna else missing_key(d) for d in dtypes]
     if explicit is not None:
         if not explicit:
             raise ValueError("keys is empty; declare at least one key")
+        explicit = _one_missing(explicit, labels, nan)
+        if len(labels) == 1 and nan[0] is not None and (nan[0],) not in explicit:
+            explicit = (*explicit, (nan[0],))  # dropna=False: the missing key too
         for i, c in enumerate(labels):  # (hashable, not missing, of the dtype: before the set)
-            check_declared_values(c, [t[i] for t in explicit], dtypes[i], "keys=")
+            present = [t[i] for t in explicit if not is_missing_key(t[i])]
+            if present:
+                check_declared_values(c, present, dtypes[i], "keys=")
         if len(set(explicit)) != len(explicit):
             raise ValueError("keys repeat a key; declare each key once")
         levels = tuple(
             # (checked against the dtype above; None here skips a second check)
-            tuple(dict.fromkeys(t[i] for t in explicit))
+            tuple(_missing_last(list(dict.fromkeys(t[i] for t in explicit))))
             if _categorical(dtypes[i])
-            else _level_values(c, dict.fromkeys(t[i] for t in explicit), None)
+            else _level_values(c, dict.fromkeys(t[i] for t in explicit), None, missing=nan[i])
             for i, c in enumerate(labels)
         )
         rank = [{v: r for r, v in enumerate(level)} for level in levels]
         ordered = _sorted(
             list(explicit),
             key=lambda k: tuple(
-                rank[i][v] if _categorical(dtypes[i]) else v for i, v in enumerate(k)
+                rank[i][v] if _categorical(dtypes[i]) else _last_missing(v) for i, v in enumerate(k)
             ),
+            sort=sort,
         )
     else:
         per_column = dict(keys) if isinstance(keys, Mapping) else None
@@ -398,7 +480,9 @@ def resolve_grouping(
             )
             found = {c: d.categories for c, d in decls.items()}
         levels = tuple(
-            _level_values(c, given[c] if c in given else found[c], dtypes[i])
+            _level_values(
+                c, given[c] if c in given else found[c], dtypes[i], sort=sort, missing=nan[i]
+            )
             for i, c in enumerate(labels)
         )
         ordered = None
