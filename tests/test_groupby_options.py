@@ -269,3 +269,58 @@ def test_named_aggregation_refuses_a_function() -> None:
         DF.dp.groupby("g", keys=KEYS).agg(m=("x", np.mean), **KW)
     with pytest.raises(TypeError, match="NamedAgg"):
         DF.dp.groupby("g", keys=KEYS).agg(m="mean", **KW)
+
+
+# ---------------------------------------------------------------- refused keywords
+@pytest.mark.parametrize(
+    ("call", "fragments"),
+    [
+        (
+            lambda g, b: g.quantile("x", 0.5, interpolation="linear", budget=b, **KW),
+            ["interpolation='linear'", "rank", "bins="],
+        ),
+        (
+            lambda g, b: g["x"].mean(engine="numba", budget=b, **KW),
+            ["engine='numba'", "Leave engine= out"],
+        ),
+        (
+            lambda g, b: g.agg({"x": "sum"}, engine_kwargs={"parallel": True}, budget=b, **KW),
+            ["engine_kwargs=", "numba"],
+        ),
+        (
+            lambda g, b: DF.dp.quantile("x", interpolation="nearest", budget=b, **KW),
+            ["interpolation='nearest'"],
+        ),
+    ],
+)
+def test_a_pandas_keyword_with_no_private_meaning_is_refused_before_the_charge(
+    call: Callable[[Any, Any], Any], fragments: list[str]
+) -> None:
+    """Not Python's "unexpected keyword": the message says why and what to do, and
+    the budget is untouched."""
+    budget = PrivacyBudget(epsilon=10.0)
+    g = DF.dp.groupby("g", keys=KEYS)
+    with pytest.raises(ValueError) as err:
+        call(g, budget)
+    for fragment in [*fragments, "no private meaning", "Nothing was charged"]:
+        assert fragment in str(err.value), str(err.value)
+    assert budget.spent[0] == 0.0 and len(budget.ledger) == 0
+
+
+def test_the_refused_keywords_at_their_default_change_nothing() -> None:
+    g = DF.dp.groupby("g", keys=KEYS)
+    a = g["x"].mean(engine=None, engine_kwargs=None, **KW)
+    pd.testing.assert_series_equal(a, g["x"].mean(**KW))
+    q = g.quantile("x", 0.5, interpolation=None, **KW)
+    pd.testing.assert_series_equal(q, g.quantile("x", 0.5, **KW))
+
+
+def test_named_aggregation_on_the_frame_accessor_like_pandas() -> None:
+    out = DF.dp.agg(m=("x", "mean"), s=pd.NamedAgg("y", "sum"), t=("x", "sum"), **KW)
+    want = DF.agg(m=("x", "mean"), s=("y", "sum"), t=("x", "sum"))
+    pd.testing.assert_index_equal(out.index, want.index)
+    assert list(out.columns) == list(want.columns)
+    np.testing.assert_array_equal(out.isna().to_numpy(), want.isna().to_numpy())
+    np.testing.assert_allclose(out.fillna(0).to_numpy(), want.fillna(0).to_numpy(), rtol=1e-4)
+    plain = DF.dp.agg({"x": ["mean", "sum"], "y": ["sum"]}, **KW)  # the same release
+    assert out.loc["t", "x"] == plain.loc["sum", "x"] and out.loc["s", "y"] == plain.loc["sum", "y"]

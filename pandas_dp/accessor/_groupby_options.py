@@ -17,11 +17,12 @@ import functools
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any, TypeVar
 
+import numpy as np
 import pandas as pd
 
 from pandas_dp.result.values import attach
 
-__all__ = ["keys_as_columns", "named_aggregation", "named_columns", "with_options"]
+__all__ = ["keys_as_columns", "named_aggregation", "named_columns", "named_rows", "with_options"]
 
 T = TypeVar("T", bound=type)
 
@@ -94,6 +95,18 @@ def named_columns(table: pd.DataFrame, columns: list[tuple[str, Hashable, str]])
         picked = table.loc[:, [s for _, _, s in columns]]
     picked.columns = pd.Index([n for n, _, _ in columns])
     return attach(picked, meta) if meta is not None else picked
+
+
+def named_rows(table: pd.DataFrame, rows: list[tuple[str, Hashable, str]]) -> pd.DataFrame:
+    """A frame's named aggregation, like pandas' ``df.agg(m=("x", "mean"))``: one row
+    per name, one column per column named, the statistic where the name asked for
+    it and missing elsewhere (post-processing of ``table``, statistics by column)."""
+    meta = table.attrs.get("dp")
+    columns = list(dict.fromkeys(c for _, c, _ in rows))
+    out = pd.DataFrame(np.nan, index=pd.Index([n for n, _, _ in rows]), columns=columns)
+    for name, column, stat in rows:
+        out.loc[name, column] = table.loc[stat, column]
+    return attach(out, meta) if meta is not None else out
 
 
 def keys_as_columns(out: Any, method: str) -> Any:

@@ -31,6 +31,7 @@ from pandas_dp.accessor._frame_categorical import _FrameCategorical
 from pandas_dp.accessor._frame_matrix import _FrameMatrices
 from pandas_dp.accessor._frame_quantiles import _FrameQuantiles
 from pandas_dp.accessor._groupby_base import contributions
+from pandas_dp.accessor._groupby_options import named_aggregation, named_rows
 from pandas_dp.accessor._methods import catalogue_methods
 from pandas_dp.accessor.groupby import DPGroupBy
 from pandas_dp.request.grouping_options import check_options
@@ -107,21 +108,26 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
 
         Parameters
         ----------
-        func : str, list of str or dict
+        func : str, list of str or dict, optional
             A statistic or a list of them for every numeric column, or a dict
             ``column -> statistic`` or ``column -> [statistics]``; each one of
             ``"count"``, ``"sum"``, ``"mean"``, ``"var"``, ``"std"``, ``"median"``.
+            Leave it out for named aggregations.
         ddof : int, default 1
             Delta degrees of freedom of ``var`` and ``std``, as in pandas.
+        **named : tuple or pandas.NamedAgg
+            pandas' named aggregation: ``name=(column, statistic)`` or
+            ``name=pd.NamedAgg(column, statistic)``; one row per name (in the order
+            given) and one column per column, missing elsewhere, as pandas gives.
 
         Returns
         -------
         Series or DataFrame
             As pandas returns: a Series indexed by column when every column gets one
             statistic given as a string; else a DataFrame with one row per statistic
-            and one column per column (missing where a column's statistic was not
-            asked for). ``attrs["dp"].interval(alpha)`` is indexed by (column,
-            statistic).
+            (per name, for named aggregations) and one column per column (missing
+            where a column's statistic was not asked for).
+            ``attrs["dp"].interval(alpha)`` is indexed by (column, statistic).
 
         Examples
         --------
@@ -181,6 +187,20 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         return result
 
     def _release_agg(self, statistic: str, arguments: Mapping[str, Any]) -> Any:
+        named = arguments.get("named") or {}
+        if named:  # pandas' named aggregation: agg(m=("x", "mean"))
+            if arguments["func"] is not None:
+                raise TypeError(
+                    "agg takes func or named aggregations (m=('x', 'mean')), not both, like pandas"
+                )
+            request, names = named_aggregation(named, None)
+            table = self._release_agg(statistic, {**arguments, "func": request, "named": None})
+            return named_rows(table, names)
+        if arguments["func"] is None:
+            raise TypeError(
+                "agg needs the statistics: a name, a list, a dict column -> names, or "
+                "named aggregations, e.g. df.dp.agg(m=('x', 'mean'))"
+            )
         settings = self._settings(arguments)
         func, bounds, schema = (arguments[k] for k in ("func", "bounds", "schema"))
         if isinstance(func, str) or (isinstance(func, Sequence) and not isinstance(func, Mapping)):

@@ -327,7 +327,7 @@ METHODS: dict[str, AccessorMethod] = {
             "agg",
             positional=("func",),
             keywords=("epsilon", "ddof", *_DECLARED[1:]),
-            named=frozenset({"groupby"}),
+            named=frozenset({"frame", "groupby"}),
         ),
         AccessorMethod(
             "describe",
