@@ -103,9 +103,12 @@ def named_rows(table: pd.DataFrame, rows: list[tuple[str, Hashable, str]]) -> pd
     it and missing elsewhere (post-processing of ``table``, statistics by column)."""
     meta = table.attrs.get("dp")
     columns = list(dict.fromkeys(c for _, c, _ in rows))
-    out = pd.DataFrame(np.nan, index=pd.Index([n for n, _, _ in rows]), columns=columns)
-    for name, column, stat in rows:
-        out.loc[name, column] = table.loc[stat, column]
+    values = np.full((len(rows), len(columns)), np.nan)
+    for i, (_, column, stat) in enumerate(rows):
+        values[i, columns.index(column)] = table[column].to_numpy(dtype=float)[
+            list(table.index).index(stat)
+        ]
+    out = pd.DataFrame(values, index=pd.Index([n for n, _, _ in rows]), columns=columns)
     return attach(out, meta) if meta is not None else out
 
 
