@@ -86,7 +86,8 @@ def test_as_index_false_gives_pandas_columns(
     expected = theirs(DF.groupby(by, as_index=False, observed=False))
     same_shape(out, expected)
     assert isinstance(out.index, pd.RangeIndex)
-    assert out.attrs["dp"].epsilon > 0  # the release's record is kept
+    assert out.attrs["dp"].epsilon > 0  # the release's record is kept,
+    assert not out.attrs["dp"].derived  # bound to the reshaped release
 
 
 def test_as_index_false_quantile_list_and_describe_match_pandas_columns() -> None:
