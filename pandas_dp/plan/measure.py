@@ -101,7 +101,7 @@ def engine_input(
 def _group_codes(grouping: Grouping, frame: pd.DataFrame) -> engines.Groups:
     """Each row's position among the declared keys (``other`` last; ``-1``: dropped);
     run by the engine where the rows are (in each partition of a partitioned frame)."""
-    columns, levels = code_inputs(frame, grouping.by, grouping.levels)  # (a missing key too)
+    columns, levels = code_inputs(frame, grouping.by, grouping.levels, grouping.missing)
     product = engines.group_codes(columns, levels, other=grouping.other is not None)
     if grouping.positions is None:
         return engines.Groups(product.codes, grouping.size)

@@ -80,6 +80,9 @@ class Grouping:
     delta : float
         Private keys: the delta partition selection spends (a key held by one
         unit is released with probability at most ``delta``).
+    missing : bool
+        Whether a level may hold a missing key (``dropna=False``): rows with a
+        missing key then fall in its group.
     """
 
     by: tuple[Hashable, ...]
@@ -88,6 +91,7 @@ class Grouping:
     positions: NDArray[np.intp] | None = None
     other: Hashable | None = None
     delta: float = 0.0
+    missing: bool = False
 
     @property
     def private(self) -> bool:
@@ -234,8 +238,8 @@ def _level_values(
     if len(set(listed)) != len(listed):
         raise ValueError(f"the declared keys of {column!r} repeat a value: {listed}")
     if _categorical(dtype) or not sort:
-        return tuple(_missing_last(listed) if sort else listed)
-    return tuple(_sorted(listed, key=_last_missing))
+        return tuple(_missing_last(listed) if sort and missing is not None else listed)
+    return tuple(_sorted(listed, key=None if missing is None else _last_missing))
 
 
 def _refuse_missing(column: Hashable, value: Any) -> None:
@@ -455,7 +459,8 @@ def resolve_grouping(
         ordered = _sorted(
             list(explicit),
             key=lambda k: tuple(
-                rank[i][v] if _categorical(dtypes[i]) else _last_missing(v) for i, v in enumerate(k)
+                rank[i][v] if _categorical(dtypes[i]) else (v if dropna else _last_missing(v))
+                for i, v in enumerate(k)
             ),
             sort=sort,
         )
@@ -513,7 +518,7 @@ def resolve_grouping(
             positions[code] = pos
         if np.array_equal(positions, np.arange(len(positions))):
             positions = None  # the keys are the whole product, in its order
-    grouping = Grouping(labels, keys_index, levels, positions, other)
+    grouping = Grouping(labels, keys_index, levels, positions, other, missing=not dropna)
     if other is not None and other in set(keys_index.tolist()):
         raise ValueError(f"other={other!r} is also a declared key; pick a label that is not")
     return grouping

@@ -99,8 +99,11 @@ def is_missing_key(value: Any) -> bool:
     >>> [is_missing_key(v) for v in (None, float("nan"), pd.NA, pd.NaT, "a", (1, None))]
     [True, True, True, True, False, False]
     """
-    if isinstance(value, tuple):
-        return False
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or isinstance(value, tuple):
+        return False  # (the common keys, without pandas' slower test)
+    if kind is float:
+        return bool(value != value)
     try:
         return bool(pd.isna(value)) if np.ndim(value) == 0 else False
     except (TypeError, ValueError):  # (an object pandas cannot test: not missing)
@@ -235,23 +238,29 @@ def check_options(
 
 
 def code_inputs(
-    frame: pd.DataFrame, by: Sequence[Hashable], levels: Sequence[Sequence[Any]]
+    frame: pd.DataFrame,
+    by: Sequence[Hashable],
+    levels: Sequence[Sequence[Any]],
+    missing: bool = False,
 ) -> tuple[list[pd.Series], list[Sequence[Any]]]:
     """The key columns and declared levels the engine maps onto codes.
 
-    A level that holds a missing key has it replaced by :data:`MISSING_KEY`, and its
-    column (as objects) has every missing value replaced by it too, so a row with a
-    missing key falls in that key's group. Other columns and levels are as they are
-    (their fast paths kept). Run where the rows are (a Dask partition included).
+    With ``missing`` (some level holds a missing key: ``dropna=False``), a level that
+    holds one has it replaced by :data:`MISSING_KEY`, and its column (as objects) has
+    every missing value replaced by it too, so a row with a missing key falls in that
+    key's group. Other columns and levels are as they are (their fast paths kept).
+    Run where the rows are (a Dask partition included).
     """
+    if not missing:
+        return [frame[c] for c in by], list(levels)
     columns: list[pd.Series] = []
     out: list[Sequence[Any]] = []
     for c, level in zip(by, levels, strict=True):
         column = frame[c]
         if any(is_missing_key(v) for v in level):
-            missing = column.isna().to_numpy(dtype=bool)
+            absent = column.isna().to_numpy(dtype=bool)
             column = column.astype(object)
-            column[missing] = MISSING_KEY
+            column[absent] = MISSING_KEY
             level = [MISSING_KEY if is_missing_key(v) else v for v in level]
         columns.append(column)
         out.append(level)
