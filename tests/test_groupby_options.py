@@ -325,3 +325,24 @@ def test_named_aggregation_on_the_frame_accessor_like_pandas() -> None:
     np.testing.assert_allclose(out.fillna(0).to_numpy(), want.fillna(0).to_numpy(), rtol=1e-4)
     plain = DF.dp.agg({"x": ["mean", "sum"], "y": ["sum"]}, **KW)  # the same release
     assert out.loc["t", "x"] == plain.loc["sum", "x"] and out.loc["s", "y"] == plain.loc["sum", "y"]
+
+
+def test_private_keys_take_as_index_false() -> None:
+    out = DF.dp.groupby("g", keys="private", delta=1e-6, as_index=False).size(
+        epsilon=5.0, random_state=0
+    )
+    assert list(out.columns) == ["g", "size"] and isinstance(out.index, pd.RangeIndex)
+    assert set(out["g"]) <= {"a", "b", "c"}
+
+
+def test_dask_groupby_refuses_the_same_options_before_the_charge() -> None:
+    dd = pytest.importorskip("dask.dataframe")
+    ddf = dd.from_pandas(DF, npartitions=3)
+    with pytest.raises(ValueError, match="observed=True"):
+        ddf.dp.groupby("c", keys={"c": "dtype"}, observed=True)
+    with pytest.raises(ValueError, match="level="):
+        ddf.dp.groupby("g", keys=KEYS, level=0)
+    budget = PrivacyBudget(epsilon=10.0)
+    with pytest.raises(ValueError, match="dropna=False"):
+        ddf.dp.groupby("g", keys=["a", None]).size(epsilon=1.0, budget=budget)
+    assert len(budget.ledger) == 0
