@@ -41,7 +41,14 @@ from numpy.typing import NDArray
 
 from pandas_dp.request.category_declarations import check_declared_values
 from pandas_dp.request.declarations import attached_schema, resolve_categories
-from pandas_dp.request.grouping_options import is_missing_key, missing_key
+from pandas_dp.request.grouping_options import (
+    is_missing_key,
+    last_missing,
+    missing_key,
+    missing_last,
+    one_missing,
+    refuse_missing,
+)
 from pandas_dp.result.labels import labels_index, safe_multiindex
 
 __all__ = [
@@ -183,16 +190,6 @@ def _sorted(values: Sequence[Any], key: Any = None, *, sort: bool = True) -> lis
         return list(values)
 
 
-def _last_missing(value: Any) -> tuple[int, Any]:
-    """A sort key putting a missing key after every other value."""
-    return (1, 0) if is_missing_key(value) else (0, value)
-
-
-def _missing_last(values: Sequence[Any]) -> list[Any]:
-    """``values`` with any missing key moved to the end (declared order otherwise)."""
-    return [v for v in values if not is_missing_key(v)] + [v for v in values if is_missing_key(v)]
-
-
 def _check_by(frame: pd.DataFrame, by: Any) -> tuple[Hashable, ...]:
     labels = [by] if isinstance(by, str) or not isinstance(by, Sequence | pd.Index) else list(by)
     if not labels:
@@ -231,26 +228,15 @@ def _level_values(
     else:
         for v in listed:
             if is_missing_key(v):
-                _refuse_missing(column, v)
+                refuse_missing(column, v)
     present = [v for v in listed if not is_missing_key(v)]
     if present:  # (first: hashable, then the set)
         check_declared_values(column, present, dtype, "keys=")
     if len(set(listed)) != len(listed):
         raise ValueError(f"the declared keys of {column!r} repeat a value: {listed}")
     if _categorical(dtype) or not sort:
-        return tuple(_missing_last(listed) if sort and missing is not None else listed)
-    return tuple(_sorted(listed, key=None if missing is None else _last_missing))
-
-
-def _refuse_missing(column: Hashable, value: Any) -> None:
-    raise ValueError(
-        f"keys= of column {column!r} declare a missing value ({value!r}), but "
-        f"groupby(dropna=True), the default, drops rows with a missing key, as pandas "
-        f"does: its group would be noise only. Pass groupby(..., dropna=False) to "
-        f"release the missing keys' group, or remove it from the keys (or fill the "
-        f"missing keys first, e.g. df[{column!r}] = df[{column!r}].fillna('missing'), "
-        f"and declare 'missing')"
-    )
+        return tuple(missing_last(listed) if sort and missing is not None else listed)
+    return tuple(_sorted(listed, key=None if missing is None else last_missing))
 
 
 def _categorical(dtype: Any) -> bool:
@@ -290,22 +276,6 @@ def _same_key(held: Any, declared: Any) -> bool:
     if pd.isna(held) or pd.isna(declared):
         return bool(pd.isna(held) and pd.isna(declared))
     return bool(held == declared)
-
-
-def _one_missing(
-    explicit: tuple[tuple[Any, ...], ...], by: tuple[Hashable, ...], nan: list[Any]
-) -> tuple[tuple[Any, ...], ...]:
-    """Key tuples with each missing value replaced by the column's one missing key
-    (``dropna=False``), so that repeats are found; refused with ``dropna=True``."""
-    out = []
-    for key in explicit:
-        if any(is_missing_key(v) for v in key):
-            for i, v in enumerate(key):
-                if is_missing_key(v) and nan[i] is None:
-                    _refuse_missing(by[i], v)
-            key = tuple(nan[i] if is_missing_key(v) else v for i, v in enumerate(key))
-        out.append(key)
-    return tuple(out)
 
 
 def _dtype_keys(frame: pd.DataFrame, given: dict[Hashable, Any]) -> dict[Hashable, Any]:
@@ -439,7 +409,7 @@ def resolve_grouping(
     if explicit is not None:
         if not explicit:
             raise ValueError("keys is empty; declare at least one key")
-        explicit = _one_missing(explicit, labels, nan)
+        explicit = one_missing(explicit, labels, nan)
         if len(labels) == 1 and nan[0] is not None and (nan[0],) not in explicit:
             explicit = (*explicit, (nan[0],))  # dropna=False: the missing key too
         for i, c in enumerate(labels):  # (hashable, not missing, of the dtype: before the set)
@@ -450,7 +420,7 @@ def resolve_grouping(
             raise ValueError("keys repeat a key; declare each key once")
         levels = tuple(
             # (checked against the dtype above; None here skips a second check)
-            tuple(_missing_last(list(dict.fromkeys(t[i] for t in explicit))))
+            tuple(missing_last(list(dict.fromkeys(t[i] for t in explicit))))
             if _categorical(dtypes[i])
             else _level_values(c, dict.fromkeys(t[i] for t in explicit), None, missing=nan[i])
             for i, c in enumerate(labels)
@@ -459,7 +429,7 @@ def resolve_grouping(
         ordered = _sorted(
             list(explicit),
             key=lambda k: tuple(
-                rank[i][v] if _categorical(dtypes[i]) else (v if dropna else _last_missing(v))
+                rank[i][v] if _categorical(dtypes[i]) else (v if dropna else last_missing(v))
                 for i, v in enumerate(k)
             ),
             sort=sort,

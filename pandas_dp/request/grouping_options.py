@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import pandas as pd
@@ -36,7 +36,11 @@ __all__ = [
     "check_options",
     "code_inputs",
     "is_missing_key",
+    "last_missing",
     "missing_key",
+    "missing_last",
+    "one_missing",
+    "refuse_missing",
 ]
 
 
@@ -265,3 +269,42 @@ def code_inputs(
         columns.append(column)
         out.append(level)
     return columns, out
+
+
+def last_missing(value: Any) -> tuple[int, Any]:
+    """A sort key putting a missing key after every other value."""
+    return (1, 0) if is_missing_key(value) else (0, value)
+
+
+def missing_last(values: Sequence[Any]) -> list[Any]:
+    """``values`` with any missing key moved to the end (declared order otherwise)."""
+    return [v for v in values if not is_missing_key(v)] + [v for v in values if is_missing_key(v)]
+
+
+def refuse_missing(column: Hashable, value: Any) -> NoReturn:
+    """Refuse a declared missing key under ``dropna=True`` (its group would be
+    empty: such rows are dropped), saying how to release it."""
+    raise ValueError(
+        f"keys= of column {column!r} declare a missing value ({value!r}), but "
+        f"groupby(dropna=True), the default, drops rows with a missing key, as pandas "
+        f"does: its group would be noise only. Pass groupby(..., dropna=False) to "
+        f"release the missing keys' group, or remove it from the keys (or fill the "
+        f"missing keys first, e.g. df[{column!r}] = df[{column!r}].fillna('missing'), "
+        f"and declare 'missing')"
+    )
+
+
+def one_missing(
+    explicit: tuple[tuple[Any, ...], ...], by: tuple[Hashable, ...], nan: list[Any]
+) -> tuple[tuple[Any, ...], ...]:
+    """Key tuples with each missing value replaced by the column's one missing key
+    (``dropna=False``), so that repeats are found; refused with ``dropna=True``."""
+    out = []
+    for key in explicit:
+        if any(is_missing_key(v) for v in key):
+            for i, v in enumerate(key):
+                if is_missing_key(v) and nan[i] is None:
+                    refuse_missing(by[i], v)
+            key = tuple(nan[i] if is_missing_key(v) else v for i, v in enumerate(key))
+        out.append(key)
+    return tuple(out)
