@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import pandas as pd
 import pytest
 from _conformance import (
     KINDS,
@@ -17,6 +18,7 @@ from _conformance import (
     Frame,
     Spec,
     check_dtype_like_pandas,
+    check_structure,
     dtype_params,
     grouped_quantile_of,
     make_frame,
@@ -293,3 +295,134 @@ def test_groupby_conforms(kind: str, name: str) -> None:
 @pytest.mark.parametrize(("kind", "name"), dtype_params(SPECS, KINDS, FINDINGS))
 def test_groupby_value_dtypes_like_pandas(kind: str, name: str) -> None:
     check_dtype_like_pandas(SPECS[name], make_frame(kind))
+
+
+# ------------------------------------------------------------ pandas' group-by options
+def _options(f: Frame, two: bool = False, **options: Any) -> tuple[Any, Any]:
+    """Our group-by and pandas' with the same options, over the data's own keys."""
+    by = [f.k1, f.k2] if two else f.k1
+    keys = {k: f.keys[k] for k in by} if two else f.keys[f.k1]
+    return f.df.dp.groupby(by, keys=keys, **options), f.df.groupby(by, **options)
+
+
+def _appearance(f: Frame) -> Any:
+    """sort=False: keys declared in pandas' order (first appearance), a public list here."""
+    keys = list(dict.fromkeys(f.df[f.k1].dropna().tolist()))
+    return f.df.dp.groupby(f.k1, keys=keys, sort=False), f.df.groupby(f.k1, sort=False)
+
+
+#: option case -> (the SPECS case it varies, so its findings apply, and the case)
+OPTION_SPECS: dict[str, tuple[str, Spec]] = {
+    "g1-mean-as_index": (
+        "g1-mean",
+        Spec(
+            "mean",
+            lambda f: _options(f, as_index=False)[0].mean(f.values, **f.kw()),
+            lambda f, how, dq: _options(f, as_index=False)[1][f.values].mean(),
+            "moment",
+            1e-4,
+            groups=1,
+        ),
+    ),
+    "g2-size-as_index": (
+        "g2-size",
+        Spec(
+            "size",
+            lambda f: _options(f, True, as_index=False)[0].size(epsilon=1e7, random_state=0),
+            lambda f, how, dq: _options(f, True, as_index=False)[1].size(),
+            "exact",
+            groups=2,
+        ),
+    ),
+    "gcol-sum-as_index": (
+        "gcol-sum",
+        Spec(
+            "sum",
+            lambda f: _options(f, as_index=False)[0][f.a].sum(**f.kw()),
+            lambda f, how, dq: _options(f, as_index=False)[1][f.a].sum(),
+            "moment",
+            1e-3,
+            groups=1,
+        ),
+    ),
+    "g1-count-sort": (
+        "g1-count",
+        Spec(
+            "count",
+            lambda f: _appearance(f)[0].count(epsilon=1e7, random_state=0),
+            lambda f, how, dq: _appearance(f)[1].count(),
+            "exact",
+            groups=1,
+        ),
+    ),
+    "g1-agg-named": (
+        "g1-agg-dict",
+        Spec(
+            "agg",
+            lambda f: f.group().agg(m=(f.a, "mean"), v=(f.b, "var"), **f.kw()),
+            lambda f, how, dq: f.pgroup().agg(m=(f.a, "mean"), v=(f.b, "var")),
+            "moment",
+            1e-4,
+            groups=1,
+        ),
+    ),
+    "gcol-agg-named": (
+        "gcol-agg-list",
+        Spec(
+            "agg",
+            lambda f: f.group()[f.a].agg(m="mean", v="var", **f.kw()),
+            lambda f, how, dq: f.pgroup()[f.a].agg(m="mean", v="var"),
+            "moment",
+            1e-4,
+            groups=1,
+        ),
+    ),
+}
+#: Where a finding of the varied case does not reach the option case: named columns
+#: are the names given (no column levels to lose)
+UNAFFECTED = {("multiindex", "g1-agg-named")}
+
+
+def _varied(applies: Finding) -> Finding:
+    """A finding of a SPECS case, read for the option case that varies it."""
+    return lambda kind, name: (
+        (kind, name) not in UNAFFECTED and applies(kind, OPTION_SPECS[name][0])
+    )
+
+
+OPTION_FINDINGS = {reason: _varied(applies) for reason, applies in FINDINGS.items()}
+OPTION_CASES = [
+    p
+    for p in params({n: s for n, (_, s) in OPTION_SPECS.items()}, KINDS, OPTION_FINDINGS)
+    if (p.values[0], OPTION_SPECS[p.values[1]][0]) not in NO_ORACLE
+]
+
+
+def _key_columns(got: Any, want: Any, two: bool) -> list[Any]:
+    """The leading key columns of an ``as_index=False`` answer."""
+    assert list(got.columns[: 1 + two]) == list(want.columns[: 1 + two])
+    return list(want.columns[: 1 + two])
+
+
+@pytest.mark.parametrize(("kind", "name"), OPTION_CASES)
+def test_groupby_options_conform(kind: str, name: str) -> None:
+    """as_index=False, sort=False and named aggregation like pandas: with as_index=False
+    the whole frame's structure (keys as columns, a default row index), then the values
+    by key."""
+    spec = OPTION_SPECS[name][1]
+    f = make_frame(kind)
+    if not name.endswith("as_index"):
+        run_case(spec, f)
+        return
+    got, want = spec.ours(f), spec.theirs(f, "linear", 0.0)
+    check_structure(got, want)
+    assert isinstance(got.index, pd.RangeIndex)
+    keys = _key_columns(got, want, name.startswith("g2"))
+    for key in keys:  # the key columns' dtypes too
+        assert got[key].dtype == want[key].dtype, (key, got[key].dtype, want[key].dtype)
+    by_key = dataclasses.replace(
+        spec,
+        ours=lambda f: spec.ours(f).set_index(keys),
+        theirs=lambda f, how, dq: spec.theirs(f, how, dq).set_index(keys),
+    )
+    run_case(by_key, f)

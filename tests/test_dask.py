@@ -157,6 +157,26 @@ RELEASES: dict[str, Callable[[Any], Any]] = {
     "groupby proportions": lambda dp: dp.groupby("smoker", keys=CATS["smoker"]).proportions(
         "region", epsilon=1.0, categories=CATS, random_state=25
     ),
+    # pandas' group-by options (issue 32): the same release on Dask
+    "groupby as_index=False": lambda dp: dp.groupby(
+        ["region", "sex"], keys={"region": CATS["region"], "sex": CATS["sex"]}, as_index=False
+    ).mean(["age", "income"], epsilon=1.0, bounds=BOUNDS, random_state=27),
+    "groupby sort=False": lambda dp: dp.groupby(
+        "region", keys=["w", "n", "s", "e"], sort=False
+    ).sum("kids", epsilon=1.0, bounds=BOUNDS, random_state=28),
+    "groupby dropna=False": lambda dp: dp.groupby("sex", keys=CATS["sex"], dropna=False).mean(
+        "age", epsilon=1.0, bounds=BOUNDS, random_state=29
+    ),
+    "groupby dropna=False value_counts": lambda dp: dp.groupby(
+        ["sex", "smoker"], keys={"sex": CATS["sex"], "smoker": CATS["smoker"]}, dropna=False
+    ).value_counts("region", epsilon=1.0, categories=CATS, random_state=30),
+    "groupby named agg": lambda dp: dp.groupby("region", keys=CATS["region"]).agg(
+        m=("age", "mean"),
+        s=pd.NamedAgg("kids", "sum"),
+        epsilon=1.0,
+        bounds=BOUNDS,
+        random_state=31,
+    ),
     "series mean": lambda dp: dp.mean(epsilon=1.0, bounds=(18, 90), random_state=26),
 }
 

@@ -60,7 +60,9 @@ def test_every_parameter_is_documented_in_its_section(name: str, method: object)
     sections = _sections(doc)
     params = [p for p in inspect.signature(method).parameters if p != "self"]  # type: ignore[arg-type]
     if params:
-        documented = re.findall(r"^(\w+) :", sections.get("Parameters", ""), flags=re.MULTILINE)
+        documented = re.findall(  # (numpydoc's **name for a **name parameter)
+            r"^\*{0,2}(\w+) :", sections.get("Parameters", ""), flags=re.MULTILINE
+        )
         undocumented = set(params) - set(documented)
         assert not undocumented, f"{name}: undocumented {undocumented}"
     for title, body in sections.items():

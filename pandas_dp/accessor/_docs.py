@@ -171,6 +171,15 @@ SHARED: dict[str, str] = {
         "    Leave out the named columns that are not numeric, as pandas does (``None``\n"
         "    already selects the numeric columns only).",
     ),
+    "interpolation": "interpolation : None\n"
+    "    pandas' interpolation between data values, which a private quantile never\n"
+    "    does (it is chosen by rank on the public grid): any value is refused before\n"
+    "    the charge.",
+    "engine": "engine : None\n"
+    "    pandas' computing engine; a release runs pandas-dp's own: any value is\n"
+    "    refused before the charge.",
+    "engine_kwargs": "engine_kwargs : None\n"
+    "    Options of pandas' numba engine: any value is refused before the charge.",
     "min_count": "min_count : int, default 0\n"
     "    Only pandas' default, 0, is supported: pandas answers NaN when fewer values\n"
     "    are present, which would reveal the private count.",

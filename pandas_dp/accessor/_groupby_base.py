@@ -21,6 +21,7 @@ from pandas.api.types import is_numeric_dtype
 from pandas_dp.accessor._arguments import Columns, check_unique, select_columns
 from pandas_dp.request.declarations import attached_schema
 from pandas_dp.request.grouping import Grouping, resolve_grouping
+from pandas_dp.request.grouping_options import GroupByOptions
 from pandas_dp.request.settings import Contributions, check_skipna
 from pandas_dp.request.unit_declarations import resolve_unit
 from pandas_dp.stats import numeric as st
@@ -78,12 +79,15 @@ class _GroupByBase:
         *,
         other: Hashable | None = None,
         delta: float = 0.0,
+        options: GroupByOptions | None = None,
     ) -> None:
         by = [by] if isinstance(by, tuple) else by  # a tuple is one label, as in pandas
         self._frame, self._by = _with_key_series(frame, by)
         self._keys = keys
         self._other = other
         self._delta = delta
+        #: pandas' group-by options (as_index, sort, dropna, observed), checked
+        self._options = options or GroupByOptions()
         #: The columns chosen by ``g[column]`` (``None``: not chosen)
         self._selection: Any = None
 
@@ -117,6 +121,8 @@ class _GroupByBase:
             schema=schema,
             other=self._other,
             delta=self._delta,
+            sort=self._options.sort,
+            dropna=self._options.dropna,
         )
 
     def _settings(self, kw: dict[str, Any], schema: Any) -> st.Settings:

@@ -57,6 +57,14 @@ KEYWORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 
 _REQUIRED = object()
 
+#: pandas keywords with no private meaning (``accessor.name`` or ``name``): in the
+#: signature with the default ``None``, so that pandas' call reads; any other value
+#: is refused first thing, before the charge (:mod:`~pandas_dp.accessor._refused`).
+REFUSED: dict[str, tuple[str, ...]] = {
+    "quantile": ("interpolation",),
+    **{f"groupby.{m}": ("engine", "engine_kwargs") for m in ("sum", "mean", "var", "std", "agg")},
+}
+
 #: The defaults of the parameters that take a name (``name.parameter``: one method's).
 _STRINGS = {
     "via": "counts",
@@ -83,7 +91,11 @@ _PARAMETERS: dict[str, tuple[Any, str]] = {
     "groupby.column": (None, "Hashable"),
     "queries": (_REQUIRED, "Mapping[Hashable, Any]"),
     "func": (_REQUIRED, "Any"),
-    "groupby.agg.func": (_REQUIRED, "Mapping[Hashable, str | Sequence[str]]"),
+    "groupby.agg.func": (None, "Mapping[Hashable, str | Sequence[str]] | None"),
+    "frame.agg.func": (None, "Any"),
+    "named": (_REQUIRED, "Any"),  # pandas' named aggregations, **named
+    **dict.fromkeys(("interpolation", "engine"), (None, "str | None")),
+    "engine_kwargs": (None, "dict[str, Any] | None"),
     "q": (0.5, "float | Sequence[float]"),
     "ddof": (1, "int"),
     "min_count": (0, "int"),
@@ -197,6 +209,8 @@ def _method(kind: str, entry: Entry, module: str, doc: str) -> Callable[..., Any
     """The method releasing ``entry`` on accessor ``kind``, compiled from source in
     the globals of the accessor's ``module`` (so doctest finds its examples there)."""
     positional, keywords = _layout(kind, entry)
+    refused = REFUSED.get(f"{kind}.{entry.name}", REFUSED.get(entry.name, ()))
+    keywords = [*keywords, *refused]
     defaults = {p: _parameter(kind, entry.name, p) for p in (*positional, *keywords)}
 
     def param(p: str) -> str:
@@ -205,8 +219,19 @@ def _method(kind: str, entry: Entry, module: str, doc: str) -> Callable[..., Any
 
     family = entry.family if isinstance(entry, AccessorMethod) else "moment"
     head = ", ".join(["self", *map(param, positional), "*", *map(param, keywords)])
+    if isinstance(entry, AccessorMethod) and kind in entry.named:  # agg(m=("x", "mean"))
+        head += ", **named"
+        defaults["named"] = _PARAMETERS["named"]
     call = f"self._release_{family}({entry.name!r}, locals())"
-    source = f"def {entry.name}({head}):\n    return {call}\n"
+    check = ""
+    if refused:  # (imported only to raise: a call that passes none pays nothing)
+        given = ", ".join(f"{p!r}: {p}" for p in refused)
+        check = (
+            f"    if {' or '.join(f'{p} is not None' for p in refused)}:\n"
+            f"        from pandas_dp.accessor._refused import refuse\n"
+            f"        refuse({entry.name!r}, {{{given}}})\n"
+        )
+    source = f"def {entry.name}({head}):\n{check}    return {call}\n"
     namespace: dict[str, Any] = {}
     code = compile(source, f"<pandas_dp {kind}.{entry.name}>", "exec")
     exec(code, vars(sys.modules[module]), namespace)

@@ -255,9 +255,21 @@ class DaskFrameAccessor(DPFrameAccessor):
         return self._obj
 
     def groupby(
-        self, by: Any, keys: Any = None, *, other: Hashable | None = None, delta: float = 0.0
+        self,
+        by: Any,
+        keys: Any = None,
+        *,
+        other: Hashable | None = None,
+        delta: float = 0.0,
+        as_index: bool = True,
+        sort: bool = True,
+        dropna: bool = True,
+        observed: bool | None = None,
+        group_keys: bool = True,
+        level: None = None,
     ) -> DaskGroupBy:
-        """Group by declared or private keys: see :meth:`pandas_dp.DPFrameAccessor.groupby`.
+        """Group by declared or private keys, with pandas' options: see
+        :meth:`pandas_dp.DPFrameAccessor.groupby`.
 
         Examples
         --------
@@ -267,8 +279,21 @@ class DaskFrameAccessor(DPFrameAccessor):
         >>> list(n.index)
         ['a', 'b']
         """
-        g = super().groupby(by, keys, other=other, delta=delta)
-        return DaskGroupBy(g._frame, g._by, g._keys, other=g._other, delta=g._delta)
+        g = super().groupby(
+            by,
+            keys,
+            other=other,
+            delta=delta,
+            as_index=as_index,
+            sort=sort,
+            dropna=dropna,
+            observed=observed,
+            group_keys=group_keys,
+            level=level,
+        )
+        return DaskGroupBy(
+            g._frame, g._by, g._keys, other=g._other, delta=g._delta, options=g._options
+        )
 
 
 @_checked

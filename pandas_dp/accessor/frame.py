@@ -31,8 +31,10 @@ from pandas_dp.accessor._frame_categorical import _FrameCategorical
 from pandas_dp.accessor._frame_matrix import _FrameMatrices
 from pandas_dp.accessor._frame_quantiles import _FrameQuantiles
 from pandas_dp.accessor._groupby_base import contributions
+from pandas_dp.accessor._groupby_options import named_aggregation, named_rows
 from pandas_dp.accessor._methods import catalogue_methods
 from pandas_dp.accessor.groupby import DPGroupBy
+from pandas_dp.request.grouping_options import check_options
 from pandas_dp.request.settings import Contributions
 from pandas_dp.result.values import attach
 from pandas_dp.stats import auto_bounds
@@ -107,21 +109,26 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
 
         Parameters
         ----------
-        func : str, list of str or dict
+        func : str, list of str or dict, optional
             A statistic or a list of them for every numeric column, or a dict
             ``column -> statistic`` or ``column -> [statistics]``; each one of
             ``"count"``, ``"sum"``, ``"mean"``, ``"var"``, ``"std"``, ``"median"``.
+            Leave it out for named aggregations.
         ddof : int, default 1
             Delta degrees of freedom of ``var`` and ``std``, as in pandas.
+        **named : tuple or pandas.NamedAgg
+            pandas' named aggregation: ``name=(column, statistic)`` or
+            ``name=pd.NamedAgg(column, statistic)``; one row per name (in the order
+            given) and one column per column, missing elsewhere, as pandas gives.
 
         Returns
         -------
         Series or DataFrame
             As pandas returns: a Series indexed by column when every column gets one
             statistic given as a string; else a DataFrame with one row per statistic
-            and one column per column (missing where a column's statistic was not
-            asked for). ``attrs["dp"].interval(alpha)`` is indexed by (column,
-            statistic).
+            (per name, for named aggregations) and one column per column (missing
+            where a column's statistic was not asked for).
+            ``attrs["dp"].interval(alpha)`` is indexed by (column, statistic).
 
         Examples
         --------
@@ -188,6 +195,20 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         return result
 
     def _release_agg(self, statistic: str, arguments: Mapping[str, Any]) -> Any:
+        named = arguments.get("named") or {}
+        if named:  # pandas' named aggregation: agg(m=("x", "mean"))
+            if arguments["func"] is not None:
+                raise TypeError(
+                    "agg takes func or named aggregations (m=('x', 'mean')), not both, like pandas"
+                )
+            request, names = named_aggregation(named, None)
+            table = self._release_agg(statistic, {**arguments, "func": request, "named": None})
+            return named_rows(table, names)
+        if arguments["func"] is None:
+            raise TypeError(
+                "agg needs the statistics: a name, a list, a dict column -> names, or "
+                "named aggregations, e.g. df.dp.agg(m=('x', 'mean'))"
+            )
         settings = self._settings(arguments)
         func, bounds, schema = (arguments[k] for k in ("func", "bounds", "schema"))
         if isinstance(func, str) or (isinstance(func, Sequence) and not isinstance(func, Mapping)):
@@ -259,6 +280,12 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         *,
         other: Hashable | None = None,
         delta: float = 0.0,
+        as_index: bool = True,
+        sort: bool = True,
+        dropna: bool = True,
+        observed: bool | None = None,
+        group_keys: bool = True,
+        level: None = None,
     ) -> DPGroupBy:
         """Group by public keys, like ``df.groupby(by)``; see :class:`DPGroupBy`.
 
@@ -277,6 +304,29 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         delta : float, default 0.0
             With ``keys="private"``: the probability a key held by one unit is
             released.
+        as_index : bool, default True
+            ``False``: the keys become the leading columns of a frame with a
+            default row index, as in pandas (a group's size in a column ``size``).
+        sort : bool, default True
+            Keys sorted (a categorical column's in its declared categories' order);
+            ``False``: in *declared* order -- pandas' order of first appearance in
+            the rows is private.
+        dropna : bool, default True
+            Rows with a missing key are dropped, as in pandas. ``False``: a missing
+            key (``NaN``; ``NaT`` for a datetime column) is a group of every
+            grouping column, released always -- noise only when no row has a
+            missing key, as for any declared key. A missing key may also be
+            declared among the keys, with ``dropna=False`` only.
+        observed : bool, optional
+            For categorical keys. ``None`` or ``False``: every declared category is
+            released (pandas' ``observed=False``). ``True`` releases only the
+            categories the rows hold, which is private: refused with declared
+            keys, and what ``keys="private"`` (partition selection) does.
+        group_keys : bool, default True
+            pandas' option for ``apply``, which releases do not have: no effect.
+        level : None
+            Grouping by the row index's levels is refused: move the level into a
+            column (``df.reset_index()``) and declare its keys.
 
         Returns
         -------
@@ -291,4 +341,15 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         >>> list(s.index)
         ['E', 'N', 'S']
         """
-        return DPGroupBy(self._obj, by, keys, other=other, delta=delta)
+        options = check_options(
+            self._obj,
+            by,
+            keys,
+            as_index=as_index,
+            sort=sort,
+            dropna=dropna,
+            observed=observed,
+            group_keys=group_keys,
+            level=level,
+        )
+        return DPGroupBy(self._obj, by, keys, other=other, delta=delta, options=options)

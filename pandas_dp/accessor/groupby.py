@@ -31,6 +31,7 @@ from pandas_dp.accessor._arguments import (
 )
 from pandas_dp.accessor._docs import stamp_docs
 from pandas_dp.accessor._groupby_categorical import _GroupByCategorical
+from pandas_dp.accessor._groupby_options import named_aggregation, named_columns, with_options
 from pandas_dp.accessor._groupby_quantiles import _GroupByQuantiles
 from pandas_dp.accessor._methods import catalogue_methods
 from pandas_dp.result.values import attach
@@ -45,6 +46,7 @@ __all__ = ["DPGroupBy"]
 
 
 @stamp_docs
+@with_options
 @catalogue_methods("groupby")
 class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
     """Grouped DP releases of a DataFrame: ``df.dp.groupby(by, keys=...)``.
@@ -120,17 +122,24 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
 
         Parameters
         ----------
-        func : str, list of str or dict
+        func : str, list of str or dict, optional
             A statistic or a list of them for every numeric column (the columns
             chosen by ``g[...]``, if any), or a dict ``column -> statistic`` or
             ``column -> [statistics]``; each one of ``"count"``, ``"sum"``,
-            ``"mean"``, ``"var"``, ``"std"``, ``"median"``.
+            ``"mean"``, ``"var"``, ``"std"``, ``"median"``. Leave it out for
+            named aggregations.
+        **named : tuple or pandas.NamedAgg
+            pandas' named aggregation: ``name=(column, statistic)`` or
+            ``name=pd.NamedAgg(column, statistic)`` (on ``g["x"]``:
+            ``name=statistic``); the result has one column per name, in the
+            order given. The statistics are released as by ``func``.
 
         Returns
         -------
         pandas.DataFrame
-            One row per key; columns ``column`` (all statistics given as strings)
-            or ``(column, statistic)`` (any given as a list), as pandas does.
+            One row per key; columns ``column`` (all statistics given as strings),
+            ``(column, statistic)`` (any given as a list), or the names of named
+            aggregations, as pandas does.
 
         Examples
         --------
@@ -228,7 +237,26 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
         return out
 
     def _release_agg(self, statistic: str, kw: dict[str, Any]) -> pd.DataFrame | pd.Series:
-        func, schema = kw["func"], kw["schema"]
+        func, named = kw["func"], kw.get("named") or {}
+        if named:  # pandas' named aggregation: agg(m=("x", "mean"))
+            if func is not None:
+                raise TypeError(
+                    "agg takes func or named aggregations (m=('x', 'mean')), not both, like pandas"
+                )
+            request, names = named_aggregation(named, self._selection)
+            table = self._agg(request, kw)  # (lists of statistics: always a frame)
+            assert isinstance(table, pd.DataFrame)
+            return named_columns(table, names)
+        if func is None:
+            raise TypeError(
+                "agg needs the statistics: a name, a list, a dict column -> names, or "
+                "named aggregations, e.g. g.agg(m=('x', 'mean'))"
+            )
+        return self._agg(func, kw)
+
+    def _agg(self, func: Any, kw: dict[str, Any]) -> pd.DataFrame | pd.Series:
+        """The release of ``agg(func)``, shaped like pandas'."""
+        schema = kw["schema"]
         one = self._selection is not None and not isinstance(self._selection, list)
         if isinstance(func, str) or (isinstance(func, Sequence) and not isinstance(func, Mapping)):
             func = dict.fromkeys(self._columns(None, self._grouping(schema))[0], func)

@@ -26,6 +26,7 @@ from pandas_dp.engines.inputs import EngineInput
 from pandas_dp.engines.protocol import Engine, MeasurementLike
 from pandas_dp.engines.registry import engine_of
 from pandas_dp.request.grouping import Grouping
+from pandas_dp.request.grouping_options import code_inputs
 
 if TYPE_CHECKING:
     from pandas_dp.request.settings import Settings
@@ -105,9 +106,8 @@ def engine_input(
 def _group_codes(grouping: Grouping, frame: pd.DataFrame) -> engines.Groups:
     """Each row's position among the declared keys (``other`` last; ``-1``: dropped);
     run by the engine where the rows are (in each partition of a partitioned frame)."""
-    product = engines.group_codes(
-        [frame[c] for c in grouping.by], grouping.levels, other=grouping.other is not None
-    )
+    columns, levels = code_inputs(frame, grouping.by, grouping.levels, grouping.missing)
+    product = engines.group_codes(columns, levels, other=grouping.other is not None)
     if grouping.positions is None:
         return engines.Groups(product.codes, grouping.size)
     codes = product.codes

@@ -41,6 +41,14 @@ from numpy.typing import NDArray
 
 from pandas_dp.request.category_declarations import check_declared_values
 from pandas_dp.request.declarations import attached_schema, resolve_categories
+from pandas_dp.request.grouping_options import (
+    is_missing_key,
+    last_missing,
+    missing_key,
+    missing_last,
+    one_missing,
+    refuse_missing,
+)
 from pandas_dp.result.labels import labels_index, safe_multiindex
 
 __all__ = [
@@ -79,6 +87,9 @@ class Grouping:
     delta : float
         Private keys: the delta partition selection spends (a key held by one
         unit is released with probability at most ``delta``).
+    missing : bool
+        Whether a level may hold a missing key (``dropna=False``): rows with a
+        missing key then fall in its group.
     """
 
     by: tuple[Hashable, ...]
@@ -87,6 +98,7 @@ class Grouping:
     positions: NDArray[np.intp] | None = None
     other: Hashable | None = None
     delta: float = 0.0
+    missing: bool = False
 
     @property
     def private(self) -> bool:
@@ -167,8 +179,11 @@ def _tuples(values: Sequence[tuple[Any, ...]], names: Sequence[Hashable] | None 
     return pd.MultiIndex.from_tuples(list(values), names=None if names is None else list(names))
 
 
-def _sorted(values: Sequence[Any], key: Any = None) -> list[Any]:
-    """Sorted like pandas sorts group keys; declaration order where values do not compare."""
+def _sorted(values: Sequence[Any], key: Any = None, *, sort: bool = True) -> list[Any]:
+    """Sorted like pandas sorts group keys; declaration order where values do not
+    compare or with ``sort=False``. A missing key comes last when sorted, as in pandas."""
+    if not sort:
+        return list(values)
     try:
         return sorted(values, key=key)
     except TypeError:
@@ -189,17 +204,39 @@ def _check_by(frame: pd.DataFrame, by: Any) -> tuple[Hashable, ...]:
     return tuple(labels)
 
 
-def _level_values(column: Hashable, values: Any, dtype: Any) -> tuple[Any, ...]:
+def _level_values(
+    column: Hashable,
+    values: Any,
+    dtype: Any,
+    *,
+    sort: bool = True,
+    missing: Any = None,
+) -> tuple[Any, ...]:
     """One column's declared keys, sorted (a categorical column's in declaration
-    order); refused when empty, repeated, missing, or of a type no value of the
-    column's (public) ``dtype`` can equal."""
+    order; every column's with ``sort=False``); refused when empty, repeated, or of a
+    type no value of the column's (public) ``dtype`` can equal. ``missing``: the
+    missing key (``dropna=False``), kept where declared or added last; ``None``: a
+    declared missing key is refused."""
     listed = list(values)
     if not listed:
         raise ValueError(f"the declared keys of {column!r} are empty; declare at least one")
-    check_declared_values(column, listed, dtype, "keys=")  # (first: hashable, then the set)
+    if missing is not None:
+        had = any(is_missing_key(v) for v in listed)
+        listed = [missing if is_missing_key(v) else v for v in listed]
+        if not had:
+            listed.append(missing)
+    else:
+        for v in listed:
+            if is_missing_key(v):
+                refuse_missing(column, v)
+    present = [v for v in listed if not is_missing_key(v)]
+    if present:  # (first: hashable, then the set)
+        check_declared_values(column, present, dtype, "keys=")
     if len(set(listed)) != len(listed):
         raise ValueError(f"the declared keys of {column!r} repeat a value: {listed}")
-    return tuple(listed) if _categorical(dtype) else tuple(_sorted(listed))
+    if _categorical(dtype) or not sort:
+        return tuple(missing_last(listed) if sort and missing is not None else listed)
+    return tuple(_sorted(listed, key=None if missing is None else last_missing))
 
 
 def _categorical(dtype: Any) -> bool:
@@ -215,7 +252,8 @@ def _typed(values: Sequence[Any], level: tuple[Any, ...], dtype: Any) -> Any:
     ``str``, and their releases must be equal).
     A function of the declared keys and the column's dtype (both public)."""
     if _categorical(dtype):
-        return pd.Categorical(list(values), categories=list(level), ordered=bool(dtype.ordered))
+        categories = [v for v in level if not is_missing_key(v)]
+        return pd.Categorical(list(values), categories=categories, ordered=bool(dtype.ordered))
     listed = list(values)
     if (
         not isinstance(dtype, pd.api.extensions.ExtensionDtype)
@@ -306,6 +344,8 @@ def resolve_grouping(
     schema: Any,
     other: Hashable | None = None,
     delta: float = 0.0,
+    sort: bool = True,
+    dropna: bool = True,
 ) -> Grouping:
     """Turn ``by`` and the declared keys into a :class:`Grouping` (before any charge).
 
@@ -323,6 +363,15 @@ def resolve_grouping(
         A group for rows whose key is not declared.
     delta : float, default 0.0
         Private keys only: the delta of partition selection, in ``(0, 1)``.
+    sort : bool, default True
+        Keys sorted (a categorical column's in its declared categories' order), as
+        pandas sorts them; ``False``: in declared order (pandas' order of first
+        appearance is private).
+    dropna : bool, default True
+        ``False``: a missing key (``NaN``; ``NaT`` for a datetime-like column) is a
+        key of every grouping column, released like any declared key (last when
+        sorted); with key tuples of several columns, the tuples declared (which may
+        hold one). ``True``: a declared missing key is refused.
 
     Raises
     ------
@@ -356,26 +405,34 @@ def resolve_grouping(
         )
     explicit = None if keys is None else _explicit(labels, keys)
     dtypes = [_dtype(frame, c) for c in labels]
+    nan = [None if dropna else missing_key(d) for d in dtypes]
     if explicit is not None:
         if not explicit:
             raise ValueError("keys is empty; declare at least one key")
+        explicit = one_missing(explicit, labels, nan)
+        if len(labels) == 1 and nan[0] is not None and (nan[0],) not in explicit:
+            explicit = (*explicit, (nan[0],))  # dropna=False: the missing key too
         for i, c in enumerate(labels):  # (hashable, not missing, of the dtype: before the set)
-            check_declared_values(c, [t[i] for t in explicit], dtypes[i], "keys=")
+            present = [t[i] for t in explicit if not is_missing_key(t[i])]
+            if present:
+                check_declared_values(c, present, dtypes[i], "keys=")
         if len(set(explicit)) != len(explicit):
             raise ValueError("keys repeat a key; declare each key once")
         levels = tuple(
             # (checked against the dtype above; None here skips a second check)
-            tuple(dict.fromkeys(t[i] for t in explicit))
+            tuple(missing_last(list(dict.fromkeys(t[i] for t in explicit))))
             if _categorical(dtypes[i])
-            else _level_values(c, dict.fromkeys(t[i] for t in explicit), None)
+            else _level_values(c, dict.fromkeys(t[i] for t in explicit), None, missing=nan[i])
             for i, c in enumerate(labels)
         )
         rank = [{v: r for r, v in enumerate(level)} for level in levels]
         ordered = _sorted(
             list(explicit),
             key=lambda k: tuple(
-                rank[i][v] if _categorical(dtypes[i]) else v for i, v in enumerate(k)
+                rank[i][v] if _categorical(dtypes[i]) else (v if dropna else last_missing(v))
+                for i, v in enumerate(k)
             ),
+            sort=sort,
         )
     else:
         per_column = dict(keys) if isinstance(keys, Mapping) else None
@@ -398,7 +455,9 @@ def resolve_grouping(
             )
             found = {c: d.categories for c, d in decls.items()}
         levels = tuple(
-            _level_values(c, given[c] if c in given else found[c], dtypes[i])
+            _level_values(
+                c, given[c] if c in given else found[c], dtypes[i], sort=sort, missing=nan[i]
+            )
             for i, c in enumerate(labels)
         )
         ordered = None
@@ -429,7 +488,7 @@ def resolve_grouping(
             positions[code] = pos
         if np.array_equal(positions, np.arange(len(positions))):
             positions = None  # the keys are the whole product, in its order
-    grouping = Grouping(labels, keys_index, levels, positions, other)
+    grouping = Grouping(labels, keys_index, levels, positions, other, missing=not dropna)
     if other is not None and other in set(keys_index.tolist()):
         raise ValueError(f"other={other!r} is also a declared key; pick a label that is not")
     return grouping

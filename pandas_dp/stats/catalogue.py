@@ -207,6 +207,9 @@ class AccessorMethod:
         dtypes before any charge).
     absent : tuple of (str, tuple of str)
         ``(accessor, parameters)``: parameters one accessor does not take.
+    named : frozenset of str
+        The accessors on which it also takes pandas' named aggregations,
+        ``**named`` (``agg(m=("x", "mean"))``).
     """
 
     name: str
@@ -217,6 +220,7 @@ class AccessorMethod:
     clamps: bool = True
     numeric: bool = False
     absent: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    named: frozenset[str] = frozenset()
 
     def takes(self, accessor: str) -> tuple[list[str], list[str]]:
         """Its own positional and keyword-only parameters on ``accessor``.
@@ -319,7 +323,11 @@ METHODS: dict[str, AccessorMethod] = {
             numeric=True,
         ),
         AccessorMethod(
-            "agg", "agg", positional=("func",), keywords=("epsilon", "ddof", *_DECLARED[1:])
+            "agg",
+            "agg",
+            positional=("func",),
+            keywords=("epsilon", "ddof", *_DECLARED[1:]),
+            named=frozenset({"frame", "groupby"}),
         ),
         AccessorMethod(
             "describe",
