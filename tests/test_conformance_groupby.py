@@ -244,10 +244,7 @@ FINDINGS: dict[str, Finding] = {
     "value_counts, list quantiles and count (stats/grouped.py _cells, the quantile "
     "table's index)": lambda kind, name: (
         kind == "string[pyarrow]-keys"
-        or (
-            kind == "Int64-keys"
-            and ("value_counts" in name or name.endswith("quantile-list") or name == "g1-count")
-        )
+        or (kind == "Int64-keys" and ("value_counts" in name or name.endswith("quantile-list")))
     ),
     "categorical key becomes str in a grouped quantile with a list of q (the other "
     "grouped releases keep the CategoricalIndex) "
