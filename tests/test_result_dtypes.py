@@ -198,3 +198,33 @@ def test_dask_gives_the_in_memory_dtypes() -> None:
             "Int64",
             "int64",
         ]
+
+
+@pytest.mark.parametrize("keys", ["Int64", "category"])
+def test_cells_keep_the_key_dtype(keys: str) -> None:
+    """A grouped value_counts and a grouped quantile of several q keep the key's dtype
+    in their (key, label) index, as pandas does and the other grouped releases do."""
+    df = _frame("float64")
+    df["g"] = df["g"].map({"a": 3, "b": 1}).astype("Int64")
+    df["c"] = (df["x"] > 4).map({True: "hi", False: "lo"})
+    if keys == "category":
+        df["g"] = df["g"].astype(pd.CategoricalDtype([1, 3]))
+    g = df.dp.groupby("g", keys=[1, 3])
+    counts = g.value_counts("c", epsilon=1e6, categories=["lo", "hi"], random_state=0)
+    quantiles = g.quantile(["x"], [0.25, 0.75], **KW)
+    grouped = df.groupby("g", observed=True)
+    for ours, theirs in (
+        (counts, grouped["c"].value_counts()),
+        (quantiles, grouped[["x"]].quantile([0.25, 0.75])),
+    ):
+        assert ours.index.levels[0].dtype == theirs.index.levels[0].dtype == df["g"].dtype
+        assert ours.index.names == theirs.index.names
+
+
+def test_cells_of_no_key_keep_the_dtypes() -> None:
+    from pandas_dp.result.labels import cells_index
+
+    keys = pd.Index([], dtype="Int64", name="k")
+    cells = cells_index(keys, pd.Index([0.5], dtype="float64"), ["k", None])
+    assert len(cells) == 0
+    assert [str(level.dtype) for level in cells.levels] == ["Int64", "float64"]

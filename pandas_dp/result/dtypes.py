@@ -193,18 +193,20 @@ def _uniform(answer: Any) -> Any:
 
 def _cast_like(release: pd.Series | pd.DataFrame, answer: Any) -> pd.Series | pd.DataFrame:
     """``release`` with pandas' ``answer``'s value dtypes: a Series in the answer's one
-    dtype; a frame's columns position by position where the answer has as many,
-    else all in the answer's one dtype."""
+    dtype; a frame's columns position by position where the answer is a frame of as
+    many columns, or all in the dtype of an answer that is a Series; else unchanged
+    (pandas laid its answer out otherwise: describe leaves text columns out)."""
     if isinstance(release, pd.Series):
         theirs = _uniform(answer)
         return release if theirs is None else _cast(release, theirs)
-    if isinstance(answer, pd.DataFrame) and answer.shape[1] == release.shape[1]:
-        targets = list(answer.dtypes)
-    else:
-        theirs = _uniform(answer)
-        if theirs is None:
+    if isinstance(answer, pd.DataFrame):
+        if answer.shape[1] != release.shape[1]:
             return release
-        targets = [theirs] * release.shape[1]
+        targets = list(answer.dtypes)
+    elif isinstance(answer, pd.Series):
+        targets = [answer.dtype] * release.shape[1]
+    else:
+        return release
     columns = [_cast(release.iloc[:, i], t) for i, t in enumerate(targets)]
     if all(c.dtype == d for c, d in zip(columns, release.dtypes, strict=True)):
         return release
