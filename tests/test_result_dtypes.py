@@ -228,3 +228,23 @@ def test_cells_of_no_key_keep_the_dtypes() -> None:
     cells = cells_index(keys, pd.Index([0.5], dtype="float64"), ["k", None])
     assert len(cells) == 0
     assert [str(level.dtype) for level in cells.levels] == ["Int64", "float64"]
+
+
+def test_pandas_answers_once_per_call_shape(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pandas' answer is kept by call (method, dtypes, shaping arguments): the same call
+    again does not build the sample; another q does."""
+    monkeypatch.setattr(rd, "_ANSWERS", {})
+    built: list[int] = []
+    sample = rd.sample_frame
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        built.append(1)
+        return sample(*args, **kwargs)
+
+    monkeypatch.setattr(rd, "sample_frame", counted)
+    df = _frame("Float64")
+    first = df.dp.quantile(["x", "y"], [0.25], **KW)
+    again = df.dp.quantile(["x", "y"], [0.25], **KW)
+    assert len(built) == 1 and first.dtypes.tolist() == again.dtypes.tolist()
+    df.dp.quantile(["x", "y"], 0.5, **KW)
+    assert len(built) == 2

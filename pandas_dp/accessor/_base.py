@@ -158,10 +158,12 @@ class _Base:
         call on this frame or Series (:func:`~pandas_dp.result.dtypes.like_pandas`;
         plain numpy columns need no look)."""
         out = release(name, arguments)
+        if not isinstance(out, pd.Series | pd.DataFrame):  # a scalar: a Python number
+            return out
         obj: Any = self._obj
         if all_plain(obj.dtype if self._frame() is None else obj.dtypes):
             return out
-        meta = getattr(out, "attrs", {}).get("dp")
+        meta = out.attrs.get("dp")
         if meta is None:
             return out
         if self._frame() is None:

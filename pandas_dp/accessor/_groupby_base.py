@@ -110,7 +110,9 @@ class _GroupByBase:
         group-by call (:func:`~pandas_dp.result.dtypes.like_pandas`)."""
         out = release(name, arguments)
         frame = self._frame
-        meta = None if all_plain(frame.dtypes) else getattr(out, "attrs", {}).get("dp")
+        if not isinstance(out, pd.Series | pd.DataFrame) or all_plain(frame.dtypes):
+            return out
+        meta = out.attrs.get("dp")
         if meta is None:
             return out
         one = self._selection is not None and not isinstance(self._selection, list)
