@@ -248,3 +248,20 @@ def test_pandas_answers_once_per_call_shape(monkeypatch: pytest.MonkeyPatch) -> 
     assert len(built) == 1 and first.dtypes.tolist() == again.dtypes.tolist()
     df.dp.quantile(["x", "y"], 0.5, **KW)
     assert len(built) == 2
+
+
+def test_describe_of_numbers_and_categories() -> None:
+    """pandas' describe leaves the text column out: each numeric column still takes its
+    dtype from pandas' answer (matched by column), the shares keep float64."""
+    df = _frame("Float64")
+    df["c"] = np.where(df["x"].to_numpy(dtype=float) > 4, "hi", "lo")
+    got = df.dp.describe(
+        ["c", "x"],
+        epsilon=1e6,
+        bounds={"x": (0, 10)},
+        categories={"c": ["lo", "hi"]},
+        random_state=0,
+    )
+    assert got["x"].dtype == df[["x"]].describe()["x"].dtype == "Float64"
+    assert got["c"].dtype == np.dtype("float64")
+    assert not got.attrs["dp"].derived

@@ -206,18 +206,47 @@ def _uniform(answer: Any) -> Any:
     return None
 
 
-def _cast_like(release: pd.Series | pd.DataFrame, answer: Any) -> pd.Series | pd.DataFrame:
+def _by_column(
+    release: pd.DataFrame, answer: pd.DataFrame, values: Sequence[Hashable]
+) -> list[Any]:
+    """Each release column's dtype in pandas' answer of another layout, matched by the
+    input column it describes (the answer's columns are the sample's positions in
+    ``values``; describe leaves text columns out): its own where none matches."""
+    found: dict[Hashable, Any] = {}
+    for label, dtype in zip(answer.columns, answer.dtypes, strict=True):
+        position = label[0] if isinstance(label, tuple) else label
+        if isinstance(position, int) and 0 <= position < len(values):
+            found.setdefault(values[position], dtype)
+    out = []
+    for label, dtype in zip(release.columns, release.dtypes, strict=True):
+        column = label[0] if isinstance(release.columns, pd.MultiIndex) else label
+        out.append(found.get(column, dtype) if _hashable(column) else dtype)
+    return out
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _cast_like(
+    release: pd.Series | pd.DataFrame, answer: Any, values: Sequence[Hashable] = ()
+) -> pd.Series | pd.DataFrame:
     """``release`` with pandas' ``answer``'s value dtypes: a Series in the answer's one
     dtype; a frame's columns position by position where the answer is a frame of as
-    many columns, or all in the dtype of an answer that is a Series; else unchanged
-    (pandas laid its answer out otherwise: describe leaves text columns out)."""
+    many columns, else by the input column each describes (``values``: the input
+    columns in the sample's order), or all in the dtype of an answer that is a Series."""
     if isinstance(release, pd.Series):
         theirs = _uniform(answer)
         return release if theirs is None else _cast(release, theirs)
     if isinstance(answer, pd.DataFrame):
-        if answer.shape[1] != release.shape[1]:
-            return release
-        targets = list(answer.dtypes)
+        if answer.shape[1] == release.shape[1]:
+            targets = list(answer.dtypes)
+        else:
+            targets = _by_column(release, answer, values)
     elif isinstance(answer, pd.Series):
         targets = [answer.dtype] * release.shape[1]
     else:
@@ -232,9 +261,9 @@ def _cast_like(release: pd.Series | pd.DataFrame, answer: Any) -> pd.Series | pd
     else:
         columns = [release.iloc[:, i].to_numpy() for i in range(release.shape[1])]
     arrays: dict[int, Any] = {}
-    for i, (values, target) in enumerate(zip(columns, wanted, strict=True)):
+    for i, (numbers, target) in enumerate(zip(columns, wanted, strict=True)):
         try:
-            arrays[i] = values.copy() if target == ours[i] else _array(values, target)
+            arrays[i] = numbers.copy() if target == ours[i] else _array(numbers, target)
         except Exception:  # never fail after the charge: this column keeps its dtype
             arrays[i] = release.iloc[:, i].array
     out = pd.DataFrame(arrays, index=release.index, copy=False)
@@ -318,7 +347,7 @@ def like_pandas(
     attrs = release.attrs
     release.attrs = {}  # (pandas' cast would copy the record onto the copy: not wanted)
     try:
-        shaped = _cast_like(release, answer)
+        shaped = _cast_like(release, answer, values)
     except Exception:  # (not expected: the casts guard themselves) keep the release
         shaped = release
     finally:
