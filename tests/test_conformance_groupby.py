@@ -237,24 +237,9 @@ NO_ORACLE = {
     if name.startswith(("gcol-", "g1-one-")) or name == "g1-value_counts"
 } | {("tuple-labels", name) for name in SPECS if "agg" in name}
 FINDINGS: dict[str, Finding] = {
-    "a categorical key's dtype is lost in grouped value_counts: str where pandas keeps "
-    "its CategoricalDtype (stats/grouped.py _cells)": lambda kind, name: (
-        kind == "category-keys" and "value_counts" in name
-    ),
     "key dtype lost: a string[pyarrow] key becomes str in every grouped release (text "
-    "is typed as pandas infers it, equal on Dask), an Int64 key int64 in grouped "
-    "value_counts, list quantiles and count (stats/grouped.py _cells, the quantile "
-    "table's index)": lambda kind, name: (
+    "is typed as pandas infers it, equal on Dask)": lambda kind, name: (
         kind == "string[pyarrow]-keys"
-        or (
-            kind == "Int64-keys"
-            and ("value_counts" in name or name.endswith("quantile-list") or name == "g1-count")
-        )
-    ),
-    "categorical key becomes str in a grouped quantile with a list of q (the other "
-    "grouped releases keep the CategoricalIndex) "
-    "(accessor/_groupby_quantiles.py)": lambda kind, name: (
-        kind == "category-keys" and name.endswith("quantile-list")
     ),
     "tuple column labels: grouped results get 2-level columns, pandas a flat Index of "
     "tuples (result/ shaping)": lambda kind, name: (

@@ -26,6 +26,7 @@ from pandas_dp.request.category_declarations import CategoricalDeclaration
 from pandas_dp.request.declared_columns import NumericDeclaration
 from pandas_dp.request.settings import Contributions, check_seed, check_skipna
 from pandas_dp.request.unit_declarations import resolve_unit
+from pandas_dp.result.dtypes import all_plain, like_pandas
 from pandas_dp.result.values import DPFloat, DPInt
 from pandas_dp.stats import auto_bounds
 from pandas_dp.stats import histograms as hist
@@ -149,6 +150,27 @@ class _Base:
     ) -> dict[Hashable, NumericDeclaration]:
         """The declared bounds of the selected columns (public facts only)."""
         return declared_bounds(self._obj, selected, bounds, self._schema_for(schema), self._known())
+
+    def _like_pandas(
+        self, name: str, release: Callable[[str, Mapping[str, Any]], Any], arguments: Any
+    ) -> Any:
+        """``release(name, arguments)`` with the value dtypes pandas gives for the same
+        call on this frame or Series (:func:`~pandas_dp.result.dtypes.like_pandas`;
+        plain numpy columns need no look)."""
+        out = release(name, arguments)
+        if not isinstance(out, pd.Series | pd.DataFrame):  # a scalar: a Python number
+            return out
+        obj: Any = self._obj
+        if all_plain(obj.dtype if self._frame() is None else obj.dtypes):
+            return out
+        meta = out.attrs.get("dp")
+        if meta is None:
+            return out
+        if self._frame() is None:
+            return like_pandas(
+                out, name, arguments, lambda c: obj.dtype, columns=meta.columns, series=True
+            )
+        return like_pandas(out, name, arguments, lambda c: obj[c].dtype, columns=meta.columns)
 
     def _release_moment(self, statistic: str, arguments: Mapping[str, Any]) -> Any:
         """The release of a catalogue moment method (``sum``, ``mean``, ``var`` ...,

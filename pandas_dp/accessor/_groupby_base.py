@@ -12,7 +12,7 @@ to it (:mod:`~pandas_dp.accessor._groupby_quantiles`,
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -24,6 +24,7 @@ from pandas_dp.request.grouping import Grouping, resolve_grouping
 from pandas_dp.request.grouping_options import GroupByOptions
 from pandas_dp.request.settings import Contributions, check_skipna
 from pandas_dp.request.unit_declarations import resolve_unit
+from pandas_dp.result.dtypes import all_plain, like_pandas
 from pandas_dp.stats import numeric as st
 
 __all__ = ["contributions"]
@@ -105,6 +106,29 @@ class _GroupByBase:
     def _selected(self, columns: Any) -> Any:
         """``columns`` if given, else those chosen by ``g[...]`` (else ``None``)."""
         return self._selection if columns is None else columns
+
+    def _like_pandas(
+        self, name: str, release: Callable[[str, Mapping[str, Any]], Any], arguments: Any
+    ) -> Any:
+        """``release(name, arguments)`` with the value dtypes pandas gives for the same
+        group-by call (:func:`~pandas_dp.result.dtypes.like_pandas`)."""
+        out = release(name, arguments)
+        frame = self._frame
+        if not isinstance(out, pd.Series | pd.DataFrame) or all_plain(frame.dtypes):
+            return out
+        meta = out.attrs.get("dp")
+        if meta is None:
+            return out
+        one = self._selection is not None and not isinstance(self._selection, list)
+        return like_pandas(
+            out,
+            name,
+            arguments,
+            lambda c: frame[c].dtype,
+            columns=meta.columns,
+            groups=meta.groups,
+            one=one,
+        )
 
     # -------------------------------------------------------------- helpers
     def _rows(self, neighbouring: str) -> int | None:

@@ -8,7 +8,9 @@ Those keyword lists and every parameter's default are written once, below.
 :func:`catalogue_methods` makes each method as a real Python function, compiled
 from source with its own signature -- so Python's messages, ``help()``, doctest
 and :func:`inspect.signature` read as for a written method -- whose body hands its
-arguments to the accessor: ``return self._release_<family>(name, locals())``.
+arguments to the accessor: ``return self._like_pandas(name, self._release_<family>,
+locals())``, which releases and gives the result pandas' value dtypes
+(:func:`~pandas_dp.result.dtypes.like_pandas`).
 
 Its docstring is the accessor's own text for it (``_method_docs``, a class attribute of
 the accessor or of the mixin whose ``_release_<family>`` releases it) or, for a
@@ -222,7 +224,8 @@ def _method(kind: str, entry: Entry, module: str, doc: str) -> Callable[..., Any
     if isinstance(entry, AccessorMethod) and kind in entry.named:  # agg(m=("x", "mean"))
         head += ", **named"
         defaults["named"] = _PARAMETERS["named"]
-    call = f"self._release_{family}({entry.name!r}, locals())"
+    # the release, then its value dtypes like pandas' (the accessor's ``_like_pandas``)
+    call = f"self._like_pandas({entry.name!r}, self._release_{family}, locals())"
     check = ""
     if refused:  # (imported only to raise: a call that passes none pays nothing)
         given = ", ".join(f"{p!r}: {p}" for p in refused)

@@ -26,8 +26,9 @@ from pandas_dp.noise.plans import NoisePlan
 from pandas_dp.plan.plans import Plan, engine_input
 from pandas_dp.plan.records import build_metadata
 from pandas_dp.request.category_declarations import CategoricalDeclaration
-from pandas_dp.request.grouping import Grouping, safe_multiindex
+from pandas_dp.request.grouping import Grouping
 from pandas_dp.request.settings import Settings
+from pandas_dp.result.labels import cells_index
 from pandas_dp.result.values import attach
 from pandas_dp.stats import constraints
 from pandas_dp.stats.histogram_estimates import count_bounds, share_bounds
@@ -206,41 +207,11 @@ def release_group_counts(
 def _cells(
     keys: pd.Index, labels: list[Any], grouping: Grouping, column: Hashable, public: Any
 ) -> pd.Index:
-    """(key..., category) for every cell, key after key; the categories' level
-    categorical for a categorical column (:func:`~pandas_dp.stats.histograms.public_dtype`)."""
-    tuples = [
-        (*(key if isinstance(key, tuple) else (key,)), label) for key in keys for label in labels
-    ]
-    names = [*grouping.by, column]
-    if not tuples:  # no key kept: each level typed as it would be with keys
-        return _no_cells(keys, labels, public, names)
-    typed = typed_labels(labels * len(keys), public)
-    try:
-        index = pd.MultiIndex.from_tuples(tuples, names=names)
-        if not isinstance(typed, list):
-            arrays = [index.get_level_values(i) for i in range(index.nlevels - 1)]
-            index = pd.MultiIndex.from_arrays([*arrays, typed], names=names)
-        return index
-    except Exception:  # private keys whose comparison raises: levels left unsorted
-        levels = [[t[i] for t in tuples] for i in range(len(names) - 1)]
-        return safe_multiindex([*levels, typed], names=names)
-
-
-def _no_cells(keys: pd.Index, labels: list[Any], public: Any, names: list[Any]) -> pd.Index:
-    """The empty (key..., category) index of a release that kept no key: the keys'
-    levels of the (empty) released keys' dtypes, the categories' level as the
-    declared labels are typed when cells exist (public facts only)."""
-    if isinstance(keys, pd.MultiIndex):
-        levels = [keys.get_level_values(i)[:0] for i in range(keys.nlevels)]
-    else:
-        levels = [keys[:0]]
-    typed = typed_labels(labels, public)
-    try:
-        category = pd.Index(typed)[:0]
-    except Exception:  # (labels pandas cannot hold in one Index: as objects)
-        category = pd.Index([], dtype=object)
-    empty: pd.Index = pd.MultiIndex.from_arrays([*levels, category], names=names)
-    return empty
+    """(key..., category) for every cell, key after key: the key levels in the released
+    keys' dtypes, like pandas' group-by (:func:`~pandas_dp.result.labels.cells_index`);
+    the categories' level typed as the column's where it holds them, categorical for a
+    categorical column (:func:`~pandas_dp.stats.histograms.public_dtype`)."""
+    return cells_index(keys, typed_labels(labels, public), [*grouping.by, column])
 
 
 def _group_shares(noise: Any, counts: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:

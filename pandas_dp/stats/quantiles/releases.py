@@ -40,6 +40,7 @@ from pandas_dp.plan.records import build_metadata
 from pandas_dp.request.declared_columns import NumericDeclaration
 from pandas_dp.request.grouping import Grouping
 from pandas_dp.request.settings import Settings
+from pandas_dp.result.labels import cells_index
 from pandas_dp.result.values import DPFloat, attach
 from pandas_dp.stats.numeric import FloatArray, IntervalFn, validate
 from pandas_dp.stats.quantiles.estimators import Estimator, estimator_for
@@ -312,13 +313,8 @@ def _shaped(
         if scalar_q:
             rows = index
         else:
-            tuples = [(*(k if isinstance(k, tuple) else (k,)), qv) for k in index for qv in qs]
-            names = [*index.names, None]
-            rows = (
-                pd.MultiIndex.from_tuples(tuples, names=names)
-                if tuples
-                else pd.MultiIndex.from_arrays([[] for _ in names], names=names)
-            )
+            # (key..., q), the keys' levels in the released keys' dtypes
+            rows = cells_index(index, pd.Index(list(qs), dtype="float64"), [*index.names, None])
         flat = values.reshape(-1, len(labels))  # (G * Q, C)
 
     def meta(value: Any, entries: Any) -> Any:
