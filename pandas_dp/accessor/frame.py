@@ -202,7 +202,8 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
                     "agg takes func or named aggregations (m=('x', 'mean')), not both, like pandas"
                 )
             request, names = named_aggregation(named, None)
-            table = self._release_agg(statistic, {**arguments, "func": request, "named": None})
+            plain = {**arguments, "func": request, "named": None}
+            table = self._like_pandas(statistic, self._release_agg, plain)  # pandas' dtypes
             return named_rows(table, names)
         if arguments["func"] is None:
             raise TypeError(

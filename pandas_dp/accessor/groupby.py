@@ -244,7 +244,10 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
                     "agg takes func or named aggregations (m=('x', 'mean')), not both, like pandas"
                 )
             request, names = named_aggregation(named, self._selection)
-            table = self._agg(request, kw)  # (lists of statistics: always a frame)
+            one = self._selection is not None and not isinstance(self._selection, list)
+            # pandas' dtypes for the same statistics (g["x"].agg takes them as a list)
+            plain = {**kw, "func": request[self._selection] if one else request, "named": None}
+            table = self._like_pandas(statistic, lambda _, a: self._agg(request, dict(a)), plain)
             assert isinstance(table, pd.DataFrame)
             return named_columns(table, names)
         if func is None:
