@@ -15,6 +15,7 @@ from pandas_dp.errors import BudgetExceededError
 from pandas_dp.noise.mechanisms import RandomSource, discrete_laplace
 from pandas_dp.plan.plans import Plan
 from pandas_dp.request.settings import Contributions, Settings
+from pandas_dp.stats import auto_bands
 from pandas_dp.stats import auto_bounds as ab
 
 B = ab.BANDS
@@ -30,13 +31,13 @@ def _oracle(x: float) -> int:
         return -1
     mag = abs(Fraction(x)) if math.isfinite(x) else None
     if mag is not None and mag < Fraction(2) ** -LOW:
-        return ab.ZERO_BAND
+        return auto_bands.ZERO_BAND
     if mag is None or mag >= Fraction(2) ** (HIGH - 1):
         j = HIGH - 1
     else:
         j = next(j for j in range(-LOW, HIGH) if Fraction(2) ** j <= mag < Fraction(2) ** (j + 1))
     m = j + LOW + 1
-    return ab.ZERO_BAND - m if math.copysign(1.0, x) < 0 else ab.ZERO_BAND + m
+    return auto_bands.ZERO_BAND - m if math.copysign(1.0, x) < 0 else auto_bands.ZERO_BAND + m
 
 
 def _every_float_class() -> list[float]:
@@ -108,7 +109,7 @@ def test_bands_are_numbered_in_value_order_and_tile_the_line() -> None:
     assert np.all(edges[:, 0] < edges[:, 1])
     assert np.array_equal(edges[1:, 0], edges[:-1, 1])  # adjacent: no gap, no overlap
     assert edges[0, 0] == -(2.0**HIGH) and edges[-1, 1] == 2.0**HIGH
-    assert tuple(edges[ab.ZERO_BAND]) == (-(2.0**-LOW), 2.0**-LOW)
+    assert tuple(edges[auto_bands.ZERO_BAND]) == (-(2.0**-LOW), 2.0**-LOW)
     assert B == 2 * (LOW + HIGH) + 1 == 193
     with pytest.raises(ValueError, match="band numbers"):
         ab.band_edges([B])
@@ -118,11 +119,11 @@ def test_band_counts_reads_nullable_integer_and_boolean_columns() -> None:
     s = pd.Series([1.0, None, 3.0, -0.0], dtype="Float64")
     counts = ab.band_counts(s)
     assert counts.shape == (1, B) and counts.sum() == 3  # the missing value in no band
-    assert counts[0, ab.ZERO_BAND] == 1 and counts[0, ab.ZERO_BAND + LOW + 1] == 1
+    assert counts[0, auto_bands.ZERO_BAND] == 1 and counts[0, auto_bands.ZERO_BAND + LOW + 1] == 1
     ints = ab.band_counts(pd.Series([1, 2, None], dtype="Int64"))
     assert ints.sum() == 2
     bools = ab.band_counts(pd.Series([True, False, True]))
-    assert bools[0, ab.ZERO_BAND] == 1 and bools[0, ab.ZERO_BAND + LOW + 1] == 2
+    assert bools[0, auto_bands.ZERO_BAND] == 1 and bools[0, auto_bands.ZERO_BAND + LOW + 1] == 2
 
 
 # ----------------------------------------------------------------------------- sensitivity
@@ -230,11 +231,11 @@ def test_read_bounds_takes_the_outer_edges_of_the_bands_above_the_threshold() ->
     t = ab.threshold(1.0, 1e-3)
     counts = np.zeros(B)
     lo_band, hi_band = ab.band_index([-3.0])[0], ab.band_index([40.0])[0]
-    counts[[lo_band, ab.ZERO_BAND, hi_band]] = t + 1
+    counts[[lo_band, auto_bands.ZERO_BAND, hi_band]] = t + 1
     counts[hi_band + 1] = t  # at the threshold: not above it
     assert ab.read_bounds(counts, 1.0, 1e-3) == (-4.0, 64.0, False)
     one = np.zeros(B)
-    one[ab.ZERO_BAND] = t + 1
+    one[auto_bands.ZERO_BAND] = t + 1
     assert ab.read_bounds(one, 1.0, 1e-3) == (-(2.0**-LOW), 2.0**-LOW, False)
 
 

@@ -124,13 +124,7 @@ def check_auto(
     """
     if grouping is not None:
         refuse_grouped_auto()
-    if settings.out_of_bounds == "raise":
-        raise ValueError(
-            "bounds='auto' cannot be combined with out_of_bounds='raise': estimated bounds "
-            "clip the most extreme values by design, and raising when a value lies outside "
-            "them would reveal it. Use out_of_bounds='clip' (the default), or declare the "
-            "bounds the data must satisfy"
-        )
+    auto_bounds.refuse_raise(settings)
     if not auto.text:
         return
     names = [str(c) for c in auto.text]
