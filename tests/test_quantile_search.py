@@ -460,7 +460,7 @@ def test_release_charges_once_and_records_the_method() -> None:
     out = x.dp.quantile([0.25, 0.5, 0.75], epsilon=0.6, bounds=(0, 10), budget=budget)
     assert budget.spent[0] == pytest.approx(0.6) and len(budget.ledger) == 1
     details = out.attrs["dp"].details
-    assert details["method"] == "exponential" and details["bins"] == SELECT_BINS == 2**17
+    assert details["method"] == "exponential" and details["bins"] == SELECT_BINS == 128_000
     iv = out.attrs["dp"].interval(0.05)
     assert (iv["lower"] <= out).all() and (out <= iv["upper"]).all()
 
@@ -501,9 +501,12 @@ def test_default_bins_depend_on_public_facts_only() -> None:
 
     df = pd.DataFrame({"g": list("ab") * 5, "x": np.arange(10.0)})
     few = resolve_grouping(df, "g", keys=["a", "b"], schema=None)
+    some = resolve_grouping(df, "g", keys=[str(k) for k in range(100)], schema=None)
     many = resolve_grouping(df, "g", keys=[str(k) for k in range(10_000)], schema=None)
-    assert default_bins("exponential", few) == SELECT_BINS
-    assert default_bins("exponential", many) == 1024
+    assert default_bins("exponential", few) == SELECT_BINS == 128_000
+    # 1000 * 2**k cells per group, within GROUPED_CELLS = 2**22 over the groups
+    assert default_bins("exponential", some) == 32_000
+    assert default_bins("exponential", many) == 1000
     assert default_bins("tree", None) == 1024
 
 
