@@ -66,6 +66,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from fractions import Fraction
@@ -272,18 +273,26 @@ def grid_halvings(bins: int) -> int:
 def finer_levels(bins: int) -> NDArray[np.int8]:
     """Per edge ``0 .. bins``, how many halvings finer than the coarse grid of
     ``bins / 2**h`` cells (:func:`grid_halvings`) it is: ``max(0, h - v)``, ``v`` the
-    trailing zero bits of its index (the bounds are on every grid). Public.
+    trailing zero bits of its index (the bounds are on every grid). Public; read-only
+    (kept for the grids of the last few ``(bins, BASE_CELLS)``).
 
     Examples
     --------
     >>> finer_levels(4000).tolist()[:9]
     [0, 2, 1, 2, 0, 2, 1, 2, 0]
     """
+    return _finer_levels(bins, BASE_CELLS)
+
+
+@functools.lru_cache(maxsize=8)
+def _finer_levels(bins: int, base: int) -> NDArray[np.int8]:
+    """:func:`finer_levels` (``base`` is :data:`BASE_CELLS`, a key of the cache)."""
     h = grid_halvings(bins)
     out = np.zeros(bins + 1, dtype=np.int8)
-    j = np.arange(bins + 1, dtype=np.int64)
+    step = 1 << h
     for level in range(1, h + 1):  # the edges odd multiples of 2**(h - level)
-        out[(j >> (h - level)) & 1 == 1] = level
+        out[step >> level :: step >> (level - 1)] = level
+    out.flags.writeable = False
     return out
 
 
