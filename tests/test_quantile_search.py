@@ -556,3 +556,41 @@ def test_unrepresentable_rate_raises_before_the_charge() -> None:
     assert budget.spent[0] == 0 and len(budget.ledger) == 0
     x.dp.quantile([0.1, 0.5, 0.9], epsilon=0.5, bounds=(0, 10), budget=budget)
     assert len(budget.ledger) == 1
+
+
+def test_the_score_is_also_the_best_of_opendps_cell_score() -> None:
+    """With margin 0 the score is the smallest of the point's, the pile's and OpenDP's
+    score of the edge's cell (its values on neither side): the cell's never wins."""
+    rng = np.random.default_rng(35)
+    for _ in range(200):
+        halves = rng.integers(0, 6, (int(rng.integers(2, 30)), 2)) * (rng.random((1, 1)) < 0.5)
+        halves[rng.integers(0, halves.shape[0])] += rng.integers(0, 40)  # a pile
+        p, q = score_rational(float(rng.choice([0.5, 0.25, 0.9, 0.1])))
+        cells = halves.sum(axis=1)
+        below = np.concatenate([[0], np.cumsum(cells)])
+        n = int(below[-1])
+        a, b = below[:-1], n - below[1:]
+        point = np.abs(q * (a + halves[:, 0]) - p * n)
+        pile = np.maximum(np.maximum(q * a - p * n, p * n - q * (a + cells)), 0)
+        cell = np.abs((q - p) * a - p * b)
+        want = np.minimum(np.minimum(point, pile), cell)
+        assert quantile_scores(halves, p, q).tolist() == want.tolist()
+
+
+def test_base_penalty_levels_and_units() -> None:
+    """The default grid is the 1,000-cell grid halved 7 times: an edge's level is 7
+    less the trailing zero bits of its index (0 on the coarse grid), and a level-l edge
+    costs 8 + (l - 1) nats in whole units of score, rounded up."""
+    from pandas_dp.stats.quantiles.search import base_penalty, finer_levels, grid_halvings
+
+    assert grid_halvings(SELECT_BINS) == 7 and grid_halvings(1000) == 0
+    levels = finer_levels(SELECT_BINS)
+    j = np.arange(SELECT_BINS + 1)
+    zeros = np.array([(int(k) & -int(k)).bit_length() - 1 if k else 7 for k in j])
+    assert levels.tolist() == np.maximum(7 - zeros, 0).tolist()
+    assert int((levels == 0).sum()) == 1001  # OpenDP's candidates, every 128th edge
+    rate = selection_rate(0.3)
+    units = base_penalty(np.arange(8, dtype=np.int8), rate)
+    for level, u in enumerate(units.tolist()):
+        nats = 0 if level == 0 else 8 + (level - 1)
+        assert u * float(rate) >= nats and (u - 1) * float(rate) < nats
