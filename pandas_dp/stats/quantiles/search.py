@@ -26,7 +26,8 @@ for the default 128 000) cost nothing, an edge ``l`` halvings finer costs
 much finer than the rank noise, long runs of edges share one score and
 permute-and-flip degenerates to the exponential mechanism (``benchmarks/
 quantile_defaults.py``); the penalty lets the coarse grid decide unless the data
-are dense enough to pay for a finer edge. It depends on the bounds' grid, ``q``
+are dense enough to pay for a finer edge (rounded up, a finer edge costs at least
+one unit of score however large epsilon is). It depends on the bounds' grid, ``q``
 and the selection's rate alone (public), so the score's sensitivity is unchanged:
 with ``L`` the histogram's L1 sensitivity (rows a unit may add or remove, over all
 cells) the selection's rate is ``epsilon / (2 L max(p, q - p))`` per unit of score.
