@@ -28,13 +28,15 @@ much finer than the rank noise, long runs of edges share one score and permute-a
 becomes the exponential mechanism (2**17 bins: 1.10x OpenDP at n = 1000, epsilon =
 0.5, like the exponential mechanism's 1.10x; on the 1 000-cell grid, where each step
 crosses a few ranks, permute-and-flip beats the exponential mechanism by 12 %). The
-proposed rule (:data:`PROPOSED`) keeps a fine grid but gives it a public base penalty,
-so that the 1 000-cell grid decides unless the data are dense enough to pay for a
-finer edge, and adds OpenDP's score on each edge's cell to the point-or-pile score.
+rule the library adopted (:data:`LIBRARY`, the row ``today``; the former rule is
+the row ``old``) keeps a fine grid but gives it a public base penalty, so that the
+1 000-cell grid decides unless the data are dense enough to pay for a finer edge, and
+adds OpenDP's score on each edge's cell to the point-or-pile score.
 
-The library's rule is re-implemented here (:func:`grid_gaps`): the half cells of a
-grid of ``bins`` cells over the bounds, the point-or-pile score with
-``PILE_MARGIN``, the rate ``epsilon / (2 max(m, d - m))`` rounded down as
+The library's rule is re-implemented here (:func:`grid_gaps`, :func:`penalty`,
+independently of the library's code): the half cells of a grid of ``bins`` cells
+over the bounds, the smallest of the point, cell and pile scores, the base penalty
+in whole units, the rate ``epsilon / (2 max(m, d - m))`` rounded down as
 :func:`pandas_dp.noise.mechanisms.selection.selection_rate` does. :func:`check_library`
 captures the gaps and the rate a real ``s.dp.median`` / ``s.dp.quantile`` hands to
 permute-and-flip and asserts they are the ones computed here (so the probabilities
@@ -63,9 +65,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
-#: The library's default selection grid (one group) and pile margin, today.
-LIB_BINS = 1 << 17
-LIB_MARGIN = 2
+#: The former default selection grid (one group) and pile margin (the ``old`` row).
+OLD_BINS = 1 << 17
+OLD_MARGIN = 2
 #: OpenDP's candidates in the issue: 1 001 equally spaced points on the bounds.
 OPENDP_CANDIDATES = 1001
 #: quadrature nodes on [0, 1] for the permute-and-flip integral (dense near 0)
@@ -113,6 +115,16 @@ def pf_probabilities(gaps: IntArray, rate: float) -> FloatArray:
     return out / total
 
 
+def rate_fraction(rate: float) -> tuple[int, int]:
+    """``rate`` (a :func:`selection_rate`, 24 significant bits) as ``(s, j)``,
+    ``rate = s / 2**j`` exactly."""
+    m, e = math.frexp(rate)
+    s, j = int(math.ldexp(m, 53)), 53 - e
+    while s % 2 == 0 and j > 0:
+        s, j = s // 2, j - 1
+    return s, j
+
+
 def em_probabilities(gaps: IntArray, rate: float) -> FloatArray:
     """The exponential mechanism's distribution at the same rate (for comparison)."""
     w = np.exp(-rate * (np.asarray(gaps) - np.min(gaps)).astype(float))
@@ -146,7 +158,7 @@ def grid_gaps(
     bins: int,
     m: int,
     d: int,
-    margin: float = LIB_MARGIN,
+    margin: float = OLD_MARGIN,
     neutral: bool = False,
 ) -> IntArray:
     """Point-or-pile scores of the ``bins + 1`` edges from the counts of the
@@ -204,8 +216,8 @@ class Rule:
 
     name: str
     kind: str = "grid"  # "grid" (the library's score) or "opendp"
-    bins: int = LIB_BINS  # grid cells, or (opendp) candidates - 1
-    margin: float = LIB_MARGIN
+    bins: int = OLD_BINS  # grid cells, or (opendp) candidates - 1
+    margin: float = OLD_MARGIN
     #: public base penalty of an edge ``l >= 1`` halvings finer than the grid of
     #: ``bins / 2**halvings`` cells (:func:`finer_levels`): ``theta0 + theta (l - 1)``
     #: nats, as ``ceil(nats / rate)`` units of score
@@ -224,14 +236,17 @@ def penalty(rule: Rule, rate: float) -> IntArray:
         return np.zeros(rule.bins + 1, dtype=np.int64)
     first = rule.theta if rule.theta0 is None else rule.theta0
     nats = np.array([0.0] + [first + rule.theta * (lv - 1) for lv in range(1, rule.halvings + 1)])
-    units = np.ceil(nats / rate - 1e-9).astype(np.int64)
+    # whole units, rounded up exactly: rate = s / 2**j (selection_rate), nats whole
+    s, j = rate_fraction(rate)
+    units = np.array([-((-round(float(v)) << j) // s) if v else 0 for v in nats], dtype=np.int64)
+    assert np.allclose(nats, np.round(nats)), "whole nats only"
     return units[finer_levels(rule.bins, rule.halvings)]
 
 
-def distribution(
+def rule_gaps(
     rule: Rule, xs: FloatArray, lower: float, upper: float, alpha: float, eps: float
-) -> tuple[FloatArray, FloatArray]:
-    """(candidate values, their probabilities) of one release under ``rule``."""
+) -> tuple[FloatArray, IntArray, float]:
+    """(candidate values, their gaps with the best at 0, the rate) under ``rule``."""
     m, d = alpha_ratio(alpha)
     rate = selection_rate(eps / 2.0 / max(m, d - m))
     if rule.kind == "opendp":
@@ -245,6 +260,15 @@ def distribution(
         gaps = grid_gaps(counts2, rule.bins, m, d, rule.margin, rule.neutral)
         if rule.theta > 0 or rule.theta0:
             gaps = gaps + penalty(rule, rate)
+            gaps -= gaps.min()
+    return cands, gaps, rate
+
+
+def distribution(
+    rule: Rule, xs: FloatArray, lower: float, upper: float, alpha: float, eps: float
+) -> tuple[FloatArray, FloatArray]:
+    """(candidate values, their probabilities) of one release under ``rule``."""
+    cands, gaps, rate = rule_gaps(rule, xs, lower, upper, alpha, eps)
     if rule.collapse:  # not private: the runs of equal score as single candidates
         change = np.flatnonzero(np.diff(gaps) != 0) + 1
         starts = np.concatenate([[0], change])
@@ -344,9 +368,8 @@ def check_library(releases: int = 2000) -> list[str]:
             s = pd.Series(x)
             seen.clear()
             s.dp.quantile(alpha, epsilon=eps, bounds=(lo, hi), interval=False, random_state=1)
-            (gaps, rate), m_d = seen[0], alpha_ratio(alpha)
-            mine = grid_gaps(fine_counts(x, lo, hi, 2 * LIB_BINS), LIB_BINS, *m_d)
-            my_rate = selection_rate(eps / 2.0 / max(m_d[0], m_d[1] - m_d[0]))
+            gaps, rate = seen[0]
+            _, mine, my_rate = rule_gaps(LIBRARY, np.sort(x), lo, hi, alpha, eps)
             assert np.array_equal(gaps, mine), (kind, np.flatnonzero(gaps != mine)[:5])
             assert rate == my_rate, (rate, my_rate)
             lines.append(
@@ -365,7 +388,7 @@ def check_library(releases: int = 2000) -> list[str]:
             for i in range(releases)
         ]
     )
-    want = expected_sq_errors([Rule("lib")], x, 0.0, 100.0, 0.5, 0.5)[0]
+    want = expected_sq_errors([LIBRARY], x, 0.0, 100.0, 0.5, 0.5)[0]
     e2 = (got - truth) ** 2
     se = float(e2.std(ddof=1) / math.sqrt(releases))
     lines.append(
@@ -405,18 +428,23 @@ def check_opendp(reps: int = 20_000) -> list[str]:
 
 # ----------------------------------------------------------------------------- table
 
-#: The proposed default: 128 000 = 1000 * 2**7 cells (OpenDP's 1 001 candidates, and
-#: every multiple of a thousandth of the range, are edges); the edges of the 1 000-cell
-#: grid cost nothing, an edge ``l`` halvings finer costs ``8 + (l - 1)`` nats; the
-#: score is the smallest of the point's, OpenDP's on the edge's cell (``neutral``) and
-#: the pile's (margin 0: measured against margins 1, 2 and 4, it is the best on piled
-#: data and level on continuous data once the base penalty is there).
-PROPOSED = Rule("proposed", bins=128_000, margin=0, neutral=True, theta=1.0, theta0=8.0, halvings=7)
+#: The library's rule (issue 35; ``pandas_dp.stats.quantiles.search``), proposed in
+#: session 20 and measured here: 128 000 = 1000 * 2**7 cells (OpenDP's 1 001
+#: candidates, and every multiple of a thousandth of the range, are edges); the
+#: edges of the 1 000-cell grid cost nothing, an edge ``l`` halvings finer costs
+#: ``8 + (l - 1)`` nats; the score is the smallest of the point's, OpenDP's on the
+#: edge's cell (``neutral``) and the pile's (margin 0: measured against margins 1, 2
+#: and 4, it is the best on piled data and level on continuous data once the base
+#: penalty is there).
+LIBRARY = Rule("today", bins=128_000, margin=0, neutral=True, theta=1.0, theta0=8.0, halvings=7)
+PROPOSED = LIBRARY
+#: The rule before issue 35: 2**17 bins, point-or-pile (margin 2), no penalty.
+OLD = Rule("old")
 #: The reference and the rules compared (see the module text).
 RULES: dict[str, Rule] = {
     "OpenDP": Rule("OpenDP", kind="opendp", bins=OPENDP_CANDIDATES - 1),
-    "today": Rule("today"),
-    "proposed": PROPOSED,
+    "old": OLD,
+    "today": LIBRARY,
 }
 ALPHAS = (0.5, 0.25, 0.9)
 
@@ -541,12 +569,13 @@ def report(cells: list[dict[str, Any]], draws: int, seconds: float, header: list
         "",
         *header,
         "",
-        "Rules: `today` -- 2**17 bins, point-or-pile score (margin 2), permute-and-flip; "
-        f"`proposed` -- {PROPOSED.bins:,} bins, the smallest of the point score, OpenDP's "
-        f"score on the edge's cell and the pile's (margin {PROPOSED.margin:g}), plus a "
+        "Rules: `old` -- the library before issue 35: 2**17 bins, point-or-pile score "
+        "(margin 2), permute-and-flip; `today` -- the library's rule since issue 35: "
+        f"{LIBRARY.bins:,} bins, the smallest of the point score, OpenDP's "
+        f"score on the edge's cell and the pile's (margin {LIBRARY.margin:g}), plus a "
         "public base penalty "
-        f"({PROPOSED.theta0:g} nats for an edge one halving finer than the 1 000-cell grid, "
-        f"{PROPOSED.theta:g} more per further halving, in whole units of score); OpenDP -- "
+        f"({LIBRARY.theta0:g} nats for an edge one halving finer than the 1 000-cell grid, "
+        f"{LIBRARY.theta:g} more per further halving, in whole units of score); OpenDP -- "
         "1 001 candidates on the bounds. RMSE over the data sets of the exact expectation; "
         "ratio = RMSE / OpenDP's, 95 % bootstrap interval over the data sets.",
         "",

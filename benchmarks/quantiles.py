@@ -21,10 +21,10 @@ All contenders run side by side in this one process.
 1. **Speed**: the median of a uniform float column on the declared bounds
    (0, 100): ``s.dp.median(epsilon=1, bounds=(0, 100))`` against ``np.median`` on
    the same array, pandas' ``s.median()``, ``diffprivlib.tools.median`` and an
-   OpenDP ``make_private_quantile`` measurement (candidates: the 131073 edges of
-   pandas-dp's grid of 2**17 bins; built and calibrated once, invoked on a writable
-   ndarray). Timing conventions of ``benchmarks/run.py`` (its helpers are
-   imported): one warm-up call, interleaved rounds, the median (and minimum) of
+   OpenDP ``make_private_quantile`` measurement (candidates: the ``SELECT_BINS + 1``
+   edges of pandas-dp's default grid, 128 001 since issue 35; built and calibrated
+   once, invoked on a writable ndarray). Timing conventions of ``benchmarks/run.py``
+   (its helpers are imported): one warm-up call, interleaved rounds, the median (and minimum) of
    the repetitions, the garbage collector paused; the load average is printed
    before and after.
 2. **Accuracy**: the RMSE over ``--reps`` releases of the median and of the

@@ -120,7 +120,7 @@ def test_a_count_needs_no_bounds(df: pd.DataFrame) -> None:
 
 def test_median_in_the_same_plan_and_charge(df: pd.DataFrame) -> None:
     """DESIGN's example: a median next to moments, one charge, pandas' values at a
-    large epsilon (the grid's step is 100 / 2**17)."""
+    large epsilon (the grid's step is 100 / 128 000)."""
     budget = pandas_dp.PrivacyBudget(epsilon=3e4)
     func = {"a": ["mean", "median"], "b": "median"}
     t = df.dp.agg(func, epsilon=1e4, bounds=BOUNDS, budget=budget, random_state=6)

@@ -270,10 +270,14 @@ FINDINGS: dict[str, Finding] = {
     "(stats/covariance or the cov request)": lambda kind, name: (
         kind in NA_KINDS and name == "frame-cov"
     ),
-    "one value x: a quantile or median is released anywhere in [lower bound, x) (every "
-    "grid point below x has rank 0 = (n - 1) q); pandas gives x; not on the differences "
-    "page (stats/quantiles rank convention)": lambda kind, name: (
-        kind == "one-row" and (name in QUANTILES or name.endswith("describe"))
+    "one value x: a median, a list of quantiles or describe's percentiles is released "
+    "anywhere in [lower bound, x) (a grid point below x has rank 0 = (n - 1) q; x's own "
+    "edge, unless on the coarse 1,000-cell grid, pays the base penalty, at least one unit "
+    "of score, and ties with the coarse edges below it); pandas gives x. A single q = 0.3 "
+    "gives x (stats/quantiles rank convention)": lambda kind, name: (
+        kind == "one-row"
+        and (name in QUANTILES or name.endswith("describe"))
+        and not name.endswith("-quantile")
     ),
     "tuple column labels: the result's index (columns) becomes a 2-level MultiIndex, "
     "pandas keeps a flat Index of tuples (result/ shaping)": lambda kind, name: (

@@ -335,7 +335,8 @@ def test_privacy_of_the_recursion_on_a_point_mass() -> None:
     the recursion's split of the pile (noisy counts set the coins' bias) keeps the
     joint output of the three selections epsilon-DP (exact conditional binomial
     tests over the outputs seen, Bonferroni; false-alarm rate 1e-4). Run at
-    epsilon = 20 the same outputs are rejected as epsilon = 1."""
+    epsilon = 12 the same outputs are rejected as epsilon = 1 (at 20, with the pile's
+    score unmargined since issue 35, every quartile lands on its pile every time)."""
     cells = np.zeros((8, 2), dtype=np.int64)
     cells[:, 1] = [8, 0, 0, 8, 0, 0, 8, 0]  # (at the edges: in their cells' upper halves)
     other = cells.copy()
@@ -350,7 +351,7 @@ def test_privacy_of_the_recursion_on_a_point_mass() -> None:
     ra = outputs(cells, int(rng.poisson(20_000)), 5, 1.0)
     rb = outputs(other, int(rng.poisson(20_000)), 6, 1.0)
     assert loss_pvalue(ra, rb, 1.0, 511) >= 1e-4
-    loud = outputs(cells, 4_000, 7, 20.0), outputs(other, 4_000, 8, 20.0)
+    loud = outputs(cells, 4_000, 7, 12.0), outputs(other, 4_000, 8, 12.0)
     assert loss_pvalue(*loud, 1.0, 511) < 1e-4
 
 
@@ -460,7 +461,7 @@ def test_release_charges_once_and_records_the_method() -> None:
     out = x.dp.quantile([0.25, 0.5, 0.75], epsilon=0.6, bounds=(0, 10), budget=budget)
     assert budget.spent[0] == pytest.approx(0.6) and len(budget.ledger) == 1
     details = out.attrs["dp"].details
-    assert details["method"] == "exponential" and details["bins"] == SELECT_BINS == 2**17
+    assert details["method"] == "exponential" and details["bins"] == SELECT_BINS == 128_000
     iv = out.attrs["dp"].interval(0.05)
     assert (iv["lower"] <= out).all() and (out <= iv["upper"]).all()
 
@@ -501,9 +502,12 @@ def test_default_bins_depend_on_public_facts_only() -> None:
 
     df = pd.DataFrame({"g": list("ab") * 5, "x": np.arange(10.0)})
     few = resolve_grouping(df, "g", keys=["a", "b"], schema=None)
+    some = resolve_grouping(df, "g", keys=[str(k) for k in range(100)], schema=None)
     many = resolve_grouping(df, "g", keys=[str(k) for k in range(10_000)], schema=None)
-    assert default_bins("exponential", few) == SELECT_BINS
-    assert default_bins("exponential", many) == 1024
+    assert default_bins("exponential", few) == SELECT_BINS == 128_000
+    # 1000 * 2**k cells per group, within GROUPED_CELLS = 2**22 over the groups
+    assert default_bins("exponential", some) == 32_000
+    assert default_bins("exponential", many) == 1000
     assert default_bins("tree", None) == 1024
 
 
@@ -553,3 +557,41 @@ def test_unrepresentable_rate_raises_before_the_charge() -> None:
     assert budget.spent[0] == 0 and len(budget.ledger) == 0
     x.dp.quantile([0.1, 0.5, 0.9], epsilon=0.5, bounds=(0, 10), budget=budget)
     assert len(budget.ledger) == 1
+
+
+def test_the_score_is_also_the_best_of_opendps_cell_score() -> None:
+    """With margin 0 the score is the smallest of the point's, the pile's and OpenDP's
+    score of the edge's cell (its values on neither side): the cell's never wins."""
+    rng = np.random.default_rng(35)
+    for _ in range(200):
+        halves = rng.integers(0, 6, (int(rng.integers(2, 30)), 2)) * (rng.random((1, 1)) < 0.5)
+        halves[rng.integers(0, halves.shape[0])] += rng.integers(0, 40)  # a pile
+        p, q = score_rational(float(rng.choice([0.5, 0.25, 0.9, 0.1])))
+        cells = halves.sum(axis=1)
+        below = np.concatenate([[0], np.cumsum(cells)])
+        n = int(below[-1])
+        a, b = below[:-1], n - below[1:]
+        point = np.abs(q * (a + halves[:, 0]) - p * n)
+        pile = np.maximum(np.maximum(q * a - p * n, p * n - q * (a + cells)), 0)
+        cell = np.abs((q - p) * a - p * b)
+        want = np.minimum(np.minimum(point, pile), cell)
+        assert quantile_scores(halves, p, q).tolist() == want.tolist()
+
+
+def test_base_penalty_levels_and_units() -> None:
+    """The default grid is the 1,000-cell grid halved 7 times: an edge's level is 7
+    less the trailing zero bits of its index (0 on the coarse grid), and a level-l edge
+    costs 8 + (l - 1) nats in whole units of score, rounded up."""
+    from pandas_dp.stats.quantiles.search import base_penalty, finer_levels, grid_halvings
+
+    assert grid_halvings(SELECT_BINS) == 7 and grid_halvings(1000) == 0
+    levels = finer_levels(SELECT_BINS)
+    j = np.arange(SELECT_BINS + 1)
+    zeros = np.array([(int(k) & -int(k)).bit_length() - 1 if k else 7 for k in j])
+    assert levels.tolist() == np.maximum(7 - zeros, 0).tolist()
+    assert int((levels == 0).sum()) == 1001  # OpenDP's candidates, every 128th edge
+    rate = selection_rate(0.3)
+    units = base_penalty(np.arange(8, dtype=np.int8), rate)
+    for level, u in enumerate(units.tolist()):
+        nats = 0 if level == 0 else 8 + (level - 1)
+        assert u * float(rate) >= nats and (u - 1) * float(rate) < nats

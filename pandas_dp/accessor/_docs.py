@@ -75,8 +75,9 @@ SHARED: dict[str, str] = {
     "bins": "bins : int, optional\n"
     "    The grid's resolution: the declared bounds are cut into ``bins`` equal-width\n"
     f"    bins and quantiles are read off their edges. Default: {SELECT_BINS} for\n"
-    '    ``method="exponential"`` (fewer per group of a group-by, 1024 for private\n'
-    '    keys), 1024 for ``method="tree"``.',
+    '    ``method="exponential"`` (fewer per group of a group-by, 1000 for private\n'
+    "    keys; edges finer than a grid of about 1000 bins pay a public penalty in the\n"
+    '    selection\'s score), 1024 for ``method="tree"``.',
     "interval": "interval : bool, default True\n"
     '    Give the result intervals (``attrs["dp"].interval(alpha)``). With\n'
     f'    ``method="exponential"`` they cost {INTERVAL_SHARE:.0%} of the budget; ``False``\n'

@@ -45,6 +45,7 @@ from pandas_dp.stats.quantiles.search import (
     PILE_MARGIN,
     SPLIT_SHARE,
     check_rates,
+    grid_halvings,
     half_cells,
     ladder_counts,
     ladder_edges,
@@ -258,8 +259,11 @@ class Selection(_Columns):
                 "each counted at its nearest edge, below or above it"
             ),
             "estimate": (
-                "permute-and-flip on integer rank scores (an edge's own rank, at most "
-                f"{PILE_MARGIN} ranks worse than its values' ranks), exact; several quantiles "
+                "permute-and-flip on integer rank scores (the better of an edge's own rank "
+                "and its values' ranks"
+                + (f" plus {PILE_MARGIN}" if PILE_MARGIN else "")
+                + ") plus a public base penalty for edges finer than the grid of "
+                f"{self.bins >> grid_halvings(self.bins)} bins, exact; several quantiles "
                 f"recursively ({levels(len(self.levels))} levels, each the selection's "
                 "epsilon divided by the levels; a level with levels below it spends "
                 f"{SPLIT_SHARE:.0%} of its epsilon on noisy counts around each chosen edge, "

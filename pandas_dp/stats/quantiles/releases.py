@@ -22,7 +22,7 @@ Examples
 >>> check_q([0.25, 0.75])
 ((0.25, 0.75), False)
 >>> default_bins("exponential", None)
-131072
+128000
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from pandas_dp.result.labels import cells_index
 from pandas_dp.result.values import DPFloat, attach
 from pandas_dp.stats.numeric import FloatArray, IntervalFn, validate
 from pandas_dp.stats.quantiles.estimators import Estimator, estimator_for
+from pandas_dp.stats.quantiles.search import BASE_CELLS
 
 __all__ = [
     "DEFAULT_BINS",
@@ -68,20 +69,18 @@ Estimates = tuple[FloatArray, list[IntervalFn], tuple[float, float]]
 #: up to 1.8x worse at n = 1000, epsilon = 0.1 (three levels of finer noise); 1024
 #: is within 4.7x everywhere and best or near-best at epsilon <= 1.
 DEFAULT_BINS = 1024
-#: The selection's grid resolution (one group): the selection's error does not
-#: grow with the number of candidates (an empty stretch of the grid counts for its
-#: width, a dense one spreads the choice over many edges of one rank), so the grid
-#: only has to be finer than the rank noise where the data are densest. Measured
-#: (300 medians per cell, the data of ``benchmarks/quantiles.py``): at n = 10**5,
-#: epsilon = 1, lognormal data, 2**16 bins leave an RMSE of 6.5e-4 (the distance
-#: from the median to its nearest edge, every time), 2**17 bins 1.9e-4 and 2**18
-#: bins 2.4e-4; at n = 1000, epsilon = 0.1, uniform data, 1.48, 1.61 and 1.51 (within
-#: their standard errors, 0.09). A median of 10**6 values took 7.5 ms, 9.2 ms and
-#: 27 ms (the 2**18 bins' counts no longer fit the cache): 2**17 is the finest
-#: grid at no real cost. (Measured with one count per edge. The selection now
-#: counts the halves of each edge's cell, 2**18 counters: the median of 10**6
-#: uniform values took 7.3 ms and of 10**7 17.5 ms, ``results/quantiles.md``.)
-SELECT_BINS = 1 << 17
+#: The selection's grid resolution (one group): 128 000 = 1 000 x 2**7 cells, so
+#: that every thousandth of the bounds (OpenDP's 1 001 candidates) is an edge, and
+#: the edges between them pay the public base penalty of
+#: :func:`~pandas_dp.stats.quantiles.search.base_penalty`. Chosen by the exact
+#: expected error of ``benchmarks/quantile_defaults.py`` (213 cells: n = 10**2 to
+#: 10**6, epsilon 0.1 to 10, uniform, normal, lognormal, integer ages and Likert
+#: answers, tight and loose bounds, q = 0.5, 0.25, 0.9): geometric mean of the RMSE
+#: ratio to OpenDP 0.30 (the former 2**17 bins with no penalty: 0.58, up to 1.15x
+#: OpenDP's on a 1 000-value median). A grid this fine only has to be finer than the
+#: rank noise where the data are densest; the penalty keeps its runs of equal scores
+#: from spreading the choice.
+SELECT_BINS = 1000 << 7
 #: Per group-by, at most this many grid cells (groups x bins) for the selection
 #: (each counted in two halves: 64 MiB of int64 counts at most).
 GROUPED_CELLS = 1 << 22
@@ -155,21 +154,27 @@ def default_bins(method: str, grouping: Grouping | None) -> int:
 
     The tree reads every quantile off one noisy histogram: :data:`DEFAULT_BINS`.
     The selection scores every edge of a fine grid: :data:`SELECT_BINS` for one
-    group; per group as many as keep ``groups * bins`` within
-    :data:`GROUPED_CELLS` (a power of two, at least :data:`DEFAULT_BINS`), and
-    :data:`DEFAULT_BINS` for private keys, whose number is not public.
+    group; per group the finest of ``1000 * 2**k`` cells (``k <= 7``) that keeps
+    ``groups * bins`` within :data:`GROUPED_CELLS`, at least 1 000 (the coarse grid
+    of :data:`~pandas_dp.stats.quantiles.search.BASE_CELLS`), and 1 000 for private
+    keys, whose number is not public.
 
     Examples
     --------
     >>> default_bins("exponential", None), default_bins("tree", None)
-    (131072, 1024)
+    (128000, 1024)
     """
-    if method == "tree" or (grouping is not None and grouping.private):
+    if method == "tree":
         return DEFAULT_BINS
+    if grouping is not None and grouping.private:
+        return BASE_CELLS
     if grouping is None:
         return SELECT_BINS
     fit = GROUPED_CELLS // max(grouping.size, 1)
-    return max(DEFAULT_BINS, min(SELECT_BINS, 1 << max(fit.bit_length() - 1, 0)))
+    bins = SELECT_BINS
+    while bins > BASE_CELLS and bins > fit:
+        bins //= 2
+    return bins
 
 
 def release_quantiles(

@@ -10,16 +10,27 @@ One quantile ``alpha`` (a rational ``p / q``) is selected by exact
 permute-and-flip (:mod:`pandas_dp.noise.mechanisms.selection`) on an integer score
 (:func:`quantile_scores`), the smaller of two distances of the rank ``alpha N``:
 from the rank of the edge itself (the values below it against those above, as a
-point), and -- plus :data:`PILE_MARGIN` ranks -- from the ranks of the values
-nearest the edge (as a pile). On continuous data the first tells an edge from its
-neighbours by the few values between them; where values pile up on one point (an
-integer or a constant column) the second makes the pile's edge the one that fits,
-instead of a stretch of edges in the gap around it with equal scores. No public
-``n`` is needed. Adding or removing one row moves each distance, and so their
-minimum, by at most ``max(p, q - p)`` -- the ``quantile_score`` row of the
-sensitivity table, in units of ``1 / q`` -- so with ``L`` the histogram's L1
-sensitivity (rows a unit may add or remove, over all cells) the selection's rate
-is ``epsilon / (2 L max(p, q - p))`` per unit of score.
+point), and from the ranks of the values in the edge's cell (as a pile; this is
+never above OpenDP's score on the cell, its values on neither side). On continuous
+data the first tells an edge from its neighbours by the few values between them;
+where values pile up on one point (an integer or a constant column) the second
+makes the pile's edge the one that fits, instead of a stretch of edges in the gap
+around it with equal scores. No public ``n`` is needed. Adding or removing one row
+moves each distance, and so their minimum, by at most ``max(p, q - p)`` -- the
+``quantile_score`` row of the sensitivity table, in units of ``1 / q``.
+
+To the score each edge adds a public *base penalty* (:func:`base_penalty`): the
+edges of the coarse grid of ``bins / 2**h`` cells (:func:`grid_halvings`; 1 000 cells
+for the default 128 000) cost nothing, an edge ``l`` halvings finer costs
+``PENALTY_FIRST + PENALTY_STEP (l - 1)`` nats, in whole units of score. On a grid
+much finer than the rank noise, long runs of edges share one score and
+permute-and-flip degenerates to the exponential mechanism (``benchmarks/
+quantile_defaults.py``); the penalty lets the coarse grid decide unless the data
+are dense enough to pay for a finer edge (rounded up, a finer edge costs at least
+one unit of score however large epsilon is). It depends on the bounds' grid, ``q``
+and the selection's rate alone (public), so the score's sensitivity is unchanged:
+with ``L`` the histogram's L1 sensitivity (rows a unit may add or remove, over all
+cells) the selection's rate is ``epsilon / (2 L max(p, q - p))`` per unit of score.
 
 Several quantiles share the budget by recursion (Kaplan, Schnapp & Stemmer
 2022): the middle quantile is selected first; the quantiles below it are then
@@ -56,6 +67,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from fractions import Fraction
@@ -64,16 +76,22 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pandas_dp.noise.mechanisms.samplers import discrete_laplace, representable_scale
-from pandas_dp.noise.mechanisms.selection import permute_and_flip, selection_rate
+from pandas_dp.noise.mechanisms.selection import Rate, permute_and_flip, selection_rate
 from pandas_dp.noise.mechanisms.source import RandomSource
 from pandas_dp.noise.plans import NoisePlan
 from pandas_dp.plan.sensitivity import sensitivity
 from pandas_dp.stats.quantiles.tree import rank_band, weighted_tail_width
 
 __all__ = [
+    "BASE_CELLS",
     "DENOMINATOR",
+    "PENALTY_FIRST",
+    "PENALTY_STEP",
     "PILE_MARGIN",
+    "base_penalty",
     "check_rates",
+    "finer_levels",
+    "grid_halvings",
     "half_cells",
     "ladder_edges",
     "ladder_interval",
@@ -81,6 +99,7 @@ __all__ = [
     "quantile_scores",
     "score_rational",
     "select_quantiles",
+    "selection_gaps",
 ]
 
 IntArray = NDArray[np.int64]
@@ -93,16 +112,21 @@ FloatArray = NDArray[np.float64]
 #: at epsilon = 1) is far below a pile worth splitting; the level's selection keeps
 #: 90 %.
 SPLIT_SHARE = 0.1
-#: How many ranks worse than its pile's an edge may score as a point (see
-#: :func:`quantile_scores`). Chosen in ``benchmarks/quantile_scoring.py``, which
-#: computes the median's expected RMSE under each rule exactly (200 data draws per
-#: cell; uniform, normal, lognormal and four kinds of repeated values; n = 10**3,
-#: 10**5; epsilon 1, 0.1; ``results/quantile_scoring.md``). Against the point's
-#: score alone (OpenDP's rule): the pile's alone (0) was up to 1.048x on
-#: continuous data, 1 up to 1.031x, 2 up to 1.003x, 4 and 8 1.000x; on repeated
-#: values every margin keeps the piles (0 to 0.98x the point's), 2 costing at
-#: most 8 % against 0 (60 % zeros, n = 1000, epsilon = 0.1), 8 up to 34 %.
-PILE_MARGIN = 2
+#: Ranks added to the pile's distance (see :func:`quantile_scores`). Chosen by the
+#: exact expected error of ``benchmarks/quantile_defaults.py`` (213 cells against
+#: OpenDP, ``results/quantile_defaults.md``): with the cell's own score and the base
+#: penalty in the score, 0 is the best on piled data and level with 1, 2 and 4 on
+#: continuous data. (Without them, ``benchmarks/quantile_scoring.py`` had chosen 2.)
+PILE_MARGIN = 0
+#: The coarse grid the base penalty leaves free: a grid of ``bins`` cells is
+#: ``bins / 2**h`` of these halved ``h`` times (:func:`grid_halvings`).
+BASE_CELLS = 1000
+#: Base penalty, in nats, of an edge one halving finer than the coarse grid, and the
+#: nats each further halving adds (:func:`base_penalty`). Measured in
+#: ``benchmarks/quantile_defaults.py`` (geometric mean of the RMSE ratio to OpenDP
+#: over 213 cells 0.30, against 0.58 with no penalty, margin 2 and 2**17 bins).
+PENALTY_FIRST = 8
+PENALTY_STEP = 1
 #: Quantile levels are scored as rationals with denominators up to this (``0.1`` is
 #: ``1/10``; a level that is not such a rational moves by less than ``2**-32``).
 DENOMINATOR = 1 << 16
@@ -171,7 +195,8 @@ def check_rates(qs: Sequence[float], epsilon: float, l1: float) -> None:
 
 
 def quantile_scores(halves: IntArray, p: int, q: int, margin: float = PILE_MARGIN) -> IntArray:
-    """The selection's scores, lower is better, in units of ``1 / q``.
+    """The selection's scores before the base penalty, lower is better, in units of
+    ``1 / q``.
 
     ``halves`` holds, per candidate ``j``, the values in the lower and the upper
     half of its cell: ``L_j`` just below ``e_j``, ``R_j`` at or just above it (shape
@@ -179,28 +204,31 @@ def quantile_scores(halves: IntArray, p: int, q: int, margin: float = PILE_MARGI
     above, ``C_j = L_j + R_j`` and ``N`` all of them, two distances of the rank
     ``alpha N`` from the ranks at ``e_j``:
 
+    * as a point, from the rank of ``e_j`` itself: ``|q (A_j + L_j) - p N|``;
     * as a pile, from the ranks ``[A_j, A_j + C_j]`` the cell's values occupy:
-      ``max(0, q A_j - p N, p N - q (A_j + C_j))`` -- zero where ``e_j`` is an
-      ``alpha``-quantile, however many values sit on it;
-    * as a point, from the rank of ``e_j`` itself: ``|q (A_j + L_j) - p N|``.
+      ``max(0, q A_j - p N, p N - q (A_j + C_j))`` plus ``margin`` ranks
+      (:data:`PILE_MARGIN`) -- zero where ``e_j`` is an ``alpha``-quantile, however
+      many values sit on it.
 
-    The score is the point's, but at most the pile's plus ``margin`` ranks
-    (:data:`PILE_MARGIN`; ``0`` scores the pile, ``inf`` the point): on continuous
-    data (a few values per cell) an edge is told apart from its neighbours by the
-    values between them, and on a pile the pile's own edge still wins. Each
-    distance moves by at most ``max(p, q - p)`` when one row is added or removed,
-    so their minimum does too (``margin`` is public).
+    The score is the smaller: on continuous data (a few values per cell) an edge is
+    told apart from its neighbours by the values between them, and on a pile the
+    pile's own edge still wins. With ``margin = 0`` it is also the smallest of these
+    and OpenDP's score of the cell's values, ``|(q - p) A_j - p B_j|`` (the cell's
+    values on neither side): that one is the pile's plus ``p C_j`` where
+    ``q A_j > p N``, plus ``(q - p) C_j`` where ``q (A_j + C_j) < p N``, and at least
+    0 = the pile's in between. Each distance moves by at most ``max(p, q - p)`` when
+    one row is added or removed, so their minimum does too (``margin`` is public;
+    ``inf`` scores the point alone).
 
     Examples
     --------
-    A pile of 60 values at the middle edge holds the median: it scores the margin
-    (two ranks, ``2 q``); split evenly about its edge, the edge is the median as a
-    point:
+    A pile of 60 values at the middle edge holds the median: it scores 0; split
+    evenly about its edge, so does the edge as a point:
 
     >>> quantile_scores(np.array([[0, 20], [0, 60], [0, 20]]), 1, 2).tolist()
-    [64, 4, 60]
+    [60, 0, 60]
     >>> quantile_scores(np.array([[0, 20], [30, 30], [0, 20]]), 1, 2).tolist()
-    [64, 0, 60]
+    [60, 0, 60]
     """
     h = np.asarray(halves, dtype=np.int64).reshape(-1, 2)
     # (in place, over few arrays: a fresh megabyte-sized temporary costs more in
@@ -221,19 +249,115 @@ def quantile_scores(halves: IntArray, p: int, q: int, margin: float = PILE_MARGI
     above += p * n
     np.maximum(pile, above, out=pile)
     np.maximum(pile, 0, out=pile)
-    pile += int(margin) * q
+    if margin:
+        pile += int(margin) * q
     out: IntArray = np.minimum(point, pile, out=point)
     return out
 
 
-def _select_one(halves: IntArray, alpha: float, rate: float, src: RandomSource) -> int:
-    """The ``alpha``-quantile of the values counted in ``halves``: one of its indices."""
+def grid_halvings(bins: int) -> int:
+    """How many times a grid of ``bins`` cells halves the coarse grid of the base
+    penalty: the largest ``h`` with ``bins / 2**h`` a whole number of at least
+    :data:`BASE_CELLS` cells (``0``: no base penalty). A function of ``bins`` alone.
+
+    Examples
+    --------
+    >>> grid_halvings(128_000), grid_halvings(2**17), grid_halvings(1000), grid_halvings(1024)
+    (7, 7, 0, 0)
+    """
+    h = 0
+    while bins % (2 << h) == 0 and bins >> (h + 1) >= BASE_CELLS:
+        h += 1
+    return h
+
+
+def finer_levels(bins: int) -> NDArray[np.int8]:
+    """Per edge ``0 .. bins``, how many halvings finer than the coarse grid of
+    ``bins / 2**h`` cells (:func:`grid_halvings`) it is: ``max(0, h - v)``, ``v`` the
+    trailing zero bits of its index (the bounds are on every grid). Public; read-only
+    (kept for the grids of the last few ``(bins, BASE_CELLS)``).
+
+    Examples
+    --------
+    >>> finer_levels(4000).tolist()[:9]
+    [0, 2, 1, 2, 0, 2, 1, 2, 0]
+    """
+    return _finer_levels(bins, BASE_CELLS)
+
+
+@functools.lru_cache(maxsize=8)
+def _finer_levels(bins: int, base: int) -> NDArray[np.int8]:
+    """:func:`finer_levels` (``base`` is :data:`BASE_CELLS`, a key of the cache)."""
+    h = grid_halvings(bins)
+    out = np.zeros(bins + 1, dtype=np.int8)
+    step = 1 << h
+    for level in range(1, h + 1):  # the edges odd multiples of 2**(h - level)
+        out[step >> level :: step >> (level - 1)] = level
+    out.flags.writeable = False
+    return out
+
+
+def base_penalty(levels: NDArray[np.int8], rate: Rate) -> IntArray:
+    """The public base penalty of each edge, in units of score, at ``rate`` per unit:
+    ``PENALTY_FIRST + PENALTY_STEP (l - 1)`` nats at level ``l >= 1``
+    (:func:`finer_levels`), rounded up to whole units (``0`` at level 0).
+
+    A function of the grid and of the selection's rate (``epsilon``, ``q`` and the
+    histogram's sensitivity): never of the data.
+
+    Examples
+    --------
+    >>> base_penalty(np.array([0, 1, 2], dtype=np.int8), selection_rate(0.25)).tolist()
+    [0, 32, 36]
+    """
+    top = int(levels.max(initial=0))
+    units = np.zeros(top + 1, dtype=np.int64)
+    for level in range(1, top + 1):
+        nats = PENALTY_FIRST + PENALTY_STEP * (level - 1)
+        units[level] = -((-nats << rate.j) // rate.s)  # ceil(nats / (s / 2**j)), exactly
+    out: IntArray = units[levels]
+    return out
+
+
+def selection_gaps(
+    halves: IntArray, levels: NDArray[np.int8], alpha: float, rate: float
+) -> tuple[IntArray, Rate]:
+    """What one selection hands to permute-and-flip: per candidate its gap (the
+    score of :func:`quantile_scores` plus the base penalty of its ``levels``,
+    :func:`base_penalty`, minus the best), and the rational rate per unit of gap.
+
+    ``rate`` is ``epsilon / (2 L)`` (``L`` the histogram's L1 sensitivity); it is
+    divided by the score's sensitivity ``max(p, q - p)`` (units of ``1 / q``) and
+    rounded down (:func:`~pandas_dp.noise.mechanisms.selection.selection_rate`).
+
+    Examples
+    --------
+    The middle edge is the median (score 0, the outer ones 4 in units of 1/2), but it
+    is one halving finer than the coarse grid: 8 nats at 0.5 per unit cost it 16:
+
+    >>> halves = np.array([[0, 3], [2, 2], [3, 0]])
+    >>> gaps, r = selection_gaps(halves, np.array([0, 1, 0], dtype=np.int8), 0.5, 0.5)
+    >>> gaps.tolist(), float(r)
+    ([0, 12, 0], 0.5)
+    """
     p, q = score_rational(alpha)
     gaps = quantile_scores(halves, p, q)
-    gaps -= gaps.min()
     # the table's per-row score sensitivity, in units of 1/q: max(alpha, 1 - alpha)
     delta = sensitivity("quantile_score", "add_remove", p / q) * q
-    return permute_and_flip(gaps, selection_rate(rate / delta), src)
+    r = selection_rate(rate / delta)
+    if levels.size and levels.max() > 0:
+        gaps += base_penalty(levels, r)
+    gaps -= gaps.min()
+    return gaps, r
+
+
+def _select_one(
+    halves: IntArray, levels: NDArray[np.int8], alpha: float, rate: float, src: RandomSource
+) -> int:
+    """The ``alpha``-quantile of the values counted in ``halves``: one of its indices
+    (``levels``: each candidate's :func:`finer_levels`, for its base penalty)."""
+    gaps, r = selection_gaps(halves, levels, alpha, rate)
+    return permute_and_flip(gaps, r, src)
 
 
 def _fair_split(count: int, src: RandomSource) -> int:
@@ -325,6 +449,7 @@ def select_quantiles(
         One candidate index (``0 .. len(halves) - 1``) per quantile, non-decreasing.
     """
     h = np.asarray(halves, dtype=np.int64).reshape(-1, 2)
+    fine = finer_levels(h.shape[0] - 1)  # the base penalty's levels (public)
     level = epsilon / levels(len(qs))
     # per level: rate = epsilon_level / (2 l1), per unit of (score / sensitivity); a
     # node with quantiles below it keeps SPLIT_SHARE of its level for its split counts
@@ -343,7 +468,8 @@ def select_quantiles(
         mid = (first + last) // 2
         alpha = next(rels)
         leaf = last - first == 1
-        j = _select_one(cells, alpha, rate if leaf else inner, src)
+        part = fine[lo : lo + cells.shape[0]]
+        j = _select_one(cells, part, alpha, rate if leaf else inner, src)
         out[mid] = lo + j
         if leaf:
             return
