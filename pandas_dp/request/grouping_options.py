@@ -285,10 +285,10 @@ def refuse_missing(column: Hashable, value: Any) -> NoReturn:
     """Refuse a declared missing key under ``dropna=True`` (its group would be
     empty: such rows are dropped), saying how to release it."""
     raise ValueError(
-        f"keys= of column {column!r} declare a missing value ({value!r}), but "
-        f"groupby(dropna=True), the default, drops rows with a missing key, as pandas "
-        f"does: its group would be noise only. Pass groupby(..., dropna=False) to "
-        f"release the missing keys' group, or remove it from the keys (or fill the "
+        f"the keys of column {column!r} declare a missing value ({value!r}), but with "
+        f"dropna=True, the default, rows with a missing key are skipped, as pandas does: "
+        f"its group would be noise only. Pass dropna=False (to groupby or value_counts) "
+        f"to release the missing keys' group, or remove it from the keys (or fill the "
         f"missing keys first, e.g. df[{column!r}] = df[{column!r}].fillna('missing'), "
         f"and declare 'missing')"
     )
