@@ -498,3 +498,51 @@ def test_an_empty_band_exceeds_the_threshold_with_probability_at_most_beta_over_
         _, record = ab.private_bounds(empty, Settings(epsilon=epsilon, random_state=rng), beta=0.2)
         passed += not record.details["columns"]["x"]["fell_back"]
     assert passed <= runs * 0.2 + 5.3 * math.sqrt(runs * 0.2 * 0.8)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rel", ["add_remove", "substitute"])
+def test_the_bounds_release_shows_no_loss_above_epsilon_on_worst_case_neighbours(
+    rel: str,
+) -> None:
+    """Empirical privacy loss of the released bounds on worst-case neighbours.
+
+    A far band holds ``t - 1`` values (``t`` the threshold) in D and ``t`` in its
+    neighbour (one row added, or under substitute one row moved there from the
+    band near zero, which always passes): the far band passes with probability
+    ``P(K >= 2)`` against ``P(K >= 1)``, a ratio of exactly ``e^(1 / T)`` for
+    discrete Laplace noise at the calibrated scale ``T = L1 / epsilon`` -- the
+    worst case of one band, carried to the bounds (``epsilon`` under add/remove,
+    ``epsilon / 2`` under substitute, whose second moved band shows nothing
+    here). 4,000 releases per side: the log ratio's standard error is about
+    0.055; the test allows 0.25 either side (4.5 standard errors, false alarm
+    below 1e-5), which noise at half the scale (twice the log ratio) cannot pass,
+    nor a release that never looked at the far band (no ratio at all).
+    """
+    eps, reps = 1.0, 4000
+    l1 = 2.0 if rel == "substitute" else 1.0  # the histogram's L1 sensitivity
+    t = int(ab.threshold(l1 / eps, ab.DEFAULT_BETA))
+    near = [1.5] * 200
+    far = [1000.5] * (t - 1)
+    d = pd.Series(near + far)
+    if rel == "add_remove":  # one row added to the far band
+        d_next = pd.Series([*near, *far, 1000.5])
+    else:  # one row moved there from the near band: the same length
+        d_next = pd.Series([*near[:-1], *far, 1000.5])
+    gen = np.random.default_rng(11)
+
+    def passes(s: pd.Series) -> float:
+        hits = 0
+        for _ in range(reps):
+            settings = Settings(eps, neighbouring=rel, rows=len(s), random_state=gen)
+            bounds, _ = ab.private_bounds({"x": s}, settings)
+            hits += bounds["x"][1] == 1024.0
+        return hits / reps
+
+    p, p_next = passes(d), passes(d_next)
+    loss = math.log(p_next / p)
+    # one band moved by one: exactly eps / L1 (substitute's other band, the near one,
+    # passes either way and shows nothing); never more than eps
+    expected = eps / l1
+    assert expected - 0.25 < loss < expected + 0.25, (p, p_next, loss)
+    assert loss < eps + 0.25
