@@ -275,22 +275,6 @@ FINDINGS: dict[str, Finding] = {
     "page (stats/quantiles rank convention)": lambda kind, name: (
         kind == "one-row" and (name in QUANTILES or name.endswith("describe"))
     ),
-    "tuple column labels: the result's index (columns) becomes a 2-level MultiIndex, "
-    "pandas keeps a flat Index of tuples (result/ shaping)": lambda kind, name: (
-        kind == "tuple-labels"
-        and name.startswith("frame-")
-        and "value_counts" not in name
-        and "proportions" not in name
-        and name not in {"frame-agg-dict-lists", "frame-agg-dict"}
-    ),
-    "MultiIndex columns: the result's index (columns) loses the level names "
-    "['outer', 'inner'] (result/ shaping)": lambda kind, name: (
-        kind == "multiindex"
-        and name.startswith("frame-")
-        and "value_counts" not in name
-        and "proportions" not in name
-        and name != "frame-agg-dict"
-    ),
     "key dtype lost: the value_counts/proportions index of a string[pyarrow] column "
     "becomes str (result/ shaping of categorical releases)": lambda kind, name: (
         kind == "string[pyarrow]-keys" and ("value_counts" in name or "proportions" in name)

@@ -27,6 +27,7 @@ from pandas_dp.request.declared_columns import NumericDeclaration
 from pandas_dp.request.settings import Contributions, check_seed, check_skipna
 from pandas_dp.request.unit_declarations import resolve_unit
 from pandas_dp.result.dtypes import all_plain, like_pandas
+from pandas_dp.result.labels import VALUE_ROWS, like_frame_columns
 from pandas_dp.result.values import DPFloat, DPInt
 from pandas_dp.stats import auto_bounds
 from pandas_dp.stats import histograms as hist
@@ -161,6 +162,8 @@ class _Base:
         if not isinstance(out, pd.Series | pd.DataFrame):  # a scalar: a Python number
             return out
         obj: Any = self._obj
+        if self._frame() is not None:  # the frame's column structure on the label axes
+            out = like_frame_columns(out, obj.columns, rows=name not in VALUE_ROWS)
         if all_plain(obj.dtype if self._frame() is None else obj.dtypes):
             return out
         meta = out.attrs.get("dp")
