@@ -257,10 +257,6 @@ QUANTILES = {
 }
 NA_KINDS = {"Int64-NA", "Float64-NA", "boolean-NA", "missing", "all-missing"}
 FINDINGS: dict[str, Finding] = {
-    "quantile of a boolean column: pandas raises TypeError, pandas-dp releases a number "
-    "(request/ or stats/quantiles: no dtype check)": lambda kind, name: (
-        kind in {"bool", "boolean-NA"} and name in QUANTILES - {"frame-median", "series-median"}
-    ),
     "describe of a boolean column: pandas gives count/unique/top/freq, pandas-dp the "
     "rows 'share False'/'share True' (stats/describe.py)": lambda kind, name: (
         kind in {"bool", "boolean-NA"} and name.endswith("describe")

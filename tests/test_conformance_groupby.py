@@ -241,10 +241,6 @@ FINDINGS: dict[str, Finding] = {
     "is typed as pandas infers it, equal on Dask)": lambda kind, name: (
         kind == "string[pyarrow]-keys"
     ),
-    "quantile of a boolean column through the group-by: pandas raises TypeError, "
-    "pandas-dp releases a number (no dtype check)": lambda kind, name: (
-        kind == "bool" and name in QUANTILES and "median" not in name
-    ),
     "describe of a boolean column through the group-by: pandas gives count/unique/top/"
     "freq, pandas-dp other columns (stats/describe.py)": lambda kind, name: (
         kind in {"bool", "boolean-NA"} and name.endswith("describe")

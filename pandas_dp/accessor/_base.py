@@ -17,6 +17,7 @@ from pandas_dp.accessor._arguments import (
     Columns,
     _check_numeric,
     check_min_count,
+    check_not_boolean,
     declared_bounds,
     declared_categories,
     numeric_labels,
@@ -242,6 +243,7 @@ class _Base:
         qmod.check_q(q)
         selected, scalar = self._select(arguments.get("columns"))
         _check_numeric(statistic, selected)
+        check_not_boolean(statistic, selected)  # like pandas: before any charge
         bounds = self._own(arguments["bounds"])
         if auto_bounds.is_auto(bounds):  # the release's own checks first: the bounds cost budget
             qmod.check_method(arguments["method"])
