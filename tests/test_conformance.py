@@ -257,10 +257,6 @@ QUANTILES = {
 }
 NA_KINDS = {"Int64-NA", "Float64-NA", "boolean-NA", "missing", "all-missing"}
 FINDINGS: dict[str, Finding] = {
-    "describe of a boolean column: pandas gives count/unique/top/freq, pandas-dp the "
-    "rows 'share False'/'share True' (stats/describe.py)": lambda kind, name: (
-        kind in {"bool", "boolean-NA"} and name.endswith("describe")
-    ),
     "cov with missing values: pandas uses pairwise-complete rows (the diagonal is each "
     "column's own variance), pandas-dp drops every row with a missing value (listwise) "
     "(stats/covariance or the cov request)": lambda kind, name: (

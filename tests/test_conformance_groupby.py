@@ -241,10 +241,6 @@ FINDINGS: dict[str, Finding] = {
     "is typed as pandas infers it, equal on Dask)": lambda kind, name: (
         kind == "string[pyarrow]-keys"
     ),
-    "describe of a boolean column through the group-by: pandas gives count/unique/top/"
-    "freq, pandas-dp other columns (stats/describe.py)": lambda kind, name: (
-        kind in {"bool", "boolean-NA"} and name.endswith("describe")
-    ),
     "one value x: a quantile or median is released anywhere in [lower bound, x); "
     "pandas gives x (stats/quantiles rank convention)": lambda kind, name: (
         kind == "one-row" and (name in QUANTILES or name in {"g1-describe", "gcol-describe"})
