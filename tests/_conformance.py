@@ -120,6 +120,15 @@ DEVIATIONS: dict[str, Deviation] = {
         reason="differences.md#what-is-released (describe of a boolean column)",
         not_yet=False,
     ),
+    "listwise-cov": Deviation(
+        case="cov and corr with missing values",
+        pandas="pairwise-complete rows: each entry over the rows where both columns are "
+        "present (the diagonal: each column's own variance)",
+        ours="listwise: every row with a missing value in a selected column is left out "
+        "(compared with pandas' cov/corr after dropna)",
+        reason="differences.md#what-is-released (cov and corr leave out incomplete rows)",
+        not_yet=False,
+    ),
     "declared-keys": Deviation(
         case="group-by or value_counts with a declared key or category nobody has",
         pandas="the key is absent",
