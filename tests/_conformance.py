@@ -111,6 +111,24 @@ DEVIATIONS: dict[str, Deviation] = {
         reason="differences.md#order (ties keep the declared order)",
         not_yet=False,
     ),
+    "boolean-describe": Deviation(
+        case="describe of a bool or boolean column",
+        pandas="count, unique, top and freq (object dtype)",
+        ours="with declared bounds, the numeric rows of the column as 0/1 (count, mean = "
+        "the share of True, std, percentiles, the declared bounds); without, the shares "
+        "of False and True",
+        reason="differences.md#what-is-released (describe of a boolean column)",
+        not_yet=False,
+    ),
+    "listwise-cov": Deviation(
+        case="cov and corr with missing values",
+        pandas="pairwise-complete rows: each entry over the rows where both columns are "
+        "present (the diagonal: each column's own variance)",
+        ours="listwise: every row with a missing value in a selected column is left out "
+        "(compared with pandas' cov/corr after dropna)",
+        reason="differences.md#what-is-released (cov and corr leave out incomplete rows)",
+        not_yet=False,
+    ),
     "declared-keys": Deviation(
         case="group-by or value_counts with a declared key or category nobody has",
         pandas="the key is absent",
@@ -519,6 +537,9 @@ POWER = {"var": 2, "cov": 2, "corr": 0, "skew": 0}
 
 def run_case(spec: Spec, frame: Frame) -> None:
     """Compare one call with pandas' answer to it."""
+    if spec.check == "describe" and frame.kind in BOOL_KINDS:
+        check_boolean_describe(spec, frame)
+        return
     try:
         want = spec.theirs(frame, "linear", 0.0)
     except TypeError:  # pandas has no answer for this dtype: neither should we
@@ -594,6 +615,27 @@ def check_describe(spec: Spec, got: Any, want: Any, frame: Frame) -> None:
             lower = spec.pct(frame, "lower", share)
             higher = spec.pct(frame, "higher", share)
             check_bracket(ours, lower, higher, value_slack(frame))
+
+
+def check_boolean_describe(spec: Spec, frame: Frame) -> None:
+    """DEVIATIONS['boolean-describe']: a boolean column with bounds is described as
+    pandas describes it cast to numbers; one without, by the shares of False and True
+    that pandas' ``value_counts(normalize=True)`` gives."""
+    got = spec.ours(frame)
+    if isinstance(got, pd.Series) and str(got.index[0]).startswith("share "):
+        column = frame.df[got.name]
+        want = column.value_counts(normalize=True).reindex([False, True], fill_value=0.0)
+        want.index = pd.Index([f"share {v}" for v in want.index])
+        assert list(got.index) == list(want.index), (list(got.index), list(want.index))
+        check_values(got, want.rename(got.name).astype("float64"), rtol=0, atol=1e-6)
+        return
+    numbers = {
+        c: "Float64" if str(frame.df[c].dtype) == "boolean" else "float64" for c in frame.values
+    }
+    cast = dataclasses.replace(frame, df=frame.df.astype(numbers))
+    want = declared(spec.theirs(cast, "linear", 0.0))
+    check_structure(got, want, None, False)
+    check_describe(spec, got, want, cast)
 
 
 Finding = Callable[[str, str], bool]  # (frame kind, case name) -> whether it applies

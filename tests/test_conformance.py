@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 from _conformance import (
@@ -185,14 +186,14 @@ SPECS: dict[str, Spec] = {
     "frame-cov": Spec(
         "cov",
         lambda f: f.df.dp.cov(f.values, **f.kw()),
-        lambda f, how, dq: f.df[f.values].cov(),
+        lambda f, how, dq: f.df[f.values].dropna().cov(),  # DEVIATIONS['listwise-cov']
         "moment",
         1e-4,
     ),
     "frame-corr": Spec(
         "corr",
         lambda f: f.df.dp.corr(f.values, **f.kw()),
-        lambda f, how, dq: f.df[f.values].corr(),
+        lambda f, how, dq: f.df[f.values].dropna().corr(),  # DEVIATIONS['listwise-cov']
         "moment",
         1e-3,
     ),
@@ -257,19 +258,6 @@ QUANTILES = {
 }
 NA_KINDS = {"Int64-NA", "Float64-NA", "boolean-NA", "missing", "all-missing"}
 FINDINGS: dict[str, Finding] = {
-    "quantile of a boolean column: pandas raises TypeError, pandas-dp releases a number "
-    "(request/ or stats/quantiles: no dtype check)": lambda kind, name: (
-        kind in {"bool", "boolean-NA"} and name in QUANTILES - {"frame-median", "series-median"}
-    ),
-    "describe of a boolean column: pandas gives count/unique/top/freq, pandas-dp the "
-    "rows 'share False'/'share True' (stats/describe.py)": lambda kind, name: (
-        kind in {"bool", "boolean-NA"} and name.endswith("describe")
-    ),
-    "cov with missing values: pandas uses pairwise-complete rows (the diagonal is each "
-    "column's own variance), pandas-dp drops every row with a missing value (listwise) "
-    "(stats/covariance or the cov request)": lambda kind, name: (
-        kind in NA_KINDS and name == "frame-cov"
-    ),
     "one value x: a median, a list of quantiles or describe's percentiles is released "
     "anywhere in [lower bound, x) (a grid point below x has rank 0 = (n - 1) q; x's own "
     "edge, unless on the coarse 1,000-cell grid, pays the base penalty, at least one unit "
@@ -278,22 +266,6 @@ FINDINGS: dict[str, Finding] = {
         kind == "one-row"
         and (name in QUANTILES or name.endswith("describe"))
         and not name.endswith("-quantile")
-    ),
-    "tuple column labels: the result's index (columns) becomes a 2-level MultiIndex, "
-    "pandas keeps a flat Index of tuples (result/ shaping)": lambda kind, name: (
-        kind == "tuple-labels"
-        and name.startswith("frame-")
-        and "value_counts" not in name
-        and "proportions" not in name
-        and name not in {"frame-agg-dict-lists", "frame-agg-dict"}
-    ),
-    "MultiIndex columns: the result's index (columns) loses the level names "
-    "['outer', 'inner'] (result/ shaping)": lambda kind, name: (
-        kind == "multiindex"
-        and name.startswith("frame-")
-        and "value_counts" not in name
-        and "proportions" not in name
-        and name != "frame-agg-dict"
     ),
     "key dtype lost: the value_counts/proportions index of a string[pyarrow] column "
     "becomes str (result/ shaping of categorical releases)": lambda kind, name: (
@@ -364,3 +336,28 @@ def test_a_declared_key_nobody_has_is_released() -> None:
     assert 0.0 <= got["c"] <= 5.0  # a number in the public range, not absent
     counts = df["g"].dp.value_counts(epsilon=1e7, categories=keys, random_state=0)
     assert set(counts.index) == set(keys) and counts["c"] == 0
+
+
+def test_cov_and_corr_leave_out_incomplete_rows() -> None:
+    """DEVIATIONS['listwise-cov']: pandas' pairwise-complete rows, ours listwise; one
+    pair released on its own is pandas' pairwise entry."""
+    df: Any = pd.DataFrame(
+        {
+            "a": [1.0, 2.0, 3.0, 4.0, None, 6.0, 7.0, 2.0],
+            "b": [2.0, 1.0, None, 3.0, 5.0, 4.0, 6.0, 1.0],
+            "c": [None, 3.0, 1.0, 2.0, 2.0, 5.0, 4.0, 6.0],
+        }
+    )
+    kw: dict[str, Any] = dict(epsilon=1e8, bounds=(0, 8), random_state=0)
+    cols = ["a", "b", "c"]
+    listwise, pairwise = df[cols].dropna().cov(), df[cols].cov()
+    assert not np.allclose(listwise.to_numpy(), pairwise.to_numpy(), atol=1e-2)
+    got = df.dp.cov(cols, **kw)
+    np.testing.assert_allclose(got.to_numpy(), listwise.to_numpy(), atol=1e-3)
+    pair = df.dp.cov(["a", "b"], **kw)
+    np.testing.assert_allclose(
+        pair.loc["a", "b"], df[["a", "b"]].dropna().cov().loc["a", "b"], atol=1e-3
+    )
+    np.testing.assert_allclose(pair.loc["a", "b"], pairwise.loc["a", "b"], atol=1e-3)
+    corr = df.dp.corr(cols, **kw)
+    np.testing.assert_allclose(corr.to_numpy(), df[cols].dropna().corr().to_numpy(), atol=1e-3)

@@ -241,27 +241,6 @@ FINDINGS: dict[str, Finding] = {
     "is typed as pandas infers it, equal on Dask)": lambda kind, name: (
         kind == "string[pyarrow]-keys"
     ),
-    "tuple column labels: grouped results get 2-level columns, pandas a flat Index of "
-    "tuples (result/ shaping)": lambda kind, name: (
-        kind == "tuple-labels"
-        and ("agg" not in name and "value_counts" not in name)
-        and name not in {"g1-size", "g2-size", "g1-describe"}
-    ),
-    "MultiIndex columns: grouped results lose the column level names, and describe/agg "
-    "flatten the label levels (2 levels where pandas has 3) "
-    "(result/ shaping)": lambda kind, name: (
-        kind == "multiindex"
-        and name not in {"g1-size", "g2-size", "g1-value_counts"}
-        and not name.startswith(("gcol-", "g1-one-"))
-    ),
-    "quantile of a boolean column through the group-by: pandas raises TypeError, "
-    "pandas-dp releases a number (no dtype check)": lambda kind, name: (
-        kind == "bool" and name in QUANTILES and "median" not in name
-    ),
-    "describe of a boolean column through the group-by: pandas gives count/unique/top/"
-    "freq, pandas-dp other columns (stats/describe.py)": lambda kind, name: (
-        kind in {"bool", "boolean-NA"} and name.endswith("describe")
-    ),
     "one value x: a median, a list of quantiles or describe's percentiles is released "
     "anywhere in [lower bound, x) (x's own edge pays the base penalty and ties with the "
     "coarse edges below it); a single q = 0.3 gives x; pandas gives x "

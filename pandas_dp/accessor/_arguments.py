@@ -65,6 +65,43 @@ def _check_numeric(statistic: str, columns: dict[Hashable, pd.Series]) -> None:
             )
 
 
+def check_not_boolean(
+    statistic: str, columns: dict[Hashable, pd.Series], *, nullable: bool = True
+) -> None:
+    """Refuse a ``quantile`` of a boolean column, as pandas does (before any charge).
+
+    pandas' ``quantile`` interpolates by subtracting values, which True/False do not
+    support, and raises ``TypeError``; so does this, with what to use instead.
+    pandas' ``median`` of booleans and its group-by quantile of a nullable
+    ``boolean`` column do answer, and so are not refused (``nullable=False``).
+
+    Parameters
+    ----------
+    statistic : str
+        The method (``"quantile"``; anything else passes).
+    columns : dict
+        Label -> column (Series); only the dtypes are read.
+    nullable : bool, default True
+        Refuse nullable ``boolean`` columns too (pandas' frame and Series quantile).
+
+    Raises
+    ------
+    TypeError
+        If ``statistic`` is ``"quantile"`` and a column is boolean.
+    """
+    if statistic != "quantile":
+        return
+    for label, series in columns.items():
+        dtype = series.dtype
+        if pd.api.types.is_bool_dtype(dtype) and (nullable or dtype == np.dtype(bool)):
+            raise TypeError(
+                f"quantile of the boolean column {label!r} (dtype {dtype}): pandas raises "
+                f"here too, since True/False cannot be interpolated. Use "
+                f"proportions({label!r}) for the shares of False and True, or cast the "
+                f"column to int first (df.astype({{{label!r}: int}})) for a quantile of 0/1"
+            )
+
+
 #: The statistics ``agg`` releases (the moments from one count, centred sum and
 #: centred squares per column; medians from the column's grid).
 AGGREGATIONS: tuple[str, ...] = (*st.MOMENT_STATISTICS, *AGG_QUANTILES)

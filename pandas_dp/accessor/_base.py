@@ -17,6 +17,7 @@ from pandas_dp.accessor._arguments import (
     Columns,
     _check_numeric,
     check_min_count,
+    check_not_boolean,
     declared_bounds,
     declared_categories,
     numeric_labels,
@@ -27,6 +28,7 @@ from pandas_dp.request.declared_columns import NumericDeclaration
 from pandas_dp.request.settings import Contributions, check_seed, check_skipna
 from pandas_dp.request.unit_declarations import resolve_unit
 from pandas_dp.result.dtypes import all_plain, like_pandas
+from pandas_dp.result.labels import VALUE_ROWS, like_frame_columns
 from pandas_dp.result.values import DPFloat, DPInt
 from pandas_dp.stats import auto_bounds
 from pandas_dp.stats import histograms as hist
@@ -161,6 +163,8 @@ class _Base:
         if not isinstance(out, pd.Series | pd.DataFrame):  # a scalar: a Python number
             return out
         obj: Any = self._obj
+        if self._frame() is not None:  # the frame's column structure on the label axes
+            out = like_frame_columns(out, obj.columns, rows=name not in VALUE_ROWS)
         if all_plain(obj.dtype if self._frame() is None else obj.dtypes):
             return out
         meta = out.attrs.get("dp")
@@ -239,6 +243,7 @@ class _Base:
         qmod.check_q(q)
         selected, scalar = self._select(arguments.get("columns"))
         _check_numeric(statistic, selected)
+        check_not_boolean(statistic, selected)  # like pandas: before any charge
         bounds = self._own(arguments["bounds"])
         if auto_bounds.is_auto(bounds):  # the release's own checks first: the bounds cost budget
             qmod.check_method(arguments["method"])

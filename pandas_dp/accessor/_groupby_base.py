@@ -25,6 +25,7 @@ from pandas_dp.request.grouping_options import GroupByOptions
 from pandas_dp.request.settings import Contributions, check_skipna
 from pandas_dp.request.unit_declarations import resolve_unit
 from pandas_dp.result.dtypes import all_plain, like_pandas
+from pandas_dp.result.labels import like_frame_columns
 from pandas_dp.stats import numeric as st
 
 __all__ = ["contributions"]
@@ -114,6 +115,7 @@ class _GroupByBase:
         group-by call (:func:`~pandas_dp.result.dtypes.like_pandas`)."""
         out = release(name, arguments)
         frame = self._frame
+        out = like_frame_columns(out, frame.columns, rows=False)  # the rows hold keys
         if not isinstance(out, pd.Series | pd.DataFrame) or all_plain(frame.dtypes):
             return out
         meta = out.attrs.get("dp")

@@ -90,7 +90,14 @@ def named_columns(table: pd.DataFrame, columns: list[tuple[str, Hashable, str]])
     """The released table's ``(column, statistic)`` columns, renamed and in order."""
     meta = table.attrs.get("dp")
     if isinstance(table.columns, pd.MultiIndex):
-        picked = table.loc[:, [(c, s) for _, c, s in columns]]
+        depth = table.columns.nlevels  # MultiIndex columns' levels, then the statistic
+        picked = table.loc[
+            :,
+            [
+                (*c, s) if isinstance(c, tuple) and len(c) + 1 == depth else (c, s)
+                for _, c, s in columns
+            ],
+        ]
     else:  # g["x"].agg(...): one column per statistic
         picked = table.loc[:, [s for _, _, s in columns]]
     picked.columns = pd.Index([n for n, _, _ in columns])

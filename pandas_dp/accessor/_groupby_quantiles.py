@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
-from pandas_dp.accessor._arguments import _check_numeric, declared_bounds
+from pandas_dp.accessor._arguments import _check_numeric, check_not_boolean, declared_bounds
 from pandas_dp.accessor._groupby_base import _GroupByBase
 from pandas_dp.stats import auto_bounds
 from pandas_dp.stats.quantiles import releases as qmod
@@ -83,6 +83,8 @@ class _GroupByQuantiles(_GroupByBase):
         grouping = self._grouping(schema)
         cols, scalar = self._columns(columns, grouping)
         _check_numeric(statistic, cols)
+        # like pandas' group-by: a bool column refused, a nullable boolean one answered
+        check_not_boolean(statistic, cols, nullable=False)
         settings = self._settings(kw, schema)
         bounds = kw["bounds"]
         if auto_bounds.is_auto(bounds):  # the release's own checks first: bounds cost budget

@@ -14,7 +14,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["cells_index", "labels_index", "safe_multiindex"]
+__all__ = ["VALUE_ROWS", "cells_index", "labels_index", "like_frame_columns", "safe_multiindex"]
+
+#: The frame methods whose row index holds a column's values, not column labels.
+VALUE_ROWS = frozenset({"value_counts", "proportions", "counts", "len"})
 
 
 def safe_multiindex(arrays: Sequence[Any], names: list[Hashable] | None = None) -> pd.Index:
@@ -116,3 +119,84 @@ def cells_index(
         return built
     except Exception:  # private keys whose comparison raises: levels left unsorted
         return safe_multiindex([*levels, tiled], names=list(names))
+
+
+def _labelled(axis: pd.Index, columns: pd.Index, along: str) -> pd.Index | None:
+    """``axis`` with the frame's column structure, or ``None`` to keep it.
+
+    An axis whose entries are all column labels of the frame takes the frame's
+    structure: a flat Index of tuples where the frame's columns are one, the
+    frame's level names where they are a MultiIndex. An axis of (column label,
+    statistic) pairs over MultiIndex columns (grouped ``agg`` and ``describe``)
+    becomes one level per column level and the statistic's, as pandas gives it.
+    """
+    known = set(columns)
+    entries = list(axis)
+    if columns.nlevels == 1:
+        if axis.nlevels > 1 and all(label in known for label in entries):
+            return pd.Index(entries, dtype=object, tupleize_cols=False)
+        return None
+    names = list(columns.names)
+    if all(label in known for label in entries):
+        if axis.nlevels == columns.nlevels and all(n is None for n in axis.names):
+            return axis.set_names(names)
+        if axis.nlevels == 1 and along == "columns":  # (a Series of labels stays flat)
+            return pd.MultiIndex.from_tuples(entries, names=names)
+        return None
+    if axis.nlevels == 2 and all(
+        isinstance(outer, tuple) and outer in known for outer, _ in entries
+    ):
+        return pd.MultiIndex.from_tuples(
+            [(*outer, inner) for outer, inner in entries], names=[*names, axis.names[1]]
+        )
+    return None
+
+
+def like_frame_columns(release: Any, columns: pd.Index, *, rows: bool = True) -> Any:
+    """``release`` with its column-label axes shaped like the frame's columns.
+
+    pandas keeps a frame's column structure on the axes of a reduction that carry
+    column labels: an Index of tuples stays flat and the level names of MultiIndex
+    columns are kept. Releases build their label axes from the labels alone, so a
+    tuple becomes a MultiIndex and the level names are lost; this puts the frame's
+    structure back (in place, keeping the release's record). Only the column
+    labels are read (public); a row index of keys or of a column's values (a
+    group-by, ``value_counts``) is left alone. An axis that is not made of column
+    labels, or whose labels do not compare, is kept as it is.
+
+    Parameters
+    ----------
+    release : object
+        A release; anything but a Series or DataFrame is returned as it is.
+    columns : pandas.Index
+        The columns of the frame the release read.
+    rows : bool, default True
+        The release's row index may hold column labels (``False`` for a group-by's
+        keys or a column's values).
+
+    Returns
+    -------
+    object
+        ``release``, its axes relabelled where the frame's structure differs.
+
+    Examples
+    --------
+    >>> columns = pd.Index([("v", "a"), ("v", "b")], tupleize_cols=False)
+    >>> out = pd.Series([1.0, 2.0], index=pd.Index([("v", "a"), ("v", "b")]))
+    >>> like_frame_columns(out, columns).index.nlevels
+    1
+    """
+    if columns.nlevels == 1 and not any(isinstance(c, tuple) for c in columns):
+        return release  # plain labels: every builder keeps them as they are
+    axes = ["index", "columns"] if rows else ["columns"]
+    for name in axes:
+        axis = getattr(release, name, None)
+        if not isinstance(axis, pd.Index) or len(axis) == 0:
+            continue
+        try:
+            shaped = _labelled(axis, columns, name)
+        except Exception:  # labels that do not hash or compare: kept as released
+            shaped = None
+        if shaped is not None:
+            setattr(release, name, shaped)
+    return release
