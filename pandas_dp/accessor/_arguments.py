@@ -322,6 +322,7 @@ def release_described(
             method=arguments["method"],
             grouping=grouping,
             selection_delta=selection_delta,
+            shares=arguments["shares"],
         )
     return release_describe(
         numeric,
@@ -335,4 +336,5 @@ def release_described(
         bins=arguments["bins"],
         method=arguments["method"],
         grouping=grouping,
+        shares=arguments["shares"],
     )

@@ -15,6 +15,7 @@ from typing import TypeVar
 
 from pandas_dp._docstrings import add_parameters
 from pandas_dp.stats.describe import DESCRIBE_METHOD, DESCRIBE_METHOD_NOTE
+from pandas_dp.stats.describe_shares import SHARES_AUTO_MAX
 from pandas_dp.stats.quantiles.estimators import INTERVAL_SHARE
 from pandas_dp.stats.quantiles.releases import SELECT_BINS
 
@@ -90,6 +91,14 @@ SHARED: dict[str, str] = {
     "epsilon": "epsilon : float\n"
     "    Privacy budget of this release (required, > 0). Smaller is more private\n"
     "    and noisier.",
+    "shares": 'shares : {"auto", True, False}, default "auto"\n'
+    "    The share of each declared value for numeric columns whose schema declares\n"
+    "    their values (``pa.Check.isin([1, 2, 3, 4, 5])``, an answer scale): rows\n"
+    "    ``share 1`` ... after the column's numeric rows, as a categorical column's.\n"
+    f'    ``"auto"``: columns with at most {SHARES_AUTO_MAX} declared values; ``True``: every\n'
+    "    column with declared values; ``False``: none. A column's shares are one\n"
+    "    histogram that weighs as much as a numeric column's measurements (so the\n"
+    "    column takes two columns' part of ``epsilon``, half for its shares).",
     "delta": "delta : float, default 0.0\n"
     '    Only with ``mechanism="gaussian"``: the probability the epsilon bound may fail.',
     "bounds": 'bounds : (lower, upper), dict or "auto", optional\n'

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 from pandas_dp.stats.catalogue import METHODS, MOMENTS, AccessorMethod, MomentStatistic
 from pandas_dp.stats.describe import DESCRIBE_METHOD
+from pandas_dp.stats.describe_shares import SHARES_DEFAULT
 from pandas_dp.stats.histograms import DEFAULT_METHOD
 
 __all__ = ["KEYWORDS", "TAIL", "catalogue_methods"]
@@ -111,6 +112,7 @@ _PARAMETERS: dict[str, tuple[Any, str]] = {
     "random_state": (None, "int | np.random.Generator | None"),
     "budget": (None, "PrivacyBudget | None"),
     "privacy_unit": (None, "Hashable | None"),
+    "shares": (SHARES_DEFAULT, "bool | str"),
 }
 
 #: What a method returns: ``accessor.name``, else ``accessor.family``, else ``accessor``.

@@ -333,7 +333,10 @@ METHODS: dict[str, AccessorMethod] = {
             "describe",
             "describe",
             positional=("columns", "percentiles"),
-            keywords=("epsilon", "bins", "method", "delta", "bounds", "categories", "schema"),
+            keywords=(
+                *("epsilon", "bins", "method", "shares", "delta", "bounds", "categories"),
+                "schema",
+            ),
         ),
     )
 }

@@ -64,6 +64,7 @@ from pandas_dp.stats.describe_auto_checks import (
     check_selection_delta,
     refuse_grouped_auto,
 )
+from pandas_dp.stats.describe_shares import SHARES_DEFAULT
 
 __all__ = [
     "AUTO_SHARE",
@@ -148,6 +149,7 @@ def release_describe_auto(
     method: str | None = None,
     grouping: Grouping | None = None,
     selection_delta: float | None = None,
+    shares: bool | str = SHARES_DEFAULT,
 ) -> pd.DataFrame:
     """``describe`` with what is not declared estimated privately first (see the module).
 
@@ -164,9 +166,10 @@ def release_describe_auto(
         estimated bounds, text and categorical ones selected categories.
     settings : Settings
         The call's settings: its whole epsilon and delta.
-    percentiles, bins, method, grouping
+    percentiles, bins, method, grouping, shares
         As in :func:`~pandas_dp.stats.describe.release_describe`; a ``grouping`` is
-        refused (not offered yet).
+        refused (not offered yet). Only declared numeric columns can get shares
+        (an estimated range declares no values).
     selection_delta : float, optional
         With Laplace noise (whose ``settings.delta`` is 0): the call's delta, all of
         it for the category selections. ``None``: ``settings.delta`` is the call's
@@ -226,6 +229,7 @@ def release_describe_auto(
         bins=bins,
         method=method,
         grouping=None,
+        shares=shares,
     )
     fewer = {c: d for c, d in placeholder_cat.items() if c not in auto.text}
     if auto.text and (placeholder_num or fewer):  # no category of a column may pass
@@ -238,6 +242,7 @@ def release_describe_auto(
             bins=bins,
             method=method,
             grouping=None,
+            shares=shares,
         )
     check_budgets(settings, spent, delta_select + rest_delta)  # the whole call, first
 
@@ -306,6 +311,7 @@ def release_describe_auto(
         percentiles=percentiles,
         bins=bins,
         method=method,
+        shares=shares,
     )
     meta = table.attrs["dp"]
     return attach(table, dataclasses.replace(meta, details={**meta.details, "auto": details}))
