@@ -151,3 +151,17 @@ def test_the_bundled_survey_has_no_numeric_answer_scale() -> None:
 
     d = _dp(load_survey()).describe(epsilon=1.0, schema=survey_schema(), random_state=0)
     assert "shares of declared values" not in d.attrs["dp"].details
+
+
+def test_auto_bounds_describe_keeps_a_declared_scales_shares() -> None:
+    # bounds="auto": the declared scale keeps its values (and shares); the estimated
+    # column declares none
+    df = DF[["q", "age"]]
+    scale = pa.DataFrameSchema({"q": pa.Column(int, pa.Check.isin([1, 2, 3, 4, 5]))})
+    d = _dp(df).describe(epsilon=1.0, delta=1e-6, schema=scale, bounds="auto", random_state=0)
+    assert list(d.index[-5:]) == SHARE_ROWS
+    assert d.loc[SHARE_ROWS, "q"].notna().all() and d.loc[SHARE_ROWS, "age"].isna().all()
+    off = _dp(df).describe(
+        epsilon=1.0, delta=1e-6, schema=scale, bounds="auto", random_state=0, shares=False
+    )
+    assert not any(str(r).startswith("share ") for r in off.index)
