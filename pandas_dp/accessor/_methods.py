@@ -24,6 +24,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from pandas_dp.stats.auto_bands import DEFAULT_SHARE
 from pandas_dp.stats.catalogue import METHODS, MOMENTS, AccessorMethod, MomentStatistic
 from pandas_dp.stats.describe import DESCRIBE_METHOD
 from pandas_dp.stats.describe_shares import SHARES_DEFAULT
@@ -47,7 +48,7 @@ TAIL: dict[str, tuple[str, ...]] = {
 
 #: pandas' own keywords, where a moment statistic takes them (its entry says).
 _PANDAS = ("numeric_only", "min_count")
-_MOMENT = ("epsilon", "skipna", *_PANDAS, "delta", "bounds", "schema")
+_MOMENT = ("epsilon", "skipna", *_PANDAS, "delta", "bounds", "bounds_epsilon_share", "schema")
 
 #: The moments per accessor: the positional parameters, then the keyword-only ones
 #: (``ddof`` and ``method`` where the accessor takes them, for the statistics that
@@ -113,6 +114,7 @@ _PARAMETERS: dict[str, tuple[Any, str]] = {
     "budget": (None, "PrivacyBudget | None"),
     "privacy_unit": (None, "Hashable | None"),
     "shares": (SHARES_DEFAULT, "bool | str"),
+    "bounds_epsilon_share": (DEFAULT_SHARE, "float"),
 }
 
 #: What a method returns: ``accessor.name``, else ``accessor.family``, else ``accessor``.

@@ -150,6 +150,7 @@ def release_describe_auto(
     grouping: Grouping | None = None,
     selection_delta: float | None = None,
     shares: bool | str = SHARES_DEFAULT,
+    bounds_epsilon_share: float = AUTO_SHARE,
 ) -> pd.DataFrame:
     """``describe`` with what is not declared estimated privately first (see the module).
 
@@ -170,6 +171,9 @@ def release_describe_auto(
         As in :func:`~pandas_dp.stats.describe.release_describe`; a ``grouping`` is
         refused (not offered yet). Only declared numeric columns can get shares
         (an estimated range declares no values).
+    bounds_epsilon_share : float, default AUTO_SHARE
+        The share of an estimated column's part of epsilon spent on its bounds or
+        its categories, in (0, 1).
     selection_delta : float, optional
         With Laplace noise (whose ``settings.delta`` is 0): the call's delta, all of
         it for the category selections. ``None``: ``settings.delta`` is the call's
@@ -189,6 +193,7 @@ def release_describe_auto(
     BudgetExceededError
         Before any charge, if a budget cannot pay the whole call.
     """
+    share = auto_bounds.check_share(bounds_epsilon_share)
     auto = auto_columns(dict(frame.items()), undeclared)
     total_delta = settings.delta if selection_delta is None else selection_delta
     check_auto(auto, settings, grouping, total_delta)
@@ -200,8 +205,8 @@ def release_describe_auto(
             f"categorical"
         )
     per_column = settings.epsilon / k
-    eps_bounds = AUTO_SHARE * per_column * len(auto.numeric)
-    eps_select = AUTO_SHARE * per_column
+    eps_bounds = share * per_column * len(auto.numeric)
+    eps_select = share * per_column
     spent = eps_bounds + eps_select * len(auto.text)
     delta_select = 0.0
     if auto.text:
@@ -286,7 +291,7 @@ def release_describe_auto(
     }
     details.update(
         {
-            "auto_share": AUTO_SHARE,
+            "auto_share": share,
             "epsilon_total": settings.epsilon,
             "delta_total": delta_select + rest_delta,
             "declared": {
