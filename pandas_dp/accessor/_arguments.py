@@ -27,7 +27,7 @@ from pandas_dp.request.declared_columns import NumericDeclaration
 from pandas_dp.request.grouping import Grouping
 from pandas_dp.request.settings import Settings
 from pandas_dp.stats import numeric as st
-from pandas_dp.stats.auto_bounds import is_auto
+from pandas_dp.stats.auto_bounds import check_share, is_auto
 from pandas_dp.stats.describe import release_describe
 from pandas_dp.stats.describe_auto import auto_columns, release_describe_auto
 from pandas_dp.stats.quantiles.agg import AGG_QUANTILES
@@ -321,6 +321,7 @@ def release_described(
     ``selection_delta`` (Laplace noise) the delta of its category selections.
     """
     bounds, categories = arguments["bounds"], arguments["categories"]
+    check_share(arguments["bounds_epsilon_share"])  # also where no bounds are estimated
     auto = is_auto(bounds)
     if auto:  # what is declared stays declared; the rest is estimated (describe_auto)
         bounds = None
@@ -359,6 +360,8 @@ def release_described(
             method=arguments["method"],
             grouping=grouping,
             selection_delta=selection_delta,
+            shares=arguments["shares"],
+            bounds_epsilon_share=arguments["bounds_epsilon_share"],
         )
     return release_describe(
         numeric,
@@ -372,4 +375,5 @@ def release_described(
         bins=arguments["bins"],
         method=arguments["method"],
         grouping=grouping,
+        shares=arguments["shares"],
     )

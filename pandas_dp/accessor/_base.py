@@ -196,6 +196,7 @@ class _Base:
             settings=self._settings(arguments),
             ddof=arguments.get("ddof", 1),
             method=arguments.get("method", "auto"),
+            share=arguments.get("bounds_epsilon_share", auto_bounds.DEFAULT_SHARE),
         )
 
     def _moment(
@@ -208,6 +209,7 @@ class _Base:
         settings: st.Settings,
         ddof: int = 1,
         method: str = "auto",
+        share: float = auto_bounds.DEFAULT_SHARE,
     ) -> DPFloat | DPInt | pd.Series:
         selected, scalar = self._select(columns)
         _check_numeric(statistic, selected)
@@ -215,7 +217,7 @@ class _Base:
             st.resolve_method(method, settings)
             check_ddof(ddof)
         bounds, settings, auto = auto_bounds.resolve_if_auto(
-            bounds, selected, settings, self._frame()
+            bounds, selected, settings, self._frame(), bounds_epsilon_share=share
         )
         decls = self._declare(selected, bounds, schema)
         result = st.release_moments(
@@ -251,7 +253,11 @@ class _Base:
             if arguments["bins"] is not None:
                 qmod.check_bins(arguments["bins"], {})
         bounds, settings, auto = auto_bounds.resolve_if_auto(
-            bounds, selected, settings, self._frame()
+            bounds,
+            selected,
+            settings,
+            self._frame(),
+            bounds_epsilon_share=arguments["bounds_epsilon_share"],
         )
         out = qmod.release_quantiles(
             selected,

@@ -14,7 +14,9 @@ import inspect
 from typing import TypeVar
 
 from pandas_dp._docstrings import add_parameters
+from pandas_dp.stats.auto_bands import DEFAULT_SHARE
 from pandas_dp.stats.describe import DESCRIBE_METHOD, DESCRIBE_METHOD_NOTE
+from pandas_dp.stats.describe_shares import SHARES_AUTO_MAX
 from pandas_dp.stats.quantiles.estimators import INTERVAL_SHARE
 from pandas_dp.stats.quantiles.releases import SELECT_BINS
 
@@ -91,6 +93,14 @@ SHARED: dict[str, str] = {
     "epsilon": "epsilon : float\n"
     "    Privacy budget of this release (required, > 0). Smaller is more private\n"
     "    and noisier.",
+    "shares": 'shares : {"auto", True, False}, default "auto"\n'
+    "    The share of each declared value for numeric columns whose schema declares\n"
+    "    their values (``pa.Check.isin([1, 2, 3, 4, 5])``, an answer scale): rows\n"
+    "    ``share 1`` ... after the column's numeric rows, as a categorical column's.\n"
+    f'    ``"auto"``: columns with at most {SHARES_AUTO_MAX} declared values; ``True``: every\n'
+    "    column with declared values; ``False``: none. A column's shares are one\n"
+    "    histogram that weighs as much as a numeric column's measurements (so the\n"
+    "    column takes two columns' part of ``epsilon``, half for its shares).",
     "delta": "delta : float, default 0.0\n"
     '    Only with ``mechanism="gaussian"``: the probability the epsilon bound may fail.',
     "bounds": 'bounds : (lower, upper), dict or "auto", optional\n'
@@ -98,13 +108,21 @@ SHARED: dict[str, str] = {
     "    Values outside are clamped. They take precedence over ``schema`` and must\n"
     '    never be read off the data. ``"auto"`` (sum, mean, var, std, sem, skew,\n'
     "    median, quantile and agg): each column's range is first released privately,\n"
-    "    over all rows, with 0.3 of ``epsilon`` (REFERENCE §14; recorded in the ledger\n"
+    "    over all rows, with ``bounds_epsilon_share`` of ``epsilon`` (REFERENCE §14;\n"
+    "    recorded in the ledger\n"
     '    and in ``attrs["dp"].details``), then the statistic with the rest on it.\n'
     '    describe (not grouped) takes ``"auto"`` too: each undeclared numeric column\n'
     "    gets such bounds, each undeclared text or categorical column categories by\n"
     "    partition selection (needs ``delta > 0``; rare values never appear), each\n"
-    "    with 0.3 of its share of ``epsilon``; declared columns keep their\n"
-    "    declarations.",
+    "    with ``bounds_epsilon_share`` of its share of ``epsilon``; declared columns\n"
+    "    keep their declarations.",
+    "bounds_epsilon_share": f"bounds_epsilon_share : float, default {DEFAULT_SHARE}\n"
+    '    With ``bounds="auto"``: the share of ``epsilon`` spent on estimating the\n'
+    "    bounds (describe: of each estimated column's part, on its bounds or its\n"
+    "    categories), in (0, 1); the release gets the rest. The default was measured\n"
+    "    (``benchmarks/results/auto_bounds.md``). Recorded in the metadata\n"
+    '    (``details["bounds_epsilon_share"]``, describe\'s ``details["auto"]["auto_share"]``).\n'
+    "    Checked before anything is spent, also when ``bounds`` are declared.",
     "categories": 'categories : list, dict or "dtype", optional\n'
     '    Public categories (per column with a dict). ``"dtype"`` publishes the\n'
     "    column's own categorical dtype: only valid when that dtype was set from\n"

@@ -92,7 +92,9 @@ class _GroupByQuantiles(_GroupByBase):
             qmod.check_interval(kw.get("interval", True))
             if kw.get("bins") is not None:
                 qmod.check_bins(kw["bins"], {})
-        bounds, settings, auto = auto_bounds.resolve_if_auto(bounds, cols, settings, self._frame)
+        bounds, settings, auto = auto_bounds.resolve_if_auto(
+            bounds, cols, settings, self._frame, bounds_epsilon_share=kw["bounds_epsilon_share"]
+        )
         out = qmod.release_quantiles(
             cols,
             declared_bounds(self._frame, cols, bounds, schema, list(self._frame.columns)),

@@ -24,8 +24,10 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from pandas_dp.stats.auto_bands import DEFAULT_SHARE
 from pandas_dp.stats.catalogue import METHODS, MOMENTS, AccessorMethod, MomentStatistic
 from pandas_dp.stats.describe import DESCRIBE_METHOD
+from pandas_dp.stats.describe_shares import SHARES_DEFAULT
 from pandas_dp.stats.histograms import DEFAULT_METHOD
 
 __all__ = ["KEYWORDS", "TAIL", "catalogue_methods"]
@@ -46,7 +48,7 @@ TAIL: dict[str, tuple[str, ...]] = {
 
 #: pandas' own keywords, where a moment statistic takes them (its entry says).
 _PANDAS = ("numeric_only", "min_count")
-_MOMENT = ("epsilon", "skipna", *_PANDAS, "delta", "bounds", "schema")
+_MOMENT = ("epsilon", "skipna", *_PANDAS, "delta", "bounds", "bounds_epsilon_share", "schema")
 
 #: The moments per accessor: the positional parameters, then the keyword-only ones
 #: (``ddof`` and ``method`` where the accessor takes them, for the statistics that
@@ -111,6 +113,8 @@ _PARAMETERS: dict[str, tuple[Any, str]] = {
     "random_state": (None, "int | np.random.Generator | None"),
     "budget": (None, "PrivacyBudget | None"),
     "privacy_unit": (None, "Hashable | None"),
+    "shares": (SHARES_DEFAULT, "bool | str"),
+    "bounds_epsilon_share": (DEFAULT_SHARE, "float"),
 }
 
 #: What a method returns: ``accessor.name``, else ``accessor.family``, else ``accessor``.

@@ -221,7 +221,13 @@ class DPFrameAccessor(_FrameQuantiles, _FrameMatrices, _FrameCategorical):
         selected, _ = self._select(list(requests))
         if auto_bounds.is_auto(bounds):  # the release's own checks first: bounds cost budget
             check_ddof(arguments["ddof"])
-        bounds, settings, auto = auto_bounds.resolve_if_auto(bounds, selected, settings, self._obj)
+        bounds, settings, auto = auto_bounds.resolve_if_auto(
+            bounds,
+            selected,
+            settings,
+            self._obj,
+            bounds_epsilon_share=arguments["bounds_epsilon_share"],
+        )
         decls = moment_declarations(
             self._obj, selected, requests, bounds=bounds, schema=schema, known=self._known()
         )

@@ -194,7 +194,10 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
         if auto_bounds.is_auto(bounds):  # the release's own checks first: bounds cost budget
             check_ddof(kw.get("ddof", 1))
         # one range per column over every group's rows (REFERENCE §14)
-        bounds, settings, auto = auto_bounds.resolve_if_auto(bounds, cols, settings, self._frame)
+        share = kw.get("bounds_epsilon_share", auto_bounds.DEFAULT_SHARE)  # (count: none)
+        bounds, settings, auto = auto_bounds.resolve_if_auto(
+            bounds, cols, settings, self._frame, bounds_epsilon_share=share
+        )
         decls = moment_declarations(
             self._frame, cols, requests, bounds=bounds, schema=schema, known=known
         )

@@ -252,11 +252,13 @@ def _describe_html(report: Report, result: pd.DataFrame) -> list[str]:
             svg = forest_svg(title, lines, axis_label=axis, limits=bounds)
             charts.append(_figure(str(c), svg))
         parts.append(f'<div class="charts">{"".join(charts)}</div>')
-    if report.categorical:
+    share_rows = [r for r in result.index if str(r).startswith("share ")]
+    # numeric answer scales with shares (describe's shares="auto"), then categorical columns
+    scales = [c for c in report.numeric if result.loc[share_rows, c].notna().any()]
+    if report.categorical or scales:
         rows, charts = [], []
-        for c in report.categorical:
-            shares = [r for r in result.index if str(r).startswith("share ")]
-            shares = [r for r in shares if pd.notna(result.loc[r, c])]
+        for c in [*scales, *report.categorical]:
+            shares = [r for r in share_rows if pd.notna(result.loc[r, c])]
             lines = []
             for r in shares:
                 category = str(r)[len("share ") :]
@@ -266,7 +268,12 @@ def _describe_html(report: Report, result: pd.DataFrame) -> list[str]:
             svg = forest_svg(title, lines, axis_label=f"share of {c}", limits=(0.0, 1.0))
             charts.append(_figure(str(c), svg))
         header = [[("column", 1), ("category", 1), ("share (95% interval)", 1)]]
-        parts.append("<h3>Categorical columns</h3>")
+        heading = "Categorical columns"
+        if scales:
+            heading = "Shares: answer scales" + (
+                " and categorical columns" * bool(report.categorical)
+            )
+        parts.append(f"<h3>{heading}</h3>")
         parts.append(table_html(header, rows, row_heads=2))
         parts.append(f'<div class="charts">{"".join(charts)}</div>')
     return parts

@@ -81,6 +81,7 @@ __all__ = [
     "band_index",
     "bounds_settings",
     "budgets_of",
+    "check_share",
     "check_total",
     "private_bounds",
     "read_bounds",
@@ -524,12 +525,7 @@ def resolve_auto(
     >>> auto.bounds, round(auto.settings.epsilon, 3)
     ({'age': (0.0, 128.0)}, 0.7)
     """
-    share = bounds_epsilon_share
-    if type(share) is bool or not isinstance(share, int | float) or not 0.0 < share < 1.0:
-        raise ValueError(
-            f"bounds_epsilon_share must be a number in (0, 1), the share of epsilon "
-            f"spent on the bounds (default {DEFAULT_SHARE}); got {share!r}"
-        )
+    share = check_share(bounds_epsilon_share)
     threshold(1.0, beta)
     refuse_raise(settings)
     if isinstance(columns, Mapping) and not columns:
@@ -543,6 +539,22 @@ def resolve_auto(
     )
     rest = dataclasses.replace(first, epsilon=settings.epsilon - eps_b)
     return AutoBounds(bounds, rest, record, float(share))
+
+
+def check_share(share: Any) -> float:
+    """``bounds_epsilon_share`` checked: a number in (0, 1), else a ``ValueError``.
+
+    Examples
+    --------
+    >>> check_share(0.25)
+    0.25
+    """
+    if type(share) is bool or not isinstance(share, int | float) or not 0.0 < share < 1.0:
+        raise ValueError(
+            f"bounds_epsilon_share must be a number in (0, 1), the share of epsilon "
+            f'spent on the bounds of bounds="auto" (default {DEFAULT_SHARE}); got {share!r}'
+        )
+    return float(share)
 
 
 def is_auto(bounds: Any) -> bool:
@@ -577,7 +589,8 @@ def resolve_if_auto(
     frame : DataFrame, optional
         The frame holding the columns (and the privacy unit's column).
     bounds_epsilon_share : float, default DEFAULT_SHARE
-        See :func:`resolve_auto`.
+        See :func:`resolve_auto`; checked whatever ``bounds`` is (a call's
+        keyword is refused when wrong, even where it is not used).
 
     Returns
     -------
@@ -591,6 +604,7 @@ def resolve_if_auto(
     >>> resolve_if_auto((0, 1), {}, Settings(epsilon=1.0))[::2]
     ((0, 1), None)
     """
+    check_share(bounds_epsilon_share)
     if not is_auto(bounds):
         return bounds, settings, None
     auto = resolve_auto(columns, settings, bounds_epsilon_share=bounds_epsilon_share, frame=frame)

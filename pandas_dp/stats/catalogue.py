@@ -245,7 +245,10 @@ class AccessorMethod:
 
 _FRAME = frozenset({"frame"})
 _DECLARED = ("epsilon", "delta", "bounds", "schema")
-_GRID = (*_DECLARED, "bins", "method", "interval")
+#: The keywords of a release that takes ``bounds="auto"``: ``_DECLARED`` with the
+#: share of epsilon the estimated bounds spend.
+_AUTO = ("epsilon", "delta", "bounds", "bounds_epsilon_share", "schema")
+_GRID = (*_AUTO, "bins", "method", "interval")
 
 #: The accessor methods beyond the moments, in the order of pandas' documentation.
 METHODS: dict[str, AccessorMethod] = {
@@ -326,14 +329,17 @@ METHODS: dict[str, AccessorMethod] = {
             "agg",
             "agg",
             positional=("func",),
-            keywords=("epsilon", "ddof", *_DECLARED[1:]),
+            keywords=("epsilon", "ddof", *_AUTO[1:]),
             named=frozenset({"frame", "groupby"}),
         ),
         AccessorMethod(
             "describe",
             "describe",
             positional=("columns", "percentiles"),
-            keywords=("epsilon", "bins", "method", "delta", "bounds", "categories", "schema"),
+            keywords=(
+                *("epsilon", "bins", "method", "shares", "delta", "bounds"),
+                *("bounds_epsilon_share", "categories", "schema"),
+            ),
         ),
     )
 }

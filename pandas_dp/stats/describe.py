@@ -6,7 +6,9 @@ from it; ``quantile``'s estimator on a public grid gives every percentile
 (:mod:`pandas_dp.stats.quantiles.releases`); where pandas prints the minimum and the maximum,
 the declared bounds are shown, labelled as declared. For each declared
 categorical column one histogram of its categories is measured, and the shares
-are its noisy counts over their noisy total. The whole
+are its noisy counts over their noisy total; a numeric column declared with a
+small ``isin`` set gets the shares of its values too
+(:mod:`pandas_dp.stats.describe_shares`). The whole
 plan is charged once, so a ``describe`` that would overspend spends nothing; the
 split is in the metadata and in the ledger row.
 """
@@ -28,6 +30,7 @@ from pandas_dp.request.settings import Settings
 from pandas_dp.result.values import attach
 from pandas_dp.stats import constraints, moments
 from pandas_dp.stats import numeric as st
+from pandas_dp.stats.describe_shares import SHARES_DEFAULT, SHARES_WEIGHT, share_declarations
 from pandas_dp.stats.histogram_estimates import share_bounds
 from pandas_dp.stats.histograms import exact_buckets
 from pandas_dp.stats.moment_weights import pair_count_is_better, weights_name
@@ -78,11 +81,13 @@ CATEGORICAL_WEIGHT = 1.0
 
 _ROWS = ("count", "mean", "std")
 IntervalFn = Callable[[float], tuple[float, float]]
-#: A calibrated plan, its moments' entries, its histograms' keys, its percentiles'
-#: estimator and that estimator's engine readers.
+#: A calibrated plan, its moments' entries, its histograms' keys (categorical
+#: columns', then numeric columns' shares), its percentiles' estimator and that
+#: estimator's engine readers.
 _Built = tuple[
     Plan,
     dict[tuple[Hashable, str], moments.Entry],
+    dict[Hashable, str],
     dict[Hashable, str],
     Estimator | None,
     dict[Any, Any],
@@ -119,14 +124,16 @@ def _planned(
     numeric: Mapping[Hashable, pd.Series],
     numeric_decls: Mapping[Hashable, NumericDeclaration],
     categorical_decls: Mapping[Hashable, CategoricalDeclaration],
+    share_decls: Mapping[Hashable, CategoricalDeclaration],
     settings: Settings,
     grouping: Grouping | None,
     grid: tuple[str, int, tuple[float, ...]],
     name: str,
 ) -> _Built:
     """describe's calibrated plan with the ``MOMENT_WEIGHTS`` entry ``name``: its
-    moments' entries, the keys of each categorical histogram, and the percentiles'
-    estimator (``grid``: its method, bins and levels) with its engine readers."""
+    moments' entries, the keys of each categorical histogram and of each numeric
+    column's shares (``share_decls``), and the percentiles' estimator (``grid``: its
+    method, bins and levels) with its engine readers."""
     # one column's moments and percentiles: the ``grid`` weight
     weights = st.MOMENT_WEIGHTS[name]
     plan, entries = moments.plan_moments(
@@ -138,12 +145,18 @@ def _planned(
         c: plan.categories(c, len(d.categories), weight=histogram_weight)
         for c, d in categorical_decls.items()
     }
+    # a numeric column's shares weigh SHARES_WEIGHT numeric columns (describe_shares)
+    share_weight = sum(weights.values()) * SHARES_WEIGHT
+    share_keys = {
+        c: plan.categories(c, len(d.categories), weight=share_weight)
+        for c, d in share_decls.items()
+    }
     estimator, readers = None, {}
     if numeric_decls and grid[2]:  # (no percentiles asked for: no grid)
         estimator = estimator_for(*grid, numeric_decls, plan)
         readers = {("grid", c): estimator.add(c, numeric[c], weights["grid"]) for c in numeric}
     plan.calibrate()
-    return plan, entries, cat_keys, estimator, readers
+    return plan, entries, cat_keys, share_keys, estimator, readers
 
 
 def _prepare(
@@ -155,6 +168,7 @@ def _prepare(
     bins: int | None,
     method: str,
     grouping: Grouping | None,
+    share_decls: Mapping[Hashable, CategoricalDeclaration],
 ) -> _Built:
     """describe's calibrated plan, every check on public facts done (before any charge)."""
     if not numeric_decls and not categorical_decls:
@@ -165,10 +179,13 @@ def _prepare(
     check_method(method)
     bins = default_bins(method, grouping) if bins is None else bins
     grid = (method, check_bins(bins, numeric_decls) if numeric_decls else bins, tuple(percentiles))
-    build = partial(_planned, numeric, numeric_decls, categorical_decls, settings, grouping, grid)
+    build = partial(
+        _planned, numeric, numeric_decls, categorical_decls, share_decls, settings, grouping, grid
+    )
     s = settings
     name = weights_name("describe", "moments", s.neighbouring, s.mechanism, s.bounding)
-    plan, entries, cat_keys, estimator, readers = build(name)
+    built = build(name)
+    plan, entries = built[0], built[1]
     if "bound_sums" in st.MOMENT_WEIGHTS[name] and numeric_decls:
         # the bound sums, unless a count of its own is more accurate: a choice by the
         # public noise scales alone (a large epsilon; pair_count_is_better)
@@ -178,10 +195,11 @@ def _prepare(
         count = separate[0].measurements[separate[1][(first, "count")].keys["count"]].calibrated
         width = numeric_decls[first].upper - numeric_decls[first].lower
         if not pair_count_is_better(pair, count, width):
-            plan, entries, cat_keys, estimator, readers = separate
+            built = separate
+    estimator = built[4]
     if estimator is not None:
         estimator.check()  # public arguments only: may raise, before the charge
-    return plan, entries, cat_keys, estimator, readers
+    return built
 
 
 def check_describe(
@@ -194,6 +212,7 @@ def check_describe(
     bins: int | None = None,
     method: str = DESCRIBE_METHOD,
     grouping: Grouping | None = None,
+    shares: bool | str = SHARES_DEFAULT,
 ) -> None:
     """Run every check of :func:`release_describe` that needs no data, charging nothing.
 
@@ -211,7 +230,7 @@ def check_describe(
         The categorical columns' categories.
     settings : Settings
         The describe release's own settings.
-    percentiles, bins, method, grouping
+    percentiles, bins, method, grouping, shares
         As in :func:`release_describe`.
 
     Raises
@@ -219,8 +238,17 @@ def check_describe(
     ValueError
         What :func:`release_describe` would raise before its charge.
     """
+    share_decls = share_declarations(numeric_decls, shares)
     _prepare(
-        numeric, numeric_decls, categorical_decls, settings, percentiles, bins, method, grouping
+        numeric,
+        numeric_decls,
+        categorical_decls,
+        settings,
+        percentiles,
+        bins,
+        method,
+        grouping,
+        share_decls,
     )
 
 
@@ -237,6 +265,7 @@ def release_describe(
     bins: int | None = None,
     method: str = DESCRIBE_METHOD,
     grouping: Grouping | None = None,
+    shares: bool | str = SHARES_DEFAULT,
 ) -> pd.DataFrame:
     """Release count, mean, std and percentiles of numeric columns, shares of categorical ones.
 
@@ -245,15 +274,33 @@ def release_describe(
     (``df.groupby(by).describe()``). The percentiles are ``quantile``'s with
     ``method`` on a grid of ``bins``
     (default: :func:`~pandas_dp.stats.quantiles.releases.default_bins`).
+    ``shares`` (``"auto"``, ``True`` or ``False``): which numeric columns also get
+    the share of each declared value, rows ``share <value>`` after their numeric
+    rows (:mod:`pandas_dp.stats.describe_shares`).
     """
+    share_decls = share_declarations(numeric_decls, shares)
     prepared = _prepare(
-        numeric, numeric_decls, categorical_decls, settings, percentiles, bins, method, grouping
+        numeric,
+        numeric_decls,
+        categorical_decls,
+        settings,
+        percentiles,
+        bins,
+        method,
+        grouping,
+        share_decls,
     )
-    plan, entries, cat_keys, estimator, readers = prepared
+    plan, entries, cat_keys, share_keys, estimator, readers = prepared
     sources: dict[Any, Any] = {
         ("categories", c): partial(exact_buckets, categorical[c], d, dropna=True, other=None)
         for c, d in categorical_decls.items()
     }
+    sources.update(
+        {
+            ("categories", c): partial(exact_buckets, numeric[c], d, dropna=True, other=None)
+            for c, d in share_decls.items()
+        }
+    )
     sources.update(readers)
     data = engine_input(
         {**numeric, **categorical}, numeric_decls, settings, grouping, frame, sources
@@ -288,25 +335,26 @@ def release_describe(
     percentile_details = {} if estimator is None else estimator.details()
     if estimator is not None:
         estimator.plan = None  # the intervals keep the estimator: not the plan's random source
-    for c, d in categorical_decls.items():
-        key = cat_keys[c]
+    histograms = [(c, d, cat_keys[c]) for c, d in categorical_decls.items()]
+    histograms += [(c, d, share_keys[c]) for c, d in share_decls.items()]
+    for c, d, key in histograms:
         k = len(d.categories)
         counts = noisy[key].reshape(groups, k)
         noise = plan.measurements[key].calibrated
         for g in range(groups):
             clipped = np.clip(counts[g], 0.0, None)
-            shares = constraints.project_simplex(clipped / max(float(clipped.sum()), 1.0))
+            fractions = constraints.project_simplex(clipped / max(float(clipped.sum()), 1.0))
             for i, label in enumerate(d.categories):
                 name = f"share {label}"
-                cells[g][(c, name)] = float(shares[i])
+                cells[g][(c, name)] = float(fractions[i])
                 fns[g][(c, name)] = partial(_share_entry, noise.head(k), counts[g], i)
 
     numeric_rows = [*_ROWS, "min (declared)", *map(_label, percentiles), "max (declared)"]
 
     def rows_of(c: Hashable) -> list[str]:
-        if c in numeric_decls:
-            return numeric_rows
-        return [f"share {label}" for label in categorical_decls[c].categories]
+        shared = share_decls.get(c) or categorical_decls.get(c)
+        share_rows = [] if shared is None else [f"share {v}" for v in shared.categories]
+        return [*numeric_rows, *share_rows] if c in numeric_decls else share_rows
 
     pairs = [(c, r) for c in columns for r in rows_of(c)]
     if grouping is None:
@@ -346,6 +394,15 @@ def release_describe(
             "percentiles": list(percentiles),
             "percentile estimator": percentile_details,
             "undeclared columns (not described)": [str(c) for c in undeclared],
+            **(
+                {
+                    "shares of declared values": {
+                        str(c): list(d.categories) for c, d in share_decls.items()
+                    }
+                }
+                if share_decls
+                else {}
+            ),
             **plan.group_details(),
         },
     )

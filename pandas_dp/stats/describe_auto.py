@@ -64,6 +64,7 @@ from pandas_dp.stats.describe_auto_checks import (
     check_selection_delta,
     refuse_grouped_auto,
 )
+from pandas_dp.stats.describe_shares import SHARES_DEFAULT
 
 __all__ = [
     "AUTO_SHARE",
@@ -148,6 +149,8 @@ def release_describe_auto(
     method: str | None = None,
     grouping: Grouping | None = None,
     selection_delta: float | None = None,
+    shares: bool | str = SHARES_DEFAULT,
+    bounds_epsilon_share: float = AUTO_SHARE,
 ) -> pd.DataFrame:
     """``describe`` with what is not declared estimated privately first (see the module).
 
@@ -164,9 +167,13 @@ def release_describe_auto(
         estimated bounds, text and categorical ones selected categories.
     settings : Settings
         The call's settings: its whole epsilon and delta.
-    percentiles, bins, method, grouping
+    percentiles, bins, method, grouping, shares
         As in :func:`~pandas_dp.stats.describe.release_describe`; a ``grouping`` is
-        refused (not offered yet).
+        refused (not offered yet). Only declared numeric columns can get shares
+        (an estimated range declares no values).
+    bounds_epsilon_share : float, default AUTO_SHARE
+        The share of an estimated column's part of epsilon spent on its bounds or
+        its categories, in (0, 1).
     selection_delta : float, optional
         With Laplace noise (whose ``settings.delta`` is 0): the call's delta, all of
         it for the category selections. ``None``: ``settings.delta`` is the call's
@@ -186,6 +193,7 @@ def release_describe_auto(
     BudgetExceededError
         Before any charge, if a budget cannot pay the whole call.
     """
+    share = auto_bounds.check_share(bounds_epsilon_share)
     auto = auto_columns(dict(frame.items()), undeclared)
     total_delta = settings.delta if selection_delta is None else selection_delta
     check_auto(auto, settings, grouping, total_delta)
@@ -197,8 +205,8 @@ def release_describe_auto(
             f"categorical"
         )
     per_column = settings.epsilon / k
-    eps_bounds = AUTO_SHARE * per_column * len(auto.numeric)
-    eps_select = AUTO_SHARE * per_column
+    eps_bounds = share * per_column * len(auto.numeric)
+    eps_select = share * per_column
     spent = eps_bounds + eps_select * len(auto.text)
     delta_select = 0.0
     if auto.text:
@@ -226,6 +234,7 @@ def release_describe_auto(
         bins=bins,
         method=method,
         grouping=None,
+        shares=shares,
     )
     fewer = {c: d for c, d in placeholder_cat.items() if c not in auto.text}
     if auto.text and (placeholder_num or fewer):  # no category of a column may pass
@@ -238,6 +247,7 @@ def release_describe_auto(
             bins=bins,
             method=method,
             grouping=None,
+            shares=shares,
         )
     check_budgets(settings, spent, delta_select + rest_delta)  # the whole call, first
 
@@ -281,7 +291,7 @@ def release_describe_auto(
     }
     details.update(
         {
-            "auto_share": AUTO_SHARE,
+            "auto_share": share,
             "epsilon_total": settings.epsilon,
             "delta_total": delta_select + rest_delta,
             "declared": {
@@ -306,6 +316,7 @@ def release_describe_auto(
         percentiles=percentiles,
         bins=bins,
         method=method,
+        shares=shares,
     )
     meta = table.attrs["dp"]
     return attach(table, dataclasses.replace(meta, details={**meta.details, "auto": details}))
