@@ -106,7 +106,7 @@ def test_subpackages_import_one_way() -> None:
     """Packages form layers: none imports a package above it (the accessor, the
     command line and plots on top; errors at the bottom)."""
     layers = [
-        {"errors", "_docstrings"},
+        {"errors", "_docstrings", "_optional"},
         {"noise"},
         {"budget"},
         {"engines"},

@@ -36,13 +36,14 @@ import contextlib
 import functools
 import os
 import threading
-import warnings
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
+
+from pandas_dp._optional import compiled
 
 T = TypeVar("T")
 
@@ -59,15 +60,7 @@ PARTS_PER_THREAD: int = 4
 @functools.cache
 def kernels() -> Any | None:
     """The compiled kernels (:mod:`pandas_dp.engines._kernels`), or ``None`` without numba."""
-    try:
-        import numba  # noqa: F401
-    except ImportError:
-        return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # e.g. a read-only cache directory
-        from pandas_dp.engines import _kernels
-
-        return _kernels
+    return compiled("pandas_dp.engines._kernels")
 
 
 _POOLS: dict[int, ThreadPoolExecutor] = {}

@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from pandas_dp._optional import compiled
 from pandas_dp.engines import _numba
 from pandas_dp.engines.columns import column_pieces
 from pandas_dp.engines.pandas import CHUNK, Groups, _over_pieces
@@ -107,13 +107,7 @@ def _bins_of(x: NDArray[np.float64], lower: float, upper: float, bins: int) -> N
 @functools.cache
 def _compiled() -> Any | None:
     """The compiled tally (:mod:`pandas_dp.engines._grid_kernel`), or None without numba."""
-    if _numba.kernels() is None:
-        return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # e.g. a read-only cache directory
-        from pandas_dp.engines._grid_kernel import grid_tally
-
-    return grid_tally
+    return compiled("pandas_dp.engines._grid_kernel", "grid_tally")
 
 
 def _counts(

@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import functools
 import sys
-import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 from numpy.typing import NDArray
+
+from pandas_dp._optional import compiled
 
 if TYPE_CHECKING:
     from pandas_dp.noise.mechanisms.source import RandomSource
@@ -75,22 +76,18 @@ def ready() -> Kernel | None:
 @functools.cache
 def kernel() -> Kernel | None:
     """The compiled sampler, or ``None`` without numba (or with a broken one)."""
-    try:
-        import numba  # noqa: F401
-    except ImportError:
-        return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # e.g. a read-only cache directory
-        try:
-            from pandas_dp.noise.mechanisms._laplace_kernel import laplace_many
+    kernel: Kernel | None = compiled(
+        "pandas_dp.noise.mechanisms._laplace_kernel", "laplace_many", check=_compile
+    )
+    return kernel
 
-            words = np.zeros(64, dtype=np.uint64)
-            laplace_many(words, 0, params(((10, 3),)))
-            words.flags.writeable = False  # (a block straight from os.urandom)
-            laplace_many(words, 0, params(((10, 3),)))
-        except Exception:  # pragma: no cover (a broken numba: the Python path)
-            return None
-    return laplace_many  # type: ignore[no-any-return]
+
+def _compile(laplace_many: Kernel) -> None:
+    """Compile (or load) the sampler for writable and read-only word blocks."""
+    words = np.zeros(64, dtype=np.uint64)
+    laplace_many(words, 0, params(((10, 3),)))
+    words.flags.writeable = False  # (a block straight from os.urandom)
+    laplace_many(words, 0, params(((10, 3),)))
 
 
 @functools.lru_cache(maxsize=1024)

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import functools
 import sys
-import warnings
 from typing import Any, Final
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from pandas_dp._optional import compiled
 from pandas_dp.stats.constraints._checks import FloatArray
 
 __all__ = ["COMPILED_FROM", "isotonic"]
@@ -79,12 +79,4 @@ def _isotonic_python(x: FloatArray) -> FloatArray:
 @functools.cache
 def _compiled() -> Any | None:
     """The compiled scan, or ``None`` without numba."""
-    try:
-        import numba  # noqa: F401
-    except ImportError:
-        return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # e.g. a read-only cache directory
-        from pandas_dp.stats.constraints._monotone_kernel import pool_adjacent
-
-    return pool_adjacent
+    return compiled("pandas_dp.stats.constraints._monotone_kernel", "pool_adjacent")
