@@ -369,6 +369,18 @@ def bisect_decreasing(
     return hi
 
 
+def _truncation_inputs(
+    sensitivity: ArrayLike, width: ArrayLike, epsilon: ArrayLike
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """The truncated scales' inputs as broadcast float arrays (at least 1-d):
+    ``(min(sensitivity, width), width, epsilon)`` -- a shift beyond the range's
+    width moves no more mass than one across it."""
+    d, w, e = np.broadcast_arrays(
+        *(np.atleast_1d(np.asarray(a, dtype=np.float64)) for a in (sensitivity, width, epsilon))
+    )
+    return np.minimum(d, w), w, e
+
+
 def truncated_laplace_scale(
     sensitivity: ArrayLike, width: ArrayLike, epsilon: ArrayLike
 ) -> FloatArray:
@@ -388,11 +400,7 @@ def truncated_laplace_scale(
     >>> round(float(truncated_laplace_scale(0.1, 1.0, 0.5)[0]), 4)
     0.3528
     """
-    d = np.atleast_1d(np.asarray(sensitivity, dtype=np.float64))
-    w = np.atleast_1d(np.asarray(width, dtype=np.float64))
-    e = np.atleast_1d(np.asarray(epsilon, dtype=np.float64))
-    d, w, e = np.broadcast_arrays(d, w, e)
-    dp = np.minimum(d, w)
+    dp, w, e = _truncation_inputs(sensitivity, width, epsilon)
 
     def loss(s: FloatArray) -> FloatArray:
         num = 2.0 - np.exp(-dp / s) - np.exp(-(w - dp) / s)
@@ -418,11 +426,7 @@ def truncated_discrete_laplace_scale(
     >>> round(t, 4)
     1.285
     """
-    d = np.atleast_1d(np.asarray(sensitivity, dtype=np.float64))
-    big_n = np.atleast_1d(np.asarray(points, dtype=np.float64))
-    e = np.atleast_1d(np.asarray(epsilon, dtype=np.float64))
-    d, big_n, e = np.broadcast_arrays(d, big_n, e)
-    dp = np.minimum(d, big_n)
+    dp, big_n, e = _truncation_inputs(sensitivity, points, epsilon)
     return bisect_decreasing(partial(truncated_discrete_loss, dp, big_n), e, dp / e)
 
 
