@@ -211,19 +211,45 @@ def _schema_sources(schema: Any, attached: Any) -> list[tuple[dict[Hashable, Any
     return sources
 
 
-def _each(
-    wanted: list[Hashable], find: Callable[[Hashable], _D | None]
-) -> tuple[dict[Hashable, _D], list[str]]:
-    """``find`` of every wanted column: the declarations found, and the columns without."""
+_Sources = list[tuple[dict[Hashable, Any], str]]
+
+
+def _resolve(
+    columns: Any,
+    given: Any,
+    name: str,
+    per_column: Callable[[Any, list[Hashable]], Mapping[Hashable, Any]],
+    find: Callable[[Any, Hashable, Mapping[Hashable, Any], _Sources], _D | None],
+    *,
+    schema: Any,
+    attached: Any,
+    known: Iterable[Hashable] | None,
+    what: str,
+    note: Callable[[Hashable, _Sources], str | None] | None = None,
+) -> dict[Hashable, _D]:
+    """The declaration ``find`` gives each column (:func:`resolve_bounds`,
+    :func:`resolve_categories`): ``given`` (the ``name=`` argument, as
+    ``per_column`` spreads it over the columns) first, then the schemas.
+
+    Raises :class:`~pandas_dp.MissingBoundsError` naming every column without one,
+    with ``note(column, sources)`` of each where it says more.
+    """
+    wanted = list(columns)
+    _check_known(given, wanted, known, name)
+    explicit = per_column(given, wanted)
+    sources = _schema_sources(schema, attached)
     out: dict[Hashable, _D] = {}
     missing: list[str] = []
     for column in wanted:
-        found = find(column)
+        found = find(columns, column, explicit, sources)
         if found is None:
             missing.append(str(column))
         else:
             out[column] = found
-    return out, missing
+    if missing:
+        notes = [n for c in wanted if str(c) in missing and note and (n := note(c, sources))]
+        raise MissingBoundsError(missing, what=what, note="; ".join(notes))
+    return out
 
 
 def _explicit_bounds(bounds: Any, wanted: list[Hashable]) -> Mapping[Hashable, Any]:
@@ -274,16 +300,18 @@ def resolve_bounds(
         For NaN, infinite, non-numeric or not increasing bounds, bounds whose width
         overflows, or (with ``known``) a ``bounds`` key that is not a column.
     """
-    wanted = list(columns)
-    _check_known(bounds, wanted, known, "bounds")
-    per_column = _explicit_bounds(bounds, wanted)
-    sources = _schema_sources(schema, attached)
-
-    out, missing = _each(wanted, lambda c: bounds_of(columns, c, per_column, sources))
-    if missing:
-        notes = [n for c in wanted if str(c) in missing and (n := half_bounds(c, sources))]
-        raise MissingBoundsError(missing, note="; ".join(notes))
-    return out
+    return _resolve(
+        columns,
+        bounds,
+        "bounds",
+        _explicit_bounds,
+        bounds_of,
+        schema=schema,
+        attached=attached,
+        known=known,
+        what="bounds",
+        note=half_bounds,
+    )
 
 
 def resolve_categories(
@@ -339,15 +367,17 @@ def resolve_categories(
     TypeError
         For a category that is not hashable (``categories=[["a"]]``).
     """
-    wanted = list(columns)
-    _check_known(categories, wanted, known, "categories")
-    per_column = _per_column(categories, wanted)
-    sources = _schema_sources(schema, attached)
-
-    out, missing = _each(wanted, lambda c: categories_of(columns, c, per_column, sources))
-    if missing:
-        raise MissingBoundsError(missing, what=what)
-    return out
+    return _resolve(
+        columns,
+        categories,
+        "categories",
+        _per_column,
+        categories_of,
+        schema=schema,
+        attached=attached,
+        known=known,
+        what=what,
+    )
 
 
 # ----------------------------------------------------------------------------- describe

@@ -241,30 +241,25 @@ def bounds_of(
     per_column: Mapping[Hashable, Any],
     sources: list[tuple[dict[Hashable, Any], str]],
 ) -> NumericDeclaration | None:
-    """One column's declared bounds, ``None`` if it has none."""
-    found = _declared(columns, column, per_column, sources)
+    """One column's declared bounds, ``None`` if it has none: ``per_column`` first,
+    then the schemas in order, then ``(0, 1)`` for a boolean column; ``integer``
+    where the column's dtype holds whole numbers."""
+    found: NumericDeclaration | None = None
+    if column in per_column:
+        lo, hi = _checked_pair(column, *bounds_pair(per_column[column], column))
+        found = NumericDeclaration(column, lo, hi, False, "bounds")
+    else:
+        for cols, source in sources:
+            schema = _from_schema_column(column, cols[column], source) if column in cols else None
+            if isinstance(schema, NumericDeclaration):
+                found = schema
+                break
+        else:
+            if _is_boolean(columns, column):  # True/False lie in [0, 1] by type
+                found = NumericDeclaration(column, 0.0, 1.0, False, "dtype")
     if found is None or not whole_dtype(columns, column):
         return found
     return replace(found, integer=True)
-
-
-def _declared(
-    columns: Any,
-    column: Hashable,
-    per_column: Mapping[Hashable, Any],
-    sources: list[tuple[dict[Hashable, Any], str]],
-) -> NumericDeclaration | None:
-    if column in per_column:
-        lo, hi = _checked_pair(column, *bounds_pair(per_column[column], column))
-        return NumericDeclaration(column, lo, hi, False, "bounds")
-    for cols, source in sources:
-        if column in cols:
-            found = _from_schema_column(column, cols[column], source)
-            if isinstance(found, NumericDeclaration):
-                return found
-    if _is_boolean(columns, column):  # True/False lie in [0, 1] by type
-        return NumericDeclaration(column, 0.0, 1.0, False, "dtype")
-    return None
 
 
 def half_bounds(column: Hashable, sources: list[tuple[dict[Hashable, Any], str]]) -> str | None:
