@@ -743,3 +743,15 @@ def test_a_grid_value_is_read_whatever_the_other_rows() -> None:
     assert grid_counts(column.iloc[:50], 0.0, 4.0, 4).tolist() == [[0, 0, 0, 50]]
     want = ref.grid_counts(column, 0.0, 4.0, 4)
     assert grid_counts(column, 0.0, 4.0, 4).tolist() == want.tolist() == [[0, 0, 0, 50]]
+
+
+def test_the_reference_engine_replaces_every_kernel_of_the_in_memory_engine() -> None:
+    from pandas_dp.engines import in_memory, reference
+
+    kernels = [n for n, v in vars(in_memory.PandasEngine).items() if isinstance(v, staticmethod)]
+    assert len(kernels) >= 10
+    for name in kernels:
+        assert getattr(reference.REFERENCE, name) is getattr(reference, name)
+        assert getattr(reference.REFERENCE, name) is not getattr(in_memory.PANDAS, name)
+    with pytest.raises(KeyError, match="row_counts"):
+        in_memory.own_kernels({})(type("Empty", (in_memory.PandasEngine,), {}))

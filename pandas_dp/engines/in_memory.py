@@ -21,9 +21,9 @@ Examples
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -38,7 +38,7 @@ from pandas_dp.engines.powers import power_sums
 from pandas_dp.engines.protocol import Kernels, MeasurementLike, Source
 from pandas_dp.engines.sums import moments, products
 
-__all__ = ["PANDAS", "PandasEngine", "exact_values"]
+__all__ = ["PANDAS", "PandasEngine", "exact_values", "own_kernels"]
 
 
 def exact_values(
@@ -281,3 +281,31 @@ class PandasEngine:
 
 #: The in-memory engine (stateless: one is enough).
 PANDAS = PandasEngine()
+
+_E = TypeVar("_E", bound=type[PandasEngine])
+
+
+def own_kernels(namespace: Mapping[str, Any]) -> Callable[[_E], _E]:
+    """A class decorator for a subclass of :class:`PandasEngine` that brings its own
+    kernels: every kernel of :class:`PandasEngine` (its static methods) replaced by
+    the function of the same name in ``namespace`` (the kernels' module's
+    ``globals()``).
+
+    Parameters
+    ----------
+    namespace : mapping str -> callable
+        Where to find the kernels; each of :class:`PandasEngine`'s must be there.
+
+    Returns
+    -------
+    callable
+        The decorator; it raises ``KeyError`` naming a kernel ``namespace`` lacks.
+    """
+
+    def stamp(cls: _E) -> _E:
+        for name, value in vars(PandasEngine).items():
+            if isinstance(value, staticmethod):
+                setattr(cls, name, staticmethod(namespace[name]))
+        return cls
+
+    return stamp

@@ -877,17 +877,19 @@ def distinct_units(unit: pd.Series, codes: NDArray[np.intp], size: int) -> NDArr
 # -- the engine -----------------------------------------------------------------------
 
 
+@in_memory.own_kernels(globals())
 class ReferenceEngine(in_memory.PandasEngine):
     """The reference engine (:class:`~pandas_dp.engines.protocol.Engine`): a plan
     measured with this module's kernels.
 
     It is the in-memory engine with every kernel, and the counting of private keys,
-    replaced by this module's; the plan's row rules it is handed -- which declared
-    key a row belongs to, which rows a privacy unit keeps -- run as the plan wrote
-    them (:func:`group_codes` and :func:`contribution_mask` check those rules'
-    kernels on their own). It is registered for no type: a test registers it for
-    the data it runs, and compares the release with the in-memory engine's; with the
-    same ``random_state`` the two must be bit-identical.
+    replaced by this module's (:func:`~pandas_dp.engines.in_memory.own_kernels`);
+    the plan's row rules it is handed -- which declared key a row belongs to, which
+    rows a privacy unit keeps -- run as the plan wrote them (:func:`group_codes` and
+    :func:`contribution_mask` check those rules' kernels on their own). It is
+    registered for no type: a test registers it for the data it runs, and compares
+    the release with the in-memory engine's; with the same ``random_state`` the two
+    must be bit-identical.
 
     Examples
     --------
@@ -903,16 +905,6 @@ class ReferenceEngine(in_memory.PandasEngine):
     """
 
     name = "reference"
-    row_counts = staticmethod(row_counts)
-    present_counts = staticmethod(present_counts)
-    mask_counts = staticmethod(mask_counts)
-    moments = staticmethod(moments)
-    power_sums = staticmethod(power_sums)
-    products = staticmethod(products)
-    grid_counts = staticmethod(grid_counts)
-    category_counts = staticmethod(category_counts)
-    observed_codes = staticmethod(observed_codes)
-    distinct_units = staticmethod(distinct_units)
 
 
 #: The reference engine (stateless).
