@@ -60,6 +60,7 @@ __all__ = [
     "bound_sums_count_value",
     "bound_sums_mean_interval",
     "bound_sums_mean_value",
+    "independent_box",
     "integer_count_mse",
     "mean_interval",
     "mean_value",
@@ -68,7 +69,6 @@ __all__ = [
     "recentre",
     "recentred_mean_interval",
     "recentred_mean_value",
-    "var_interval",
     "var_interval_of",
     "var_value",
     "variance_cap",
@@ -453,33 +453,16 @@ def _candidates(q: float, s2: float, c_lo: float, c_hi: float, ddof: int) -> lis
     return out
 
 
-def var_interval(
-    c_noise: NoisePlan,
-    s_noise: NoisePlan,
-    q_noise: NoisePlan,
-    c: float,
-    s: float,
-    q: float,
-    ddof: int,
-    upper_range: float,
-    alpha: float,
-    *,
-    half_width: float = math.inf,
-) -> tuple[float, float]:
-    """Range of ``(Q - S²/C)/(C - ddof)`` over the box of three intervals.
-
-    The expression grows with ``Q`` and shrinks with ``S²``; in ``C`` its
-    derivative has the sign of ``-Q C² + 2 S² C - ddof S²``, so its extremes lie
-    at the ends of the count's interval or at the roots
-    ``C = (S² ± sqrt(S⁴ - ddof Q S²)) / Q`` (minimum and maximum alike). The upper
-    end is at most the largest :func:`variance_cap` over the box (``half_width``
-    half the declared range), which the exact variance respects.
-    """
-    third = alpha / 3.0
-    c_lo, c_hi = noisy_interval(c_noise, c, third)
-    s_lo, s_hi = noisy_interval(s_noise, s, third)
-    q_lo, q_hi = noisy_interval(q_noise, q, third)
-    return _var_over_box(c_lo, c_hi, s_lo, s_hi, q_lo, q_hi, ddof, upper_range, half_width)
+def independent_box(
+    c_noise: NoisePlan, c: float, s_noise: NoisePlan, s: float, alpha: float
+) -> tuple[float, float, float, float]:
+    """``(c_lo, c_hi, s_lo, s_hi)``: a noisy count's and centred sum's intervals, each
+    at ``alpha / 2``, so that the box holds both exact values with probability at
+    least ``1 - alpha`` (the ``box`` of :func:`var_interval_of` for independent
+    noises; :func:`bound_sums_box` is the other)."""
+    c_lo, c_hi = noisy_interval(c_noise, c, alpha / 2.0)
+    s_lo, s_hi = noisy_interval(s_noise, s, alpha / 2.0)
+    return c_lo, c_hi, s_lo, s_hi
 
 
 def var_interval_of(
@@ -492,11 +475,18 @@ def var_interval_of(
     *,
     half_width: float = math.inf,
 ) -> tuple[float, float]:
-    """:func:`var_interval` with the count's and the sum's box from ``box``.
+    """Range of ``(Q - S²/C)/(C - ddof)`` over the box of count, sum and squares.
 
     ``box(alpha')`` gives ``(c_lo, c_hi, s_lo, s_hi)``, a box that holds the exact
     count and centred sum with probability at least ``1 - alpha'``
-    (:func:`bound_sums_box`); it gets two thirds of ``alpha``, the squares one.
+    (:func:`independent_box`, :func:`bound_sums_box`); it gets two thirds of
+    ``alpha``, the squares' interval one. The expression grows with ``Q`` and
+    shrinks with ``S²``; in ``C`` its derivative has the sign of
+    ``-Q C² + 2 S² C - ddof S²``, so its extremes lie at the ends of the count's
+    interval or at the roots ``C = (S² ± sqrt(S⁴ - ddof Q S²)) / Q`` (minimum and
+    maximum alike). The upper end is at most the largest :func:`variance_cap` over
+    the box (``half_width`` half the declared range), which the exact variance
+    respects.
     """
     c_lo, c_hi, s_lo, s_hi = box(2.0 * alpha / 3.0)
     q_lo, q_hi = noisy_interval(q_noise, q, alpha / 3.0)

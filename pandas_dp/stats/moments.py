@@ -306,16 +306,14 @@ def estimate(
             width = 2.0 * half
             variances = (2.0 * pv / width / width, pv / 2.0, squares.variance)
             box = partial(est.bound_sums_box, pair, p, q, d.lower, d.upper)
-            fn = partial(est.var_interval_of, box, squares, w, ddof, hi, half_width=half)
             count_fn = partial(est.bound_sums_count_interval, pair, p, q, d.lower, d.upper)
         else:
             c, s = float(noisy[k["count"]][g]), float(noisy[k["centred_sum"]][g])
             c_plan, s_plan = m[k["count"]].calibrated, m[k["centred_sum"]].calibrated
             variances = (c_plan.variance, s_plan.variance, squares.variance)
-            fn = partial(
-                est.var_interval, c_plan, s_plan, squares, c, s, w, ddof, hi, half_width=half
-            )
+            box = partial(est.independent_box, c_plan, c, s_plan, s)
             count_fn = partial(est.noisy_interval, c_plan, c)
+        fn = partial(est.var_interval_of, box, squares, w, ddof, hi, half_width=half)
         sd = variance_noise_sd(c, s, w, variances, ddof)
         value = est.var_value(
             c, s, w, ddof=ddof, half_width=half, upper_range=hi, clamp=clamp, noise_sd=sd
