@@ -145,18 +145,30 @@ def _alternating_tail(coin: GammaCoin | None, k0: int, size: int, src: Words) ->
         ks = list(range(k0, k0 + block))
         third = uniform_below(ks * len(pend), src)
         gamma = coin(pend, block) if coin is not None else None
-        rest = []
-        for q, p in enumerate(pend):
-            base = q * block
-            for c in range(block):
-                if third[base + c] != 0 or (gamma is not None and not gamma[base + c]):
-                    out[p] = (c + k0) % 2 == 1
-                    break
-            else:
-                rest.append(p)
-        pend = rest
+        success = [t == 0 for t in third]
+        if gamma is not None:
+            success = [a and b for a, b in zip(success, gamma, strict=True)]
+        pend = _settle(pend, success, block, k0, out)
         k0 += block
     return out
+
+
+def _settle(
+    pend: list[int], success: list[bool], block: int, k0: int, out: list[bool]
+) -> list[int]:
+    """One round of alternating series: each pending series ``pend[q]`` whose terms
+    ``k0 .. k0 + block - 1`` (``success[q * block + c]``, row-major) hold a failure
+    is settled, ``out[pend[q]]`` set to whether its first failing term is odd.
+    Returns the series still pending (every term of the round succeeded)."""
+    rest = []
+    for q, p in enumerate(pend):
+        for c in range(block):
+            if not success[q * block + c]:
+                out[p] = (c + k0) % 2 == 1
+                break
+        else:
+            rest.append(p)
+    return rest
 
 
 def bernoulli_exp_pow2(
@@ -384,15 +396,7 @@ def bernoulli_exp_rational(num: list[int], den: list[int], src: Words) -> list[b
                     dk = den[i] * (k0 + c)
                     tail = (rems[i] << 64) - p * dk
                     success[-1] = _uniform_below_int(dk, src) < tail
-        rest = []
-        for q, i in enumerate(pend):
-            for c in range(block):
-                if not success[q * block + c]:
-                    frac_ok[i] = (c + k0) % 2 == 1
-                    break
-            else:
-                rest.append(i)
-        pend = rest
+        pend = _settle(pend, success, block, k0, frac_ok)
         k0 += block
     return [float(g) >= h and f for g, h, f in zip(geo, whole, frac_ok, strict=True)]
 
