@@ -55,6 +55,8 @@ THREADS: int = min(4, os.cpu_count() or 1)
 PARALLEL_ROWS: int = 1 << 18
 #: Parts per thread of a long column (the pool hands them out as threads free up).
 PARTS_PER_THREAD: int = 4
+#: Longest per-thread tally or key table of the kernels (a longer one falls back to numpy).
+TABLE_ROWS: Final = 1 << 20
 
 
 @functools.cache

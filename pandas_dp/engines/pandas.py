@@ -76,8 +76,6 @@ FAST_MIN_ROWS: int = 1 << 16
 #: Moments of columns shorter than :data:`FAST_MIN_ROWS` computed with numpy
 #: before the compiled kernels are loaded for them too.
 WARM_READS: int = 256
-#: Longest per-thread tally or key table of the compiled kernels.
-_TABLE_ROWS: Final = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -250,7 +248,7 @@ def _bincount(codes: NDArray[Any], size: int, weights: NDArray[Any] | None = Non
     if (
         weights is None
         and codes.shape[0] >= FAST_MIN_ROWS
-        and size < _TABLE_ROWS
+        and size < _numba.TABLE_ROWS
         and (fast := _fast_kernels()) is not None
     ):  # one compiled pass, no shifted copy of the codes
         return _numba.code_counts(fast, codes, -1, size + 1)[1:]
