@@ -486,29 +486,13 @@ def var_interval_of(
     interval or at the roots ``C = (S² ± sqrt(S⁴ - ddof Q S²)) / Q`` (minimum and
     maximum alike). The upper end is at most the largest :func:`variance_cap` over
     the box (``half_width`` half the declared range), which the exact variance
-    respects.
+    respects: ``(h² - d²) C/(C - ddof)`` is at most its value at the box's smallest
+    ``C`` and smallest ``|d| = |S|/C`` (each factor at its largest). Where a side
+    of the box is undefined (sums near the float range) the range is the whole
+    public one, ``[0, upper_range]``.
     """
     c_lo, c_hi, s_lo, s_hi = box(2.0 * alpha / 3.0)
     q_lo, q_hi = noisy_interval(q_noise, q, alpha / 3.0)
-    return _var_over_box(c_lo, c_hi, s_lo, s_hi, q_lo, q_hi, ddof, upper_range, half_width)
-
-
-def _var_over_box(
-    c_lo: float,
-    c_hi: float,
-    s_lo: float,
-    s_hi: float,
-    q_lo: float,
-    q_hi: float,
-    ddof: int,
-    upper_range: float,
-    half_width: float = math.inf,
-) -> tuple[float, float]:
-    """Range of ``(Q - S²/C)/(C - ddof)`` over a box of count, sum and squares (the
-    whole public range where a side of the box is undefined: sums near the float
-    range), its upper end at most the largest variance the box's counts and means
-    allow: ``(h² - d²) C/(C - ddof)`` is at most its value at the box's smallest
-    ``C`` and smallest ``|d| = |S|/C`` (each factor at its largest)."""
     if any(math.isnan(x) for x in (c_lo, c_hi, s_lo, s_hi, q_lo, q_hi)):
         return 0.0, upper_range
     c_lo, c_hi = max(c_lo, ddof + 1.0), max(c_hi, ddof + 1.0)
