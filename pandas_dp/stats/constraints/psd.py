@@ -47,10 +47,13 @@ def nearest_psd(a: ArrayLike) -> FloatArray:
     Parameters
     ----------
     a : array_like of float, shape (m, m)
+        A symmetric matrix (a noisy covariance, say); any other square matrix is
+        symmetrised first.
 
     Returns
     -------
     numpy.ndarray of float64, shape (m, m)
+        Symmetric, positive semi-definite up to rounding.
 
     Raises
     ------
@@ -229,6 +232,8 @@ def nearest_psd_covariance(
     Returns
     -------
     numpy.ndarray of float64, shape (m, m)
+        Symmetric, positive semi-definite up to rounding; with ``"higham"`` its
+        diagonal is the released variances (negative ones raised to 0).
 
     Raises
     ------
@@ -279,10 +284,12 @@ def cov_to_corr(cov: ArrayLike) -> FloatArray:
     Parameters
     ----------
     cov : array_like of float, shape (m, m)
+        A covariance matrix, noisy or repaired.
 
     Returns
     -------
     numpy.ndarray of float64, shape (m, m)
+        Symmetric, with a unit diagonal and every entry in ``[-1, 1]``.
 
     Raises
     ------

@@ -80,6 +80,7 @@ def project_simplex(p: ArrayLike) -> FloatArray:
     Returns
     -------
     numpy.ndarray of float64, same shape as ``p``
+        Entries at least 0, each row summing to 1.
 
     Raises
     ------
@@ -127,6 +128,7 @@ def complete_all_but_one(p_head: ArrayLike) -> FloatArray:
     Returns
     -------
     numpy.ndarray of float64, shape (..., K)
+        The repaired head and ``p_K``: entries in ``[0, 1]``, each row summing to 1.
 
     Raises
     ------
