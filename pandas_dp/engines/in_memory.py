@@ -63,9 +63,9 @@ def exact_values(
     for source, group in by_source.items():
         kind = source.kind
         if kind == "moments":
-            _moment_values(source.column, group, data, groups, out, k)
+            _moment_values(source.column, group, data, out, k)
         elif kind == "products":
-            _product_values(source.column, group, data, groups, out, k)
+            _product_values(source.column, group, data, out, k)
         elif kind in ("categories", "grid"):  # counts over public buckets or grid nodes
             made = data.readers[(kind, source.column)]
             counts = made(groups, kernels=k) if callable(made) else made
@@ -111,11 +111,11 @@ def _moment_values(
     column: Hashable,
     group: list[MeasurementLike],
     data: EngineInput,
-    groups: Groups | None,
     out: dict[str, NDArray[Any]],
     k: Kernels,
 ) -> None:
-    series = data.columns[column]
+    """Measure ``group``, the measurements of one column's moments, into ``out``."""
+    series, groups = data.columns[column], data.groups
     wanted = {m.statistic for m in group}
     if wanted == {"count"}:  # any dtype: the non-missing count alone
         counts = k.present_counts(series, groups).astype(np.float64)
@@ -192,12 +192,13 @@ def _product_values(
     columns: tuple[Hashable, ...],
     group: list[MeasurementLike],
     data: EngineInput,
-    groups: Groups | None,
     out: dict[str, NDArray[Any]],
     k: Kernels,
 ) -> None:
+    """Measure ``group``, the measurements of the products of ``columns``, into ``out``."""
     decls = [data.declaration(c) for c in columns]
     series = [data.columns[c] for c in columns]
+    groups = data.groups
     if groups is not None:  # truncated rows: no longer there
         keep = groups.codes >= 0
         series = [x[keep] for x in series]
