@@ -6,6 +6,15 @@ same clamp to ``[lower, upper]``, the same subtraction and multiplication by the
 same double ``bins / (upper - lower)``, the same floor and clip to
 ``0 .. bins - 1``, a ``NaN`` counted nowhere -- in one pass over the values
 instead of six, with integer tallies (exact, any order).
+
+The tallies are 32-bit: a part holds at most :data:`pandas_dp.engines._numba.BLOCK`
+(2**24) rows, so no tally can overflow, and the table of the quantiles' 256,000
+half cells is 1 MiB instead of 2: more of it stays in a core's cache, and one
+thread's pass over 10^7 values takes about a third less time. (The value, clamped
+to ``[lower, upper]``, is at least ``lower``, so the product is not negative and
+truncation is the floor; a product that is ``NaN`` -- zero times a scale that
+overflowed -- is counted nowhere, as on the numpy path.) The caller widens the
+parts to 64 bits before adding them.
 """
 
 from __future__ import annotations
@@ -28,8 +37,9 @@ def _tally(
     cells: int,
     size: int,
 ) -> Any:  # pragma: no cover (compiled)
-    out = np.zeros(size * cells, dtype=np.int64)
+    out = np.zeros(size * cells, dtype=np.int32)
     grouped = codes.shape[0] > 0
+    top = cells - 1
     for i in range(x.shape[0]):
         v = x[i]
         if math.isnan(v):
@@ -39,12 +49,10 @@ def _tally(
             g = codes[i]
             if g < 0:
                 continue
-        if v < lower:
-            v = lower
-        elif v > upper:
-            v = upper
-        t = math.floor((v - lower) * scale)
-        j = cells - 1 if t > cells - 1 else (0 if t < 0 else int(t))
+        t = (min(max(v, lower), upper) - lower) * scale
+        if math.isnan(t):  # 0 * inf when the scale overflows: missing, as with numpy
+            continue
+        j = top if t >= top else int(t)
         out[g * cells + j] += 1
     return out
 

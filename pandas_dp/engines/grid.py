@@ -136,7 +136,7 @@ def _counts(
             return tally(x[start:stop], part, float(lower), float(upper), scale, bins, size)  # type: ignore[no-any-return]
 
         parts = _numba.run_parts(run, x.shape[0])
-        total = parts[0]  # (each part a fresh array of the kernel's)
+        total = parts[0].astype(np.int64)  # (32-bit tallies of at most BLOCK rows each)
         for part in parts[1:]:
             total += part  # (exact: integers)
         return total.reshape(size, bins)
