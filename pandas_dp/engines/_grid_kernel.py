@@ -7,14 +7,14 @@ same double ``bins / (upper - lower)``, the same floor and clip to
 ``0 .. bins - 1``, a ``NaN`` counted nowhere -- in one pass over the values
 instead of six, with integer tallies (exact, any order).
 
-The tallies are 32-bit: a part holds at most :data:`pandas_dp.engines._numba.BLOCK`
-(2**24) rows, so no tally can overflow, and the table of the quantiles' 256,000
-half cells is 1 MiB instead of 2: more of it stays in a core's cache, and one
-thread's pass over 10^7 values takes about a third less time. (The value, clamped
-to ``[lower, upper]``, is at least ``lower``, so the product is not negative and
-truncation is the floor; a product that is ``NaN`` -- zero times a scale that
-overflowed -- is counted nowhere, as on the numpy path.) The caller widens the
-parts to 64 bits before adding them.
+The tallies are added to a table the caller gives (``out``, one per thread: a
+thread adds its parts to its own table), of 32-bit integers where the column has
+fewer than ``2**31`` rows, so that the table of the quantiles' 256,000 half cells is
+1 MiB instead of 2: more of it stays in a core's cache, and one thread's pass over
+10^7 values takes about a third less time. (The value, clamped to ``[lower,
+upper]``, is at least ``lower``, so the product is not negative and truncation is
+the floor; a product that is ``NaN`` -- zero times a scale that overflowed -- is
+counted nowhere, as on the numpy path.)
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import math
 from typing import Any
 
 import numba
-import numpy as np
 
 __all__ = ["grid_tally"]
 
@@ -35,9 +34,8 @@ def _tally(
     upper: float,
     scale: float,
     cells: int,
-    size: int,
-) -> Any:  # pragma: no cover (compiled)
-    out = np.zeros(size * cells, dtype=np.int32)
+    out: Any,
+) -> None:  # pragma: no cover (compiled)
     grouped = codes.shape[0] > 0
     top = cells - 1
     for i in range(x.shape[0]):
@@ -54,7 +52,6 @@ def _tally(
             continue
         j = top if t >= top else int(t)
         out[g * cells + j] += 1
-    return out
 
 
 try:
