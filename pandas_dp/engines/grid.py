@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from typing import Any
 
 import numpy as np
@@ -124,14 +125,22 @@ def _counts(
     if tally is not None:
         scale = bins / (upper - lower)
         codes = np.zeros(0, dtype=np.int64) if groups is None else groups.codes
+        # one table per thread, each adding its parts (a fresh table costs page
+        # faults: one per part would cost more than the tallies of a few parts)
+        kind = np.int32 if x.shape[0] < 1 << 31 else np.int64
+        tables: dict[int, NDArray[Any]] = {}
 
-        def run(start: int, stop: int) -> NDArray[np.int64]:
+        def run(start: int, stop: int) -> None:
             part = codes[start:stop] if groups is not None else codes
-            return tally(x[start:stop], part, float(lower), float(upper), scale, bins, size)  # type: ignore[no-any-return]
+            table = tables.get(threading.get_ident())
+            if table is None:  # (a thread's own key: no other thread sets it)
+                table = tables[threading.get_ident()] = np.zeros(size * bins, dtype=kind)
+            tally(x[start:stop], part, float(lower), float(upper), scale, bins, table)
 
-        parts = _numba.run_parts(run, x.shape[0])
-        total = parts[0]  # (each part a fresh array of the kernel's)
-        for part in parts[1:]:
+        _numba.run_parts(run, x.shape[0])
+        parts = iter(tables.values())
+        total = next(parts).astype(np.int64)
+        for part in parts:
             total += part  # (exact: integers)
         return total.reshape(size, bins)
     n = x.shape[0]

@@ -42,7 +42,7 @@ from __future__ import annotations
 import decimal
 import math
 from fractions import Fraction
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -125,7 +125,9 @@ def selection_rate(rate: float) -> Rate:
     return Rate((s, j))
 
 
-def _lead_digits(gaps: NDArray[np.uint64], rate: Rate) -> tuple[IntArray, NDArray[np.bool_]]:
+def _lead_digits(
+    gaps: NDArray[np.uint64], rate: Rate
+) -> tuple[NDArray[np.signedinteger[Any]], NDArray[np.bool_]]:
     """Per candidate, ``floor(2**16 exp(-rate * gap))`` and whether it is certain.
 
     Many candidates share a gap (a fine grid's edges share scores): where the gaps
@@ -134,11 +136,13 @@ def _lead_digits(gaps: NDArray[np.uint64], rate: Rate) -> tuple[IntArray, NDArra
     fraction of the ``exp`` calls.
     """
     top = _far_gap(float(rate))
-    if top is None or top >= gaps.size // 4:
+    if top is None or top >= gaps.size // 4 or int(gaps.max(initial=0)) >= 1 << 63:
         return _digits_of(gaps, rate)
     digit, certain = _digits_of(np.arange(top, dtype=np.uint64), rate)
-    at = np.minimum(gaps, np.uint64(top)).astype(np.intp)  # top: at or beyond _FAR
-    return np.append(digit, 0)[at], np.append(certain, True)[at]
+    at = gaps.view(np.int64)  # (below 2**63) clipped to ``top``, at or beyond _FAR:
+    return np.take(np.append(digit, 0).astype(np.int32), at, mode="clip"), np.take(
+        np.append(certain, True), at, mode="clip"
+    )
 
 
 def _far_gap(r: float) -> int | None:
@@ -171,11 +175,10 @@ def _digits_of(gaps: NDArray[np.uint64], rate: Rate) -> tuple[IntArray, NDArray[
     return np.where(x >= _FAR, 0, lo).astype(np.int64), certain
 
 
-def _leads(size: int, src: RandomSource) -> IntArray:
+def _leads(size: int, src: RandomSource) -> NDArray[np.uint16]:
     """``size`` uniform 16-bit integers: the four quarters of each word, low first."""
-    words = src.bits((size + 3) // 4)
-    quarters = [(words >> np.uint64(16 * k)) & np.uint64(0xFFFF) for k in range(4)]
-    return np.stack(quarters, axis=1).reshape(-1)[:size].astype(np.int64)
+    words = np.asarray(src.bits((size + 3) // 4), dtype="<u8")  # little-endian words:
+    return words.view("<u2")[:size]  # their 16-bit quarters, low first
 
 
 def _exp_bounds(x: Fraction, digits: int, bits: int) -> tuple[Fraction, Fraction]:
@@ -239,6 +242,7 @@ def flip_coins(gaps: NDArray[np.uint64], rate: Rate, src: RandomSource) -> NDArr
     >>> flip_coins(np.array([0, 10**6], dtype=np.uint64), selection_rate(1.0), RandomSource(0))
     array([ True, False])
     """
+    gaps = np.asarray(gaps, dtype=np.uint64)
     digit, certain = _lead_digits(gaps, rate)
     lead = _leads(gaps.size, src)
     zero = gaps == 0  # probability one
@@ -283,7 +287,7 @@ def permute_and_flip(gaps: ArrayLike, rate: Rate, src: RandomSource) -> int:
             return int(visited[hits[0]])
     # the rest of the order, uniformly random: a uniform head among the unvisited
     # (the visited, all tails, are out; every best candidate is among the rest)
-    heads = flip_coins(g.astype(np.uint64), rate, src)
+    heads = flip_coins(g.view(np.uint64) if g.dtype == np.int64 else g, rate, src)
     if visited is not None:
         heads[visited] = False
     winners = np.flatnonzero(heads)

@@ -245,7 +245,8 @@ def quantile_scores(halves: IntArray, p: int, q: int, margin: float = PILE_MARGI
         return point
     pile = np.multiply(below[:-1], q)  # q A - p N, and p N - q (A + C) in ``above``
     pile -= p * n
-    above = np.multiply(below[1:], -q)
+    above = below[1:]  # (``below`` is not read again)
+    np.multiply(above, -q, out=above)
     above += p * n
     np.maximum(pile, above, out=pile)
     np.maximum(pile, 0, out=pile)
