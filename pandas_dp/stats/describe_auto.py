@@ -150,6 +150,7 @@ def release_describe_auto(
     grouping: Grouping | None = None,
     selection_delta: float | None = None,
     shares: bool | str = SHARES_DEFAULT,
+    histogram: int | None = None,
     bounds_epsilon_share: float = AUTO_SHARE,
 ) -> pd.DataFrame:
     """``describe`` with what is not declared estimated privately first (see the module).
@@ -167,7 +168,7 @@ def release_describe_auto(
         estimated bounds, text and categorical ones selected categories.
     settings : Settings
         The call's settings: its whole epsilon and delta.
-    percentiles, bins, method, grouping, shares
+    percentiles, bins, method, grouping, shares, histogram
         As in :func:`~pandas_dp.stats.describe.release_describe`; a ``grouping`` is
         refused (not offered yet). Only declared numeric columns can get shares
         (an estimated range declares no values).
@@ -235,6 +236,7 @@ def release_describe_auto(
         method=method,
         grouping=None,
         shares=shares,
+        histogram=histogram,
     )
     fewer = {c: d for c, d in placeholder_cat.items() if c not in auto.text}
     if auto.text and (placeholder_num or fewer):  # no category of a column may pass
@@ -248,6 +250,7 @@ def release_describe_auto(
             method=method,
             grouping=None,
             shares=shares,
+            histogram=histogram,
         )
     check_budgets(settings, spent, delta_select + rest_delta)  # the whole call, first
 
@@ -317,6 +320,7 @@ def release_describe_auto(
         bins=bins,
         method=method,
         shares=shares,
+        histogram=histogram,
     )
     meta = table.attrs["dp"]
     return attach(table, dataclasses.replace(meta, details={**meta.details, "auto": details}))
