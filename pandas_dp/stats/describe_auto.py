@@ -16,6 +16,14 @@ had been declared (sequential composition: after its release it is public):
 * a boolean column's categories are ``False`` and ``True`` by its type, and a
   declared column keeps its declarations.
 
+Group-by (``df.dp.groupby(by, keys=[...]).describe(bounds="auto")``)
+    The bounds and the categories are released once, over the whole frame (every
+    group's rows, as ``bounds="auto"`` does for a group-by's moments), with the
+    contribution bounds of a whole-frame release (``max_rows_per_unit``); the
+    grouped describe then runs on them, per declared key. The keys must be declared:
+    with private keys (``keys="private"``) their own partition selection and delta
+    would come on top, and the call is refused before any charge.
+
 Budget
     Every described column has an equal share ``epsilon / k`` of the call's epsilon
     (``k`` columns), as in a declared describe. A column whose bounds or categories
@@ -28,11 +36,12 @@ Budget
     ``"describe"``); their epsilons and deltas add up to the call's.
 
 Refusals
-    Every check that can fail runs before the first charge: ``delta = 0`` with a
-    column to select categories for, ``neighbouring="substitute"`` (partition
-    selection needs add/remove), ``out_of_bounds="raise"``, a zCDP budget (partition
-    selection's delta is outside zCDP), a budget that cannot pay the whole call,
-    and every check of the describe that follows (with placeholder declarations).
+    Every check that can fail runs before the first charge: private group keys,
+    ``delta = 0`` with a column to select categories for,
+    ``neighbouring="substitute"`` (partition selection needs add/remove),
+    ``out_of_bounds="raise"``, a zCDP budget (partition selection's delta is outside
+    zCDP), a budget that cannot pay the whole call, and every check of the describe
+    that follows (with placeholder declarations, the group-by's keys included).
     After the first charge nothing raises on a data value: a column whose bounds no
     band supports gets the stated fallback bounds, and a text column none of whose
     values passes the threshold is left out of the table and listed in the metadata.
@@ -169,9 +178,9 @@ def release_describe_auto(
     settings : Settings
         The call's settings: its whole epsilon and delta.
     percentiles, bins, method, grouping, shares, histogram
-        As in :func:`~pandas_dp.stats.describe.release_describe`; a ``grouping`` is
-        refused (not offered yet). Only declared numeric columns can get shares
-        (an estimated range declares no values).
+        As in :func:`~pandas_dp.stats.describe.release_describe`; a ``grouping``
+        must have declared keys (see the module). Only declared numeric columns can
+        get shares (an estimated range declares no values).
     bounds_epsilon_share : float, default AUTO_SHARE
         The share of an estimated column's part of epsilon spent on its bounds or
         its categories, in (0, 1).
@@ -234,7 +243,7 @@ def release_describe_auto(
         percentiles=percentiles,
         bins=bins,
         method=method,
-        grouping=None,
+        grouping=grouping,
         shares=shares,
         histogram=histogram,
     )
@@ -248,7 +257,7 @@ def release_describe_auto(
             percentiles=percentiles,
             bins=bins,
             method=method,
-            grouping=None,
+            grouping=grouping,
             shares=shares,
             histogram=histogram,
         )
@@ -319,6 +328,7 @@ def release_describe_auto(
         percentiles=percentiles,
         bins=bins,
         method=method,
+        grouping=grouping,
         shares=shares,
         histogram=histogram,
     )
