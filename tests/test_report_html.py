@@ -373,7 +373,7 @@ def _rendered(path: Path, width: int, tmp_path: Path) -> Page:
 def test_report_in_a_real_browser(example: Path, wide: Path, tmp_path: Path) -> None:
     if shutil.which("chromium") is None:
         pytest.skip("chromium is not installed (apt-get install chromium): no browser check")
-    for path, width in ((example, 1400), (wide, 1400), (wide, 900)):
+    for path, width in ((example, 1400), (example, 900), (wide, 1400), (wide, 900)):
         _, source = _read(path)
         page = _rendered(path, width, tmp_path)
         seen = page.body_attrs

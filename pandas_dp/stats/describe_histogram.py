@@ -55,8 +55,10 @@ __all__ = [
 #: The share of a numeric column's part of describe's epsilon that its histogram
 #: spends when the percentiles are the selection's (``method="exponential"``):
 #: measured in ``benchmarks/describe_histogram.py`` (``benchmarks/results/
-#: describe_histogram.md``). The column's other rows keep ``1 - 0.2`` of their
-#: epsilon, so their noise grows by ``1 / 0.8 = 1.25x``.
+#: describe_histogram.md``; the survey resampled, 20 bins, 50 runs): at n = 1000 and
+#: epsilon 1 the histogram's total-variation distance to the truth is 0.30 at a share
+#: of 0.1, 0.19 at 0.2 and 0.135 at 0.3. The column's other rows keep ``1 - 0.2`` of
+#: their epsilon, so their noise scale grows by ``1 / 0.8 = 1.25x`` (1.43x at 0.3).
 HISTOGRAM_SHARE = 0.2
 #: The most bins a histogram may have (a picture, not a release of the grid).
 MAX_HISTOGRAM_BINS = 1000
