@@ -110,3 +110,16 @@ def test_private_keys_and_bad_describe_refused_before_any_charge(charges: list[s
             ["age", "city"], epsilon=1.0, bounds="auto", budget=budget
         )
     assert charges == [] and budget.ledger.empty
+
+
+def test_dask_same_release() -> None:
+    dd = pytest.importorskip("dask.dataframe")
+    df = frame(2000)
+    kw: dict[str, Any] = {"epsilon": 2.0, "delta": 1e-6, "bounds": "auto", "random_state": 4}
+    on_pandas = df.dp.groupby("g", keys=KEYS).describe(["age", "city"], histogram=10, **kw)
+    on_dask = dd.from_pandas(df, npartitions=3).dp.groupby("g", keys=KEYS)
+    got = on_dask.describe(["age", "city"], histogram=10, **kw)
+    pd.testing.assert_frame_equal(got, on_pandas)
+    details = got.attrs["dp"].details
+    assert details["histograms"] == on_pandas.attrs["dp"].details["histograms"]
+    assert details["auto"]["declared"] == on_pandas.attrs["dp"].details["auto"]["declared"]
