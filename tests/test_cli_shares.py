@@ -116,6 +116,8 @@ def test_shares_and_histogram_flags_refused_before_anything_is_spent(
     assert code == 2 and "--histogram-bins: histogram must be" in capsys.readouterr().err
     assert not html.exists()
     assert not store.exists()  # refused before the durable budget was even opened
+    assert cli.main([str(a) for a in [*argv, "--histogram-bins", 0]]) == 2  # no --html
+    assert "--histogram-bins: histogram must be" in capsys.readouterr().err
 
 
 def test_histogram_bins_drawn(likert: dict[str, Path], tmp_path: Path) -> None:

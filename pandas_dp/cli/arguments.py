@@ -322,7 +322,7 @@ def check_flags(args: argparse.Namespace, describe_parser: argparse.ArgumentPars
     ------
     SystemExit
         With status 2, for ``--quantile-method`` together with ``--by`` (a grouped
-        report has no percentiles).
+        report has no percentiles), and for ``--histogram-bins`` outside 2 to 1000.
     """
     if args.quantile_method is not None and args.by:
         describe_parser.error(
@@ -330,6 +330,10 @@ def check_flags(args: argparse.Namespace, describe_parser: argparse.ArgumentPars
             f"count, mean, std and shares per key, no percentiles; drop --quantile-method "
             f"or --by"
         )
+    try:  # also when no histogram is drawn: a bad value is a mistake either way
+        check_histogram(args.histogram_bins)
+    except ValueError as err:
+        describe_parser.error(f"--histogram-bins: {err}")
 
 
 def describe_keywords(histogram: int | None, shares: str, by: Sequence[str]) -> dict[str, Any]:
