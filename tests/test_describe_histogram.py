@@ -56,6 +56,8 @@ def test_counts_are_the_noisy_counts_of_the_declared_bins() -> None:
         # noise scale 1 / (0.2 * 3000 / 3) = 0.005: within a count of the truth
         assert np.abs(counts - exact).max() <= 1, (counts, exact)
         assert h["epsilon"] == pytest.approx(HISTOGRAM_SHARE * 3000.0 / 3)
+    exported = d.attrs["dp"].to_dict()["details"]["histograms"]  # JSON-ready
+    assert exported["age"]["counts"] == found["age"]["counts"]
     # income's clamped tail: the values above 100 000 are counted in the last bin
     assert _exact("income", found["income"]["edges"])[-1] > 0
     # the ledger: one describe row, all of epsilon; the split sums to it
