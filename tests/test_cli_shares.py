@@ -89,3 +89,44 @@ def test_the_bundled_example_is_unchanged(capsys: pytest.CaptureFixture[str]) ->
     assert code == 0
     assert not re.search(r"^share \d", out, re.MULTILINE)
     assert re.search(r"^share N\s", out, re.MULTILINE)
+
+
+def test_shares_flag(likert: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["describe", likert["csv"], "--schema", likert["schema"], "--epsilon", 5, "--seed", 0]
+    code, auto = _run(capsys, *argv)
+    assert code == 0 and "share 5" in auto
+    code, same = _run(capsys, *argv, "--shares", "auto")
+    assert code == 0 and same == auto  # the default, the very same call
+    code, none = _run(capsys, *argv, "--shares", "none")
+    assert code == 0 and "share 5" not in none and re.search(r"^share N\s", none, re.M)
+    code, every = _run(capsys, *argv, "--shares", "all")
+    assert code == 0 and "share 5" in every
+
+
+def test_shares_and_histogram_flags_refused_before_anything_is_spent(
+    likert: dict[str, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    argv = ["describe", likert["csv"], "--schema", likert["schema"], "--epsilon", 1]
+    store = tmp_path / "budget.sqlite"
+    shared = ["--budget-store", store, "--budget-name", "b", "--budget-epsilon", 5]
+    code = cli.main([str(a) for a in [*argv, "--by", "region", "--shares", "none", *shared]])
+    assert code == 2 and "--shares none: with --by" in capsys.readouterr().err
+    html = tmp_path / "r.html"
+    code = cli.main([str(a) for a in [*argv, "--html", html, "--histogram-bins", 1, *shared]])
+    assert code == 2 and "--histogram-bins: histogram must be" in capsys.readouterr().err
+    assert not html.exists()
+    assert not store.exists()  # refused before the durable budget was even opened
+    assert cli.main([str(a) for a in [*argv, "--histogram-bins", 0]]) == 2  # no --html
+    assert "--histogram-bins: histogram must be" in capsys.readouterr().err
+
+
+def test_histogram_bins_drawn(likert: dict[str, Path], tmp_path: Path) -> None:
+    html = tmp_path / "r.html"
+    argv = ["describe", likert["csv"], "--schema", likert["schema"], "--epsilon", 1]
+    assert (
+        cli.main([str(a) for a in [*argv, "--seed", 0, "--html", html, "--histogram-bins", 8]]) == 0
+    )
+    page = html.read_text()
+    for column in ("q", "age"):  # every numeric column, an answer scale too
+        svg = page.split(f"{column}: noisy histogram", 1)[1].split("</svg>", 1)[0]
+        assert svg.count('class="bar"') == 8

@@ -170,11 +170,11 @@ REFUSED = {
         ),
         r"out_of_bounds='raise'",
     ),
-    "group-by": (
-        lambda df, b: df.dp.groupby("smoker").describe(
+    "group-by with private keys": (
+        lambda df, b: df.dp.groupby("pet", keys="private", delta=1e-6).describe(
             epsilon=1.0, delta=1e-6, bounds="auto", budget=b
         ),
-        r"not offered on a group-by yet",
+        r"not offered on a group-by with private keys",
     ),
     "bad method": (
         lambda df, b: df.dp.describe(

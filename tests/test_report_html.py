@@ -222,16 +222,61 @@ def test_example_every_column_present(example: Path) -> None:
     for column in NUMERIC + CATEGORICAL:
         assert column in page.headers
         assert column in page.captions
-    assert page.svgs == 1 + len(NUMERIC) + len(CATEGORICAL)  # means, then one per column
+    # means, then per numeric column its histogram and its percentiles, per categorical one
+    assert page.svgs == 1 + 2 * len(NUMERIC) + len(CATEGORICAL)
 
 
 def test_example_intervals_are_visible_in_the_charts(example: Path) -> None:
     raw, _ = _read(example)
-    widths = [float(w) for w in re.findall(r'<rect [^>]*width="([\d.]+)"', raw)]
+    widths = [float(w) for w in re.findall(r'<rect [^>]*width="([\d.]+)"[^>]*class="band"', raw)]
     # the means chart (3), mean and three percentiles per numeric column, 6 shares
     assert len(widths) == len(NUMERIC) + 4 * len(NUMERIC) + 6
     # every interval bar is several times wider than the 2.5 px mark of its estimate
     assert min(widths) >= 10, widths
+
+
+def _histograms(raw: str) -> list[str]:
+    return re.findall(r'<svg class="histogram".*?</svg>', raw)
+
+
+def test_example_histograms_with_percentiles(example: Path) -> None:
+    raw, page = _read(example)
+    svgs = _histograms(raw)
+    assert len(svgs) == len(NUMERIC)
+    for column, svg in zip(NUMERIC, svgs, strict=True):
+        assert f"{column}: noisy histogram" in svg
+        bars = re.findall(r'<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)" '
+                          r'class="bar"', svg)  # fmt: skip
+        assert len(bars) == cli.HISTOGRAM_BINS
+        assert all(float(h) >= 0 for *_, h in bars) and any(float(h) > 0 for *_, h in bars)
+        # the bars tile the axis left to right; one percentile mark (an interval with
+        # caps and an estimate line) each for 25%, 50% and 75%
+        xs = [float(x) for x, *_ in bars]
+        assert xs == sorted(xs)
+        assert svg.count('class="percentile"') == 3
+        for label in ("25%", "50%", "75%"):
+            assert f'class="plabel">{label}</text>' in svg
+    costs = [c for c in page.captions if "histogram (noisy counts, epsilon" in c]
+    assert len(costs) == len(NUMERIC)
+
+
+def test_no_histogram_flag_spends_nothing_on_them(example: Path, tmp_path: Path, capsys) -> None:
+    base = ["describe", "--example", "--epsilon", "1", "--seed", "1"]
+    assert cli.main(base) == 0
+    plain = capsys.readouterr().out
+    path = tmp_path / "plain.html"
+    assert cli.main([*base, "--html", str(path), "--no-histogram"]) == 0
+    without = capsys.readouterr().out
+    assert without.replace(f"\nwrote {path}\n", "") == plain  # the very same releases
+    assert _histograms(path.read_text(encoding="utf-8")) == []
+    # with them (the example fixture) the releases differ: the histograms took a share
+    tree = tmp_path / "tree.html"
+    assert cli.main([*base, "--quantile-method", "tree", "--html", str(tree)]) == 0
+    with_tree = capsys.readouterr().out
+    assert cli.main([*base, "--quantile-method", "tree"]) == 0
+    assert with_tree.replace(f"\nwrote {tree}\n", "") == capsys.readouterr().out  # free
+    raw = tree.read_text(encoding="utf-8")
+    assert len(_histograms(raw)) == len(NUMERIC) and "no extra epsilon" in raw
 
 
 def test_example_metadata_is_a_table_not_a_dict(example: Path) -> None:
@@ -271,6 +316,7 @@ def test_wide_by_report_escapes_names_and_keeps_intervals(wide: Path) -> None:
     # count, mean and std of 8 columns for 3 x 2 groups; 10 shares for each group
     assert len([c for c in page.cells if c["ci"]]) == 8 * 3 * 6 + 10 * 6
     assert page.svgs == len(WIDE_NUMERIC) + 1
+    assert _histograms(raw) == []  # no percentiles per key, no histograms
 
 
 # ----------------------------------------------------------------------------- browser
@@ -285,6 +331,11 @@ _PROBE = """<script>
   body.dataset.outside = outside.map((e) => e.tagName).join(" ");
   body.dataset.svgs = [...document.querySelectorAll("svg")].filter(
     (s) => s.getBoundingClientRect().width > 100 && s.getBoundingClientRect().height > 40).length;
+  body.dataset.histograms = [...document.querySelectorAll("svg.histogram")].filter(
+    (s) => s.getBoundingClientRect().width > 300 && s.getBoundingClientRect().height > 150
+      && s.querySelectorAll("rect.bar").length > 0
+      && [...s.querySelectorAll("rect.bar")].every((r) => r.getBoundingClientRect().width > 0)
+      && s.getBoundingClientRect().right <= root.clientWidth + 0.5).length;
   body.dataset.brokenImages = [...document.images].filter(
     (i) => !(i.complete && i.naturalWidth > 0)).length;
   body.dataset.scrolling = [...document.querySelectorAll(".scroll")].filter(
@@ -322,7 +373,7 @@ def _rendered(path: Path, width: int, tmp_path: Path) -> Page:
 def test_report_in_a_real_browser(example: Path, wide: Path, tmp_path: Path) -> None:
     if shutil.which("chromium") is None:
         pytest.skip("chromium is not installed (apt-get install chromium): no browser check")
-    for path, width in ((example, 1400), (wide, 1400), (wide, 900)):
+    for path, width in ((example, 1400), (example, 900), (wide, 1400), (wide, 900)):
         _, source = _read(path)
         page = _rendered(path, width, tmp_path)
         seen = page.body_attrs
@@ -331,6 +382,8 @@ def test_report_in_a_real_browser(example: Path, wide: Path, tmp_path: Path) -> 
         assert seen["data-outside"] == "", seen
         assert int(seen["data-svgs"]) == source.svgs, seen
         assert seen["data-broken-images"] == "0"
+        histograms = len(NUMERIC) if path == example else 0  # drawn, inside the window
+        assert int(seen["data-histograms"]) == histograms, seen
         if path == wide:  # the grouped table is wider than the window: it scrolls in its box
             assert int(seen["data-scrolling"]) >= 1, seen
     png = tmp_path / "example.png"

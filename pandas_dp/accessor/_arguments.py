@@ -361,6 +361,7 @@ def release_described(
             grouping=grouping,
             selection_delta=selection_delta,
             shares=arguments["shares"],
+            histogram=arguments["histogram"],
             bounds_epsilon_share=arguments["bounds_epsilon_share"],
         )
     return release_describe(
@@ -376,4 +377,5 @@ def release_described(
         method=arguments["method"],
         grouping=grouping,
         shares=arguments["shares"],
+        histogram=arguments["histogram"],
     )

@@ -16,6 +16,7 @@ from typing import TypeVar
 from pandas_dp._docstrings import add_parameters
 from pandas_dp.stats.auto_bands import DEFAULT_SHARE
 from pandas_dp.stats.describe import DESCRIBE_METHOD, DESCRIBE_METHOD_NOTE
+from pandas_dp.stats.describe_histogram import HISTOGRAM_SHARE
 from pandas_dp.stats.describe_shares import SHARES_AUTO_MAX
 from pandas_dp.stats.quantiles.estimators import INTERVAL_SHARE
 from pandas_dp.stats.quantiles.releases import SELECT_BINS
@@ -101,6 +102,13 @@ SHARED: dict[str, str] = {
     "    column with declared values; ``False``: none. A column's shares are one\n"
     "    histogram that weighs as much as a numeric column's measurements (so the\n"
     "    column takes two columns' part of ``epsilon``, half for its shares).",
+    "histogram": "histogram : int, optional\n"
+    "    Also release each numeric column's histogram: this many equal bins of its\n"
+    '    declared range (2 to 1000), kept in ``attrs["dp"].details["histograms"]``\n'
+    "    (edges and noisy counts; the table's shape is unchanged). With\n"
+    '    ``method="tree"`` it is read off the percentiles\' noisy tree, free; with\n'
+    f"    the selection it spends {HISTOGRAM_SHARE:.0%} of each numeric column's part of\n"
+    "    ``epsilon`` (its other rows keep the rest). ``None``: none, nothing spent.",
     "delta": "delta : float, default 0.0\n"
     '    Only with ``mechanism="gaussian"``: the probability the epsilon bound may fail.',
     "bounds": 'bounds : (lower, upper), dict or "auto", optional\n'

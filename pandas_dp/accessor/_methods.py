@@ -114,6 +114,7 @@ _PARAMETERS: dict[str, tuple[Any, str]] = {
     "budget": (None, "PrivacyBudget | None"),
     "privacy_unit": (None, "Hashable | None"),
     "shares": (SHARES_DEFAULT, "bool | str"),
+    "histogram": (None, "int | None"),
     "bounds_epsilon_share": (DEFAULT_SHARE, "float"),
 }
 

@@ -38,7 +38,7 @@ from pandas_dp.result.values import attach
 from pandas_dp.stats import auto_bounds, grouped
 from pandas_dp.stats import numeric as st
 from pandas_dp.stats.describe import check_percentiles
-from pandas_dp.stats.describe_auto import refuse_grouped_auto
+from pandas_dp.stats.describe_auto import check_selection_delta
 from pandas_dp.stats.moments import check_ddof
 from pandas_dp.stats.quantiles import agg as quantile_agg
 
@@ -283,8 +283,11 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
 
     def _release_describe(self, statistic: str, kw: dict[str, Any]) -> pd.DataFrame:
         percentiles = check_percentiles(kw["percentiles"])
-        if auto_bounds.is_auto(kw["bounds"]):
-            refuse_grouped_auto()
+        selection_delta = None
+        if auto_bounds.is_auto(kw["bounds"]) and kw["mechanism"] == "laplace":
+            # pure-epsilon noise: the delta is the category selections' (describe_auto)
+            selection_delta = check_selection_delta(kw["delta"])
+            kw = {**kw, "delta": 0.0}
         grouping = self._grouping(kw["schema"])
         settings = self._settings(kw, kw["schema"])
         frame, columns = self._frame, self._selected(kw["columns"])
@@ -303,6 +306,7 @@ class DPGroupBy(_GroupByQuantiles, _GroupByCategorical):
             schema=kw["schema"],
             known=list(frame.columns),
             grouping=grouping,
+            selection_delta=selection_delta,
         )
         one = self._selection is not None and not isinstance(self._selection, list)
         if one and kw["columns"] is None and isinstance(out.columns, pd.MultiIndex):

@@ -71,7 +71,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -85,7 +85,8 @@ from pandas_dp.accessor.frame import DPFrameAccessor
 from pandas_dp.accessor.groupby import DPGroupBy
 from pandas_dp.cli._errors import CLIError as CLIError
 from pandas_dp.cli._errors import _one_line
-from pandas_dp.cli.arguments import QUANTILE_METHODS, check_flags, parsers
+from pandas_dp.cli.arguments import HISTOGRAM_BINS as HISTOGRAM_BINS
+from pandas_dp.cli.arguments import QUANTILE_METHODS, check_flags, describe_keywords, parsers
 from pandas_dp.cli.arguments import build_parser as build_parser
 from pandas_dp.cli.auto import run_auto
 from pandas_dp.cli.budgets import _charge_shared, _open_shared, _precheck_budget, _where
@@ -267,8 +268,10 @@ def _release(
     mechanism: str,
     seed: int | None,
     quantile_method: str | None = None,
+    describe_options: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Every release of the report, charged to ``budget``."""
+    """Every release of the report, charged to ``budget`` (``describe_options``: more
+    keywords of the ungrouped ``df.dp.describe``)."""
     rng = np.random.default_rng(seed) if seed is not None else None
     common: dict[str, Any] = {"schema": schema, "mechanism": mechanism, "random_state": rng}
     out: dict[str, Any] = {}
@@ -280,6 +283,7 @@ def _release(
                 epsilon=epsilon,
                 delta=delta,
                 **method,
+                **(describe_options or {}),
                 **common,
             )
             out["describe"] = described
@@ -321,6 +325,8 @@ def describe(
     quantile_method: str | None = None,
     auto: bool = False,
     write_schema: str | os.PathLike[str] | None = None,
+    histogram: int | None = None,
+    shares: str = "auto",
 ) -> Report:
     """Run ``pandas-dp describe`` without printing: check, read, release.
 
@@ -374,6 +380,14 @@ def describe(
     write_schema : str or path-like, optional
         With ``auto``: write the schema used (declared and released bounds and
         categories) here, in the format ``schema_path`` reads.
+    histogram : int, optional
+        Also release each numeric column's histogram of this many bins
+        (``df.dp.describe``'s ``histogram``; the HTML report draws them). Ignored
+        with ``by`` (no describe there).
+    shares : {"auto", "all", "none"}, default "auto"
+        Which numeric columns declared with an ``isin`` set of numbers also get the
+        share of each value (``df.dp.describe``'s ``shares``: ``"auto"``, ``True``,
+        ``False``). Not with ``by``.
 
     Returns
     -------
@@ -402,6 +416,7 @@ def describe(
         )
     delimiter = _check_sep(sep)
     _check_quantile_method(quantile_method, by)
+    keywords = describe_keywords(histogram, shares, by)
     if write_schema is not None and not auto:
         raise CLIError("--write-schema writes what --auto released: add --auto")
     if auto and by:
@@ -428,6 +443,7 @@ def describe(
             shared=shared,
             quantile_method=quantile_method,
             write_schema=write_schema,
+            describe_options=keywords,
         )
     if schema_path is None:
         raise CLIError("give --schema SCHEMA.yaml, or --auto to release the declarations privately")
@@ -462,6 +478,7 @@ def describe(
             mechanism=chosen,
             seed=seed,
             quantile_method=quantile_method,
+            describe_options=keywords,
         )
     except (ValueError, TypeError, KeyError, MissingBoundsError) as err:
         # raised by a check before the charge: nothing was spent
@@ -523,12 +540,17 @@ _DESCRIBE_FLAGS = (
     "budget_label",
     "auto",
     "write_schema",
+    "shares",
 )
 
 
 def _describe_options(args: argparse.Namespace) -> dict[str, Any]:
     """The parsed flags as :func:`describe`'s keyword arguments."""
-    return {name: getattr(args, name) for name in _DESCRIBE_FLAGS}
+    out = {name: getattr(args, name) for name in _DESCRIBE_FLAGS}
+    # the HTML report draws each numeric column's histogram unless --no-histogram
+    drawn = args.html is not None and not args.no_histogram and not args.by
+    out["histogram"] = args.histogram_bins if drawn else None
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -11,21 +11,34 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import pandas_dp
+from pandas_dp.cli._errors import CLIError
 from pandas_dp.cli.report_text import DEFAULT_UNRELIABLE, MARK
 from pandas_dp.stats.describe import DESCRIBE_METHOD
+from pandas_dp.stats.describe_histogram import HISTOGRAM_SHARE, check_histogram
+from pandas_dp.stats.describe_shares import SHARES_AUTO_MAX
 from pandas_dp.stats.quantiles.releases import METHODS as QUANTILE_METHODS
 
 __all__ = [
     "DESCRIBE_HELP",
+    "HISTOGRAM_BINS",
     "QUANTILE_METHODS",
+    "SHARES",
     "build_parser",
     "check_flags",
+    "describe_keywords",
     "parsers",
     "unreliable_fraction",
 ]
 
+
+#: The bins of each numeric column's histogram in the HTML report (``--histogram-bins``).
+HISTOGRAM_BINS = 20
+#: ``--shares`` and the value of ``df.dp.describe``'s ``shares`` each stands for.
+SHARES = {"auto": "auto", "all": True, "none": False}
 
 #: What ``pandas-dp describe`` prints, for its ``--help`` (``tests/test_cli_output.py``
 #: checks it names every row the command prints).
@@ -44,6 +57,12 @@ have (the mean of a categorical column) is blank.
 
 With --by: for each declared key, the count, mean and std of every numeric
 column, and the shares of every categorical one (no percentiles, no min or max).
+
+With --html, the page also draws each numeric column's histogram with its
+percentiles and their 95% intervals: {HISTOGRAM_BINS} noisy counts of equal bins of
+the declared range (--histogram-bins), which cost {HISTOGRAM_SHARE:.0%} of each numeric
+column's part of epsilon unless --quantile-method tree (read off its noisy tree,
+free); --no-histogram spends nothing on them.
 
 With --auto, what is not declared is released first (bounds, categories),
 each its own ledger row, and the min/max rows show the released bounds.
@@ -150,6 +169,33 @@ def parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         "schema's order)",
     )
     d.add_argument("--html", metavar="PATH", help="also write a self-contained HTML report")
+    d.add_argument(
+        "--histogram-bins",
+        type=int,
+        default=HISTOGRAM_BINS,
+        metavar="BINS",
+        help=(
+            f"with --html: bins of each numeric column's histogram (default "
+            f"{HISTOGRAM_BINS}; {HISTOGRAM_SHARE:.0%}% of the column's epsilon, free with "
+            f"--quantile-method tree)"
+        ),
+    )
+    d.add_argument(
+        "--no-histogram",
+        action="store_true",
+        help="with --html: draw no histograms and spend nothing on them",
+    )
+    d.add_argument(
+        "--shares",
+        choices=tuple(SHARES),
+        default="auto",
+        help=(
+            "share of each value for numeric columns the schema declares with an isin "
+            "set of numbers (an answer scale): auto (sets of at most "
+            f"{SHARES_AUTO_MAX}), all, none. "
+            "Not with --by"
+        ),
+    )
     d.add_argument(
         "--seed", type=int, default=None, help="reproducible, INSECURE noise (an int >= 0)"
     )
@@ -276,7 +322,7 @@ def check_flags(args: argparse.Namespace, describe_parser: argparse.ArgumentPars
     ------
     SystemExit
         With status 2, for ``--quantile-method`` together with ``--by`` (a grouped
-        report has no percentiles).
+        report has no percentiles), and for ``--histogram-bins`` outside 2 to 1000.
     """
     if args.quantile_method is not None and args.by:
         describe_parser.error(
@@ -284,3 +330,28 @@ def check_flags(args: argparse.Namespace, describe_parser: argparse.ArgumentPars
             f"count, mean, std and shares per key, no percentiles; drop --quantile-method "
             f"or --by"
         )
+    try:  # also when no histogram is drawn: a bad value is a mistake either way
+        check_histogram(args.histogram_bins)
+    except ValueError as err:
+        describe_parser.error(f"--histogram-bins: {err}")
+
+
+def describe_keywords(histogram: int | None, shares: str, by: Sequence[str]) -> dict[str, Any]:
+    """``histogram`` and ``shares`` as describe's keywords (only those not at their
+    defaults, so that a report without them makes the very same call), checked."""
+    if shares not in SHARES:
+        raise CLIError(f"--shares must be one of {list(SHARES)}; got {shares!r}")
+    if by and shares != "auto":
+        raise CLIError(
+            f"--shares {shares}: with --by the report releases count, mean, std and the "
+            f"shares of categorical columns per key; drop --shares or --by"
+        )
+    out: dict[str, Any] = {}
+    if histogram is not None and not by:
+        try:
+            out["histogram"] = check_histogram(histogram)
+        except ValueError as err:
+            raise CLIError(f"--histogram-bins: {err}") from None
+    if shares != "auto":
+        out["shares"] = SHARES[shares]
+    return out

@@ -223,6 +223,7 @@ def run_auto(
     shared: pandas_dp.PrivacyBudget | None,
     quantile_method: str | None,
     write_schema: str | os.PathLike[str] | None,
+    describe_options: Mapping[str, Any] | None = None,
 ) -> Report:
     """``pandas-dp describe --auto``: check, read, type, release, write the schema.
 
@@ -256,6 +257,8 @@ def run_auto(
         describe's ``method`` (its default when ``None``).
     write_schema : str or path-like, optional
         Where to write the schema used (:func:`released_schema`).
+    describe_options : mapping, optional
+        More keywords of ``df.dp.describe`` (``histogram``, ``shares``).
 
     Returns
     -------
@@ -297,6 +300,7 @@ def run_auto(
                 mechanism=mechanism,
                 random_state=rng,
                 **method,
+                **(describe_options or {}),
             )
     except (ValueError, TypeError, KeyError, MissingBoundsError) as err:
         raise CLIError(str(err)) from None  # (a check before the first charge)

@@ -27,6 +27,7 @@ from pandas_dp.cli.report_html import (
     forest_svg,
     format_number,
     heading,
+    histogram_svg,
     index_header,
     interval_lookup,
     key_text,
@@ -227,6 +228,26 @@ def _means_chart(report: Report, result: pd.DataFrame, found: Intervals) -> str:
     return _figure("means", svg)
 
 
+def _histogram_figure(column: Any, record: dict[str, Any], percentiles: list[Row]) -> str:
+    """A numeric column's noisy histogram with its percentiles and their intervals."""
+    edges, counts = record["edges"], record["counts"]
+    svg = histogram_svg(
+        f"{column}: noisy histogram, percentiles with 95% intervals",
+        edges,
+        counts,
+        percentiles,
+        axis_label=f"{column} ({len(counts)} bins of the declared range; values outside "
+        f"it counted at its ends)",
+    )
+    cost = record.get("epsilon", 0.0)
+    how = (
+        "read off the percentiles' noisy tree, no extra epsilon"
+        if not cost
+        else f"noisy counts, epsilon {format_number(cost)}"
+    )
+    return _figure(f"{column}: histogram ({how})", svg)
+
+
 def _describe_html(report: Report, result: pd.DataFrame) -> list[str]:
     """The describe release: numeric table, categorical shares, their charts."""
     found = interval_lookup(result)
@@ -241,10 +262,14 @@ def _describe_html(report: Report, result: pd.DataFrame) -> list[str]:
         parts.append("<h3>Numeric columns</h3>")
         parts.append(table_html(header, rows))
         charts = [_means_chart(report, result, found)]
+        histograms = result.attrs["dp"].details.get("histograms", {})
         for c in report.numeric:
             bounds = _bounds(result, c)
             wanted = [r for r in stats if r == "mean" or str(r).endswith("%")]
             lines = [row_of(str(r), result.loc[r, c], found.get((r, c))) for r in wanted]
+            if c in histograms:
+                marks = [line for line in lines if line.label.endswith("%")]
+                charts.append(_histogram_figure(c, histograms[c], marks))
             title = f"{c}: mean and percentiles, 95% intervals"
             axis = str(c)
             if bounds is not None:
@@ -418,6 +443,8 @@ def _metadata_html(report: Report) -> list[str]:
             )
         skip = {"budget_split", "noised", "contribution bounds", "groups", "privacy unit"}
         for key, value in m.details.items():
+            if key == "histograms":  # drawn above: how each was made, not its counts
+                value = {c: h["source"] for c, h in value.items()}
             if key not in skip:
                 notes.append([name, str(key), *_cells([value])])
     noise_header = [[(h, 1) for h in ("release", "measured part", "what was noised",
@@ -474,6 +501,16 @@ svg.forest .heading { font-weight: 600; fill: #333; }
 svg.forest .grid { stroke: #e4e4e4; }
 svg.forest .band { fill: #9ecae1; stroke: #3182bd; }
 svg.forest .mark { stroke: #08306b; stroke-width: 2.5; }
+svg.histogram { max-width: 100%; height: auto; font-size: 12px; font-family: inherit; }
+svg.histogram .title { font-weight: 600; font-size: 13px; }
+svg.histogram .axis { fill: #555; }
+svg.histogram .grid { stroke: #e4e4e4; }
+svg.histogram .baseline { stroke: #888; }
+svg.histogram .bar { fill: #bdbdbd; }
+svg.histogram .pband { stroke: #3182bd; stroke-width: 5; stroke-opacity: 0.55; }
+svg.histogram .pcap { stroke: #3182bd; stroke-width: 1.5; }
+svg.histogram .pmark { stroke: #08306b; stroke-width: 2; }
+svg.histogram .plabel { fill: #08306b; font-weight: 600; }
 .note { color: #555; }
 """
 

@@ -3,7 +3,9 @@
 Every estimate is shown with its 95 % interval beside it, rounded to the precision
 its interval supports (:func:`format_estimate`); the charts are inline SVG forest
 plots (an interval bar and a tick at the estimate per row) whose axis is zoomed to
-the intervals drawn, so an interval is never hidden behind its marker. No script,
+the intervals drawn, so an interval is never hidden behind its marker, and SVG
+histograms of the noisy counts describe releases with its percentiles and their
+intervals marked (:func:`histogram_svg`). No script,
 no external file: the page :func:`pandas_dp.cli.report.write_html` assembles from
 these pieces is self-contained.
 """
@@ -27,6 +29,7 @@ __all__ = [
     "format_estimate",
     "format_number",
     "heading",
+    "histogram_svg",
     "interval_lookup",
     "table_html",
 ]
@@ -383,3 +386,106 @@ def as_tuple(key: Any) -> tuple[Any, ...]:
 def index_header(index: pd.Index) -> list[str]:
     """The names of an index's levels, for the row-header columns."""
     return [str(n) if n is not None else "" for n in index.names]
+
+
+# ----------------------------------------------------------------------------- histograms
+
+_H_LEFT, _H_PLOT, _H_TITLE, _H_MARK, _H_BARS = 60, 640, 30, 13, 150
+
+
+def histogram_svg(
+    title: str,
+    edges: Sequence[float],
+    counts: Sequence[float],
+    marks: Sequence[Row],
+    *,
+    axis_label: str,
+) -> str:
+    """An inline SVG histogram of noisy counts, with percentiles and their intervals.
+
+    Each bin is a bar from its edges (the x axis is the bins' whole range, the
+    declared one); the y axis counts from 0 to the largest count (a negative noisy
+    count is drawn as 0). Each of ``marks`` (a percentile) has its own line above
+    the bars: its 95 % interval as a bar with end caps, named at its left, and a
+    line at its estimate down through the bars.
+
+    Parameters
+    ----------
+    title : str
+        Shown above the plot and as the SVG's accessible name.
+    edges : sequence of float
+        The bins' edges, increasing (``len(counts) + 1`` of them).
+    counts : sequence of float
+        The noisy count of each bin.
+    marks : sequence of Row
+        The percentiles: label (``25%``), estimate and interval.
+    axis_label : str
+        Written under the x axis.
+
+    Returns
+    -------
+    str
+        A ``<svg>`` element.
+    """
+    a, b = float(edges[0]), float(edges[-1])
+    span = b - a if b > a else 1.0
+    heights = [max(float(c), 0.0) if _finite(c) else 0.0 for c in counts]
+    top = max(max(heights, default=0.0), 1.0)
+    shown = [m for m in marks if _finite(m.value)]
+    bars_top = _H_TITLE + _H_MARK * len(shown) + 8
+    base = bars_top + _H_BARS
+    width, height = _H_LEFT + _H_PLOT + 24, base + 44
+
+    def x(v: float) -> float:
+        return _H_LEFT + (min(max(v, a), b) - a) / span * _H_PLOT
+
+    def y(count: float) -> float:
+        return base - count / top * _H_BARS
+
+    parts = [
+        f'<svg class="histogram" viewBox="0 0 {width} {height}" width="{width}" '
+        f'height="{height}" role="img"><title>{escape(title)}</title>',
+        f'<text x="4" y="16" class="title">{escape(title)}</text>',
+    ]
+    for tick in _nice_ticks(0.0, top):
+        parts.append(
+            f'<line x1="{_H_LEFT}" x2="{_H_LEFT + _H_PLOT}" y1="{y(tick):.1f}" '
+            f'y2="{y(tick):.1f}" class="grid"/><text x="{_H_LEFT - 6}" y="{y(tick) + 4:.1f}" '
+            f'text-anchor="end">{escape(format_number(tick))}</text>'
+        )
+    for lo, hi, h in zip(edges[:-1], edges[1:], heights, strict=True):
+        x0, x1 = x(float(lo)), x(float(hi))
+        parts.append(
+            f'<rect x="{x0:.1f}" y="{y(h):.1f}" width="{max(x1 - x0 - 1.0, 0.5):.1f}" '
+            f'height="{base - y(h):.1f}" class="bar"/>'
+        )
+    for tick in _nice_ticks(a, b):
+        parts.append(
+            f'<text x="{x(tick):.1f}" y="{base + 16}" text-anchor="middle">'
+            f"{escape(format_number(tick))}</text>"
+        )
+    parts.append(
+        f'<text x="{_H_LEFT + _H_PLOT / 2}" y="{base + 36}" text-anchor="middle" '
+        f'class="axis">{escape(axis_label)}</text>'
+    )
+    parts.append(
+        f'<line x1="{_H_LEFT}" x2="{_H_LEFT + _H_PLOT}" y1="{base}" y2="{base}" class="baseline"/>'
+    )
+    for i, mark in enumerate(shown):
+        row = _H_TITLE + _H_MARK * i + _H_MARK / 2
+        xv = x(mark.value)
+        x0, x1 = xv, xv
+        if _finite(mark.lower) and _finite(mark.upper):
+            x0, x1 = x(mark.lower), x(mark.upper)
+        parts.append(
+            f'<g class="percentile"><title>{escape(mark.label)}: {escape(mark.text)}</title>'
+            f'<line x1="{x0:.1f}" x2="{x1:.1f}" y1="{row:.1f}" y2="{row:.1f}" class="pband"/>'
+            f'<line x1="{x0:.1f}" x2="{x0:.1f}" y1="{row - 4:.1f}" y2="{row + 4:.1f}" '
+            f'class="pcap"/><line x1="{x1:.1f}" x2="{x1:.1f}" y1="{row - 4:.1f}" '
+            f'y2="{row + 4:.1f}" class="pcap"/>'
+            f'<line x1="{xv:.1f}" x2="{xv:.1f}" y1="{row - 5:.1f}" y2="{base}" class="pmark"/>'
+            f'<text x="{x0 - 6:.1f}" y="{row + 4:.1f}" text-anchor="end" class="plabel">'
+            f"{escape(mark.label)}</text></g>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)

@@ -337,7 +337,7 @@ METHODS: dict[str, AccessorMethod] = {
             "describe",
             positional=("columns", "percentiles"),
             keywords=(
-                *("epsilon", "bins", "method", "shares", "delta", "bounds"),
+                *("epsilon", "bins", "method", "shares", "histogram", "delta", "bounds"),
                 *("bounds_epsilon_share", "categories", "schema"),
             ),
         ),

@@ -30,6 +30,13 @@ from pandas_dp.request.settings import Settings
 from pandas_dp.result.values import attach
 from pandas_dp.stats import constraints, moments
 from pandas_dp.stats import numeric as st
+from pandas_dp.stats.describe_histogram import (
+    check_histogram,
+    histogram_weights,
+    measured_histograms,
+    plan_histograms,
+    tree_histograms,
+)
 from pandas_dp.stats.describe_shares import SHARES_DEFAULT, SHARES_WEIGHT, share_declarations
 from pandas_dp.stats.histogram_estimates import share_bounds
 from pandas_dp.stats.histograms import exact_buckets
@@ -82,8 +89,9 @@ CATEGORICAL_WEIGHT = 1.0
 _ROWS = ("count", "mean", "std")
 IntervalFn = Callable[[float], tuple[float, float]]
 #: A calibrated plan, its moments' entries, its histograms' keys (categorical
-#: columns', then numeric columns' shares), its percentiles' estimator and that
-#: estimator's engine readers.
+#: columns', then numeric columns' shares), its percentiles' estimator, the engine
+#: readers (the estimator's and the numeric histograms'), and the keys of the
+#: numeric columns' own histograms (``histogram=``; empty when the tree's are read).
 _Built = tuple[
     Plan,
     dict[tuple[Hashable, str], moments.Entry],
@@ -91,6 +99,7 @@ _Built = tuple[
     dict[Hashable, str],
     Estimator | None,
     dict[Any, Any],
+    dict[Hashable, str],
 ]
 
 
@@ -128,16 +137,25 @@ def _planned(
     settings: Settings,
     grouping: Grouping | None,
     grid: tuple[str, int, tuple[float, ...]],
+    histogram: int | None,
     name: str,
 ) -> _Built:
     """describe's calibrated plan with the ``MOMENT_WEIGHTS`` entry ``name``: its
     moments' entries, the keys of each categorical histogram and of each numeric
-    column's shares (``share_decls``), and the percentiles' estimator (``grid``: its
-    method, bins and levels) with its engine readers."""
+    column's shares (``share_decls``), the percentiles' estimator (``grid``: its
+    method, bins and levels) with its engine readers, and each numeric column's own
+    histogram of ``histogram`` bins where the percentiles' tree gives none
+    (:mod:`pandas_dp.stats.describe_histogram`)."""
     # one column's moments and percentiles: the ``grid`` weight
     weights = st.MOMENT_WEIGHTS[name]
+    column_weights: dict[str, float] = dict(weights)
+    from_tree = grid[0] == "tree" and bool(grid[2])
+    own_histogram = histogram is not None and bool(numeric_decls) and not from_tree
+    own_weight = 0.0
+    if own_histogram:  # HISTOGRAM_SHARE of each numeric column's part moves to its histogram
+        column_weights, own_weight = histogram_weights(weights)
     plan, entries = moments.plan_moments(
-        _ROWS, numeric_decls, settings, "moments", Plan(settings, grouping), weights
+        _ROWS, numeric_decls, settings, "moments", Plan(settings, grouping), column_weights
     )
     # a categorical column's one histogram weighs CATEGORICAL_WEIGHT numeric columns
     histogram_weight = sum(weights.values()) * CATEGORICAL_WEIGHT
@@ -154,9 +172,16 @@ def _planned(
     estimator, readers = None, {}
     if numeric_decls and grid[2]:  # (no percentiles asked for: no grid)
         estimator = estimator_for(*grid, numeric_decls, plan)
-        readers = {("grid", c): estimator.add(c, numeric[c], weights["grid"]) for c in numeric}
+        readers = {
+            ("grid", c): estimator.add(c, numeric[c], column_weights["grid"]) for c in numeric
+        }
+    own_keys: dict[Hashable, str] = {}
+    if own_histogram:
+        assert histogram is not None
+        own_keys, own_readers = plan_histograms(plan, numeric, numeric_decls, histogram, own_weight)
+        readers.update(own_readers)
     plan.calibrate()
-    return plan, entries, cat_keys, share_keys, estimator, readers
+    return plan, entries, cat_keys, share_keys, estimator, readers, own_keys
 
 
 def _prepare(
@@ -169,6 +194,7 @@ def _prepare(
     method: str,
     grouping: Grouping | None,
     share_decls: Mapping[Hashable, CategoricalDeclaration],
+    histogram: int | None = None,
 ) -> _Built:
     """describe's calibrated plan, every check on public facts done (before any charge)."""
     if not numeric_decls and not categorical_decls:
@@ -180,7 +206,15 @@ def _prepare(
     bins = default_bins(method, grouping) if bins is None else bins
     grid = (method, check_bins(bins, numeric_decls) if numeric_decls else bins, tuple(percentiles))
     build = partial(
-        _planned, numeric, numeric_decls, categorical_decls, share_decls, settings, grouping, grid
+        _planned,
+        numeric,
+        numeric_decls,
+        categorical_decls,
+        share_decls,
+        settings,
+        grouping,
+        grid,
+        check_histogram(histogram),
     )
     s = settings
     name = weights_name("describe", "moments", s.neighbouring, s.mechanism, s.bounding)
@@ -213,6 +247,7 @@ def check_describe(
     method: str = DESCRIBE_METHOD,
     grouping: Grouping | None = None,
     shares: bool | str = SHARES_DEFAULT,
+    histogram: int | None = None,
 ) -> None:
     """Run every check of :func:`release_describe` that needs no data, charging nothing.
 
@@ -230,7 +265,7 @@ def check_describe(
         The categorical columns' categories.
     settings : Settings
         The describe release's own settings.
-    percentiles, bins, method, grouping, shares
+    percentiles, bins, method, grouping, shares, histogram
         As in :func:`release_describe`.
 
     Raises
@@ -249,6 +284,7 @@ def check_describe(
         method,
         grouping,
         share_decls,
+        histogram,
     )
 
 
@@ -266,6 +302,7 @@ def release_describe(
     method: str = DESCRIBE_METHOD,
     grouping: Grouping | None = None,
     shares: bool | str = SHARES_DEFAULT,
+    histogram: int | None = None,
 ) -> pd.DataFrame:
     """Release count, mean, std and percentiles of numeric columns, shares of categorical ones.
 
@@ -276,9 +313,12 @@ def release_describe(
     (default: :func:`~pandas_dp.stats.quantiles.releases.default_bins`).
     ``shares`` (``"auto"``, ``True`` or ``False``): which numeric columns also get
     the share of each declared value, rows ``share <value>`` after their numeric
-    rows (:mod:`pandas_dp.stats.describe_shares`).
+    rows (:mod:`pandas_dp.stats.describe_shares`). ``histogram`` (bins, or ``None``):
+    each numeric column's noisy histogram over its declared range, in
+    ``attrs["dp"].details["histograms"]`` (:mod:`pandas_dp.stats.describe_histogram`).
     """
     share_decls = share_declarations(numeric_decls, shares)
+    histogram = check_histogram(histogram)
     prepared = _prepare(
         numeric,
         numeric_decls,
@@ -289,8 +329,9 @@ def release_describe(
         method,
         grouping,
         share_decls,
+        histogram,
     )
-    plan, entries, cat_keys, share_keys, estimator, readers = prepared
+    plan, entries, cat_keys, share_keys, estimator, readers, own_keys = prepared
     sources: dict[Any, Any] = {
         ("categories", c): partial(exact_buckets, categorical[c], d, dropna=True, other=None)
         for c, d in categorical_decls.items()
@@ -332,12 +373,21 @@ def release_describe(
                 fns[g][(c, _label(p))] = partial(_percentile_entry, estimator, c, g, j)
             cells[g][(c, "max (declared)")] = hi
             fns[g][(c, "max (declared)")] = partial(_public, hi)
+    histograms: dict[Hashable, dict[str, Any]] = {}
+    if histogram is not None and numeric_decls:
+        grouped = grouping is not None
+        if own_keys:
+            histograms = measured_histograms(
+                plan, noisy, own_keys, numeric_decls, histogram, groups, grouped
+            )
+        else:  # the percentiles' tree, read above
+            histograms = tree_histograms(estimator, numeric_decls, histogram, groups, grouped)
     percentile_details = {} if estimator is None else estimator.details()
     if estimator is not None:
         estimator.plan = None  # the intervals keep the estimator: not the plan's random source
-    histograms = [(c, d, cat_keys[c]) for c, d in categorical_decls.items()]
-    histograms += [(c, d, share_keys[c]) for c, d in share_decls.items()]
-    for c, d, key in histograms:
+    shared = [(c, d, cat_keys[c]) for c, d in categorical_decls.items()]
+    shared += [(c, d, share_keys[c]) for c, d in share_decls.items()]
+    for c, d, key in shared:
         k = len(d.categories)
         counts = noisy[key].reshape(groups, k)
         noise = plan.measurements[key].calibrated
@@ -403,6 +453,7 @@ def release_describe(
                 if share_decls
                 else {}
             ),
+            **({"histograms": histograms} if histograms else {}),
             **plan.group_details(),
         },
     )

@@ -16,6 +16,14 @@ had been declared (sequential composition: after its release it is public):
 * a boolean column's categories are ``False`` and ``True`` by its type, and a
   declared column keeps its declarations.
 
+Group-by (``df.dp.groupby(by, keys=[...]).describe(bounds="auto")``)
+    The bounds and the categories are released once, over the whole frame (every
+    group's rows, as ``bounds="auto"`` does for a group-by's moments), with the
+    contribution bounds of a whole-frame release (``max_rows_per_unit``); the
+    grouped describe then runs on them, per declared key. The keys must be declared:
+    with private keys (``keys="private"``) their own partition selection and delta
+    would come on top, and the call is refused before any charge.
+
 Budget
     Every described column has an equal share ``epsilon / k`` of the call's epsilon
     (``k`` columns), as in a declared describe. A column whose bounds or categories
@@ -28,11 +36,12 @@ Budget
     ``"describe"``); their epsilons and deltas add up to the call's.
 
 Refusals
-    Every check that can fail runs before the first charge: ``delta = 0`` with a
-    column to select categories for, ``neighbouring="substitute"`` (partition
-    selection needs add/remove), ``out_of_bounds="raise"``, a zCDP budget (partition
-    selection's delta is outside zCDP), a budget that cannot pay the whole call,
-    and every check of the describe that follows (with placeholder declarations).
+    Every check that can fail runs before the first charge: private group keys,
+    ``delta = 0`` with a column to select categories for,
+    ``neighbouring="substitute"`` (partition selection needs add/remove),
+    ``out_of_bounds="raise"``, a zCDP budget (partition selection's delta is outside
+    zCDP), a budget that cannot pay the whole call, and every check of the describe
+    that follows (with placeholder declarations, the group-by's keys included).
     After the first charge nothing raises on a data value: a column whose bounds no
     band supports gets the stated fallback bounds, and a text column none of whose
     values passes the threshold is left out of the table and listed in the metadata.
@@ -150,6 +159,7 @@ def release_describe_auto(
     grouping: Grouping | None = None,
     selection_delta: float | None = None,
     shares: bool | str = SHARES_DEFAULT,
+    histogram: int | None = None,
     bounds_epsilon_share: float = AUTO_SHARE,
 ) -> pd.DataFrame:
     """``describe`` with what is not declared estimated privately first (see the module).
@@ -167,10 +177,10 @@ def release_describe_auto(
         estimated bounds, text and categorical ones selected categories.
     settings : Settings
         The call's settings: its whole epsilon and delta.
-    percentiles, bins, method, grouping, shares
-        As in :func:`~pandas_dp.stats.describe.release_describe`; a ``grouping`` is
-        refused (not offered yet). Only declared numeric columns can get shares
-        (an estimated range declares no values).
+    percentiles, bins, method, grouping, shares, histogram
+        As in :func:`~pandas_dp.stats.describe.release_describe`; a ``grouping``
+        must have declared keys (see the module). Only declared numeric columns can
+        get shares (an estimated range declares no values).
     bounds_epsilon_share : float, default AUTO_SHARE
         The share of an estimated column's part of epsilon spent on its bounds or
         its categories, in (0, 1).
@@ -233,8 +243,9 @@ def release_describe_auto(
         percentiles=percentiles,
         bins=bins,
         method=method,
-        grouping=None,
+        grouping=grouping,
         shares=shares,
+        histogram=histogram,
     )
     fewer = {c: d for c, d in placeholder_cat.items() if c not in auto.text}
     if auto.text and (placeholder_num or fewer):  # no category of a column may pass
@@ -246,8 +257,9 @@ def release_describe_auto(
             percentiles=percentiles,
             bins=bins,
             method=method,
-            grouping=None,
+            grouping=grouping,
             shares=shares,
+            histogram=histogram,
         )
     check_budgets(settings, spent, delta_select + rest_delta)  # the whole call, first
 
@@ -316,7 +328,9 @@ def release_describe_auto(
         percentiles=percentiles,
         bins=bins,
         method=method,
+        grouping=grouping,
         shares=shares,
+        histogram=histogram,
     )
     meta = table.attrs["dp"]
     return attach(table, dataclasses.replace(meta, details={**meta.details, "auto": details}))

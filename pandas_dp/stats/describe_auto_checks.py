@@ -2,7 +2,7 @@
 
 Which undeclared columns get estimated bounds and which selected categories
 (:func:`auto_columns`, from dtypes only), and every refusal that must come before
-the first charge: a group-by, ``out_of_bounds="raise"``, ``delta = 0`` or
+the first charge: a group-by with private keys, ``out_of_bounds="raise"``, ``delta = 0`` or
 ``neighbouring="substitute"`` or a zCDP budget with categories to select, and a
 budget that cannot pay the whole call.
 """
@@ -113,7 +113,7 @@ def check_auto(
     settings : Settings
         The call's settings.
     grouping : Grouping or None
-        A group-by (refused: not offered yet).
+        A group-by: its keys must be declared (private keys are refused).
     delta : float
         The call's whole delta (partition selection needs it above 0).
 
@@ -122,7 +122,7 @@ def check_auto(
     ValueError
         Saying what was wrong and what to do instead.
     """
-    if grouping is not None:
+    if grouping is not None and grouping.private:
         refuse_grouped_auto()
     auto_bounds.refuse_raise(settings)
     if not auto.text:
@@ -190,7 +190,10 @@ def check_budgets(settings: Settings, spent: float, delta: float) -> None:
 
 
 def refuse_grouped_auto() -> None:
-    """Refuse ``bounds="auto"`` on a group-by's describe (not offered yet).
+    """Refuse ``bounds="auto"`` on the describe of a group-by with private keys.
+
+    Its keys' partition selection and delta would come on top of the bounds' and
+    categories' own releases (not offered).
 
     Raises
     ------
@@ -198,10 +201,11 @@ def refuse_grouped_auto() -> None:
         Always, saying what to do instead.
     """
     raise ValueError(
-        "describe(bounds='auto') is not offered on a group-by yet: run "
-        "df.dp.describe(..., bounds='auto') on the whole frame first, then declare the "
+        "describe(bounds='auto') is not offered on a group-by with private keys "
+        "(keys='private'): declare the keys (keys=[...] or a schema's isin), or run "
+        "df.dp.describe(..., bounds='auto') on the whole frame first and declare the "
         "bounds and categories it released (attrs['dp'].details['auto']['declared']) "
-        "for the group-by's describe"
+        "for the private-key group-by's describe"
     )
 
 
