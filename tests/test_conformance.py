@@ -267,10 +267,6 @@ FINDINGS: dict[str, Finding] = {
         and (name in QUANTILES or name.endswith("describe"))
         and not name.endswith("-quantile")
     ),
-    "key dtype lost: the value_counts/proportions index of a string[pyarrow] column "
-    "becomes str (result/ shaping of categorical releases)": lambda kind, name: (
-        kind == "string[pyarrow]-keys" and ("value_counts" in name or "proportions" in name)
-    ),
 }
 
 

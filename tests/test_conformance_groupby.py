@@ -237,10 +237,6 @@ NO_ORACLE = {
     if name.startswith(("gcol-", "g1-one-")) or name == "g1-value_counts"
 } | {("tuple-labels", name) for name in SPECS if "agg" in name}
 FINDINGS: dict[str, Finding] = {
-    "key dtype lost: a string[pyarrow] key becomes str in every grouped release (text "
-    "is typed as pandas infers it, equal on Dask)": lambda kind, name: (
-        kind == "string[pyarrow]-keys"
-    ),
     "one value x: a median, a list of quantiles or describe's percentiles is released "
     "anywhere in [lower bound, x) (x's own edge pays the base penalty and ties with the "
     "coarse edges below it); a single q = 0.3 gives x; pandas gives x "

@@ -28,6 +28,7 @@ from pandas_dp.request.declared_columns import NumericDeclaration
 from pandas_dp.request.settings import Contributions, check_seed, check_skipna
 from pandas_dp.request.unit_declarations import resolve_unit
 from pandas_dp.result.dtypes import all_plain, like_pandas
+from pandas_dp.result.keys import like_key_dtypes, text_dtype
 from pandas_dp.result.labels import VALUE_ROWS, like_frame_columns
 from pandas_dp.result.values import DPFloat, DPInt
 from pandas_dp.stats import auto_bounds
@@ -127,6 +128,11 @@ class _Base:
             )
         return ONE_ROW_PER_UNIT
 
+    def _text_keys(self, dtype: Any) -> Any:
+        """The dtype a release's keys of a column of ``dtype`` keep: the column's own
+        for text (:func:`~pandas_dp.result.keys.text_dtype`), else ``None``."""
+        return text_dtype(dtype)
+
     def _rows(self, neighbouring: str) -> int | None:
         """The frame's length for :class:`~pandas_dp.request.settings.Settings` (public only under
         ``"substitute"``; the Dask accessor computes it only then)."""
@@ -165,6 +171,11 @@ class _Base:
         obj: Any = self._obj
         if self._frame() is not None:  # the frame's column structure on the label axes
             out = like_frame_columns(out, obj.columns, rows=name not in VALUE_ROWS)
+            out = like_key_dtypes(out, lambda c: self._text_keys(obj[c].dtype))
+        else:
+            out = like_key_dtypes(
+                out, lambda c: self._text_keys(obj.dtype) if c == obj.name else None
+            )
         if all_plain(obj.dtype if self._frame() is None else obj.dtypes):
             return out
         meta = out.attrs.get("dp")
