@@ -357,3 +357,60 @@ def test_cov_and_corr_leave_out_incomplete_rows() -> None:
     np.testing.assert_allclose(pair.loc["a", "b"], pairwise.loc["a", "b"], atol=1e-3)
     corr = df.dp.corr(cols, **kw)
     np.testing.assert_allclose(corr.to_numpy(), df[cols].dropna().corr().to_numpy(), atol=1e-3)
+
+
+# Tuple data values (declared categories or keys that are tuples): a flat Index of
+# tuples, as pandas gives, never a MultiIndex.
+TUPLES: Any = pd.DataFrame(
+    {
+        "t": pd.Series([(1, 2)] * 5 + [(3, 4)] * 3 + [("a", 0)] * 2 + [None], dtype=object),
+        "g": [*"ababababab", "a"],
+        "x": np.arange(11.0) % 4,
+    }
+)
+TUPLE_CATS = [(1, 2), (3, 4), ("a", 0)]
+TUPLE_CASES: dict[str, tuple[Any, Any]] = {
+    "value_counts": (
+        lambda: TUPLES["t"].dp.value_counts(epsilon=1e7, categories=TUPLE_CATS, random_state=0),
+        lambda: TUPLES["t"].value_counts(),
+    ),
+    "value_counts-normalize": (
+        lambda: TUPLES["t"].dp.value_counts(
+            normalize=True, epsilon=1e7, categories=TUPLE_CATS, random_state=0
+        ),
+        lambda: TUPLES["t"].value_counts(normalize=True),
+    ),
+    "frame-value_counts": (
+        lambda: TUPLES.dp.value_counts("t", epsilon=1e7, categories=TUPLE_CATS, random_state=0),
+        lambda: TUPLES["t"].value_counts(),
+    ),
+    "proportions": (
+        lambda: TUPLES["t"].dp.proportions(epsilon=1e7, categories=TUPLE_CATS, random_state=0),
+        lambda: TUPLES["t"].value_counts(normalize=True),  # (declared order: the same here)
+    ),
+    "groupby-keys-mean": (
+        lambda: TUPLES.dp.groupby("t", keys=sorted(TUPLE_CATS, key=str)).mean(
+            "x", epsilon=1e7, bounds=(0, 4), random_state=0
+        ),
+        lambda: TUPLES.groupby("t")["x"].mean().reindex(sorted(TUPLE_CATS, key=str)),
+    ),
+    "groupby-value_counts": (
+        lambda: TUPLES.dp.groupby("g", keys=["a", "b"])["t"].value_counts(
+            epsilon=1e7, categories=TUPLE_CATS, random_state=0
+        ),
+        lambda: TUPLES.groupby("g")["t"].value_counts(),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(TUPLE_CASES))
+def test_tuple_values_are_flat_labels_like_pandas(name: str) -> None:
+    ours, theirs = TUPLE_CASES[name]
+    got, want = ours(), theirs()
+    assert not isinstance(want.index, pd.MultiIndex) or want.index.nlevels == 2
+    assert type(got.index) is type(want.index), (type(got.index), type(want.index))
+    assert list(got.index) == list(want.index)
+    assert got.index.names == want.index.names and got.name == want.name
+    np.testing.assert_allclose(got.to_numpy(dtype=float), want.to_numpy(dtype=float), atol=1e-4)
+    interval = got.attrs["dp"].interval(0.05)
+    assert list(interval.index) == list(got.index)
