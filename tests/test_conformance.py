@@ -103,6 +103,22 @@ SPECS: dict[str, Spec] = {
     **_m("var", ddof=0, atol=1e-4, tag="-ddof0"),
     **_m("sem", atol=1e-4),
     **_m("skew", atol=1e-3),
+    **_m("sum", axis=0, atol=1e-3, tag="-axis0"),  # pandas' keywords, pandas' meaning
+    **_m("mean", axis="index", atol=1e-4, tag="-axis-index"),
+    "frame-value_counts-subset": Spec(
+        "value_counts",
+        lambda f: f.df.dp.value_counts(
+            subset=[f.k1], epsilon=1e7, categories={f.k1: f.keys[f.k1]}, random_state=0
+        ),
+        lambda f, how, dq: f.df.value_counts(subset=[f.k1]),
+        "exact",
+    ),
+    "frame-count-axis0": Spec(
+        "count",
+        lambda f: f.df[f.values].dp.count(axis=0, epsilon=1e7, random_state=0),
+        lambda f, how, dq: f.df[f.values].count(axis=0),
+        "exact",
+    ),
     "frame-median": Spec(
         "median",
         lambda f: f.df.dp.median(f.values, **f.kw()),

@@ -194,5 +194,6 @@ def _subset(owner: Any, kind: str, subset: Any, args: dict[str, Any]) -> None:
     if subset is not None:
         labels, _ = column_labels(subset, _frame_of(owner, kind).columns)
         args["column"] = labels[0] if kind == "groupby" and len(labels) == 1 else labels
+        args["subset"] = labels  # (pandas' answer is then the frame group-by's: its dtypes)
     elif kind == "frame" and args.get("column") is None:
         args["column"] = list(owner._obj.columns)
