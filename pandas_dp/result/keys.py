@@ -39,7 +39,9 @@ def text_dtype(dtype: Any) -> pd.StringDtype | None:
 
 def _holds_text(values: pd.Index) -> bool:
     """Whether every label is a string or missing (so a text dtype holds them all)."""
-    return all(isinstance(v, str) or v is None or v is pd.NA or v != v for v in values)
+    if isinstance(values.dtype, pd.StringDtype):
+        return True
+    return pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty")
 
 
 def _cast(level: pd.Index, dtype: Any) -> pd.Index:
