@@ -165,3 +165,25 @@ def test_the_keywords_read_nothing_when_left_out() -> None:
     """At their defaults the methods release exactly as before (seeded, bit-identical)."""
     assert DF.dp.median(["x"], **KW).equals(DF.dp.median(["x"], numeric_only=None, **KW))
     assert DF.dp.describe(["x"], **KW).equals(DF.dp.describe(["x"], include=None, **KW))
+
+
+def test_dropna_false_of_a_dtype_without_missing_values_has_no_missing_bucket() -> None:
+    """A numpy integer or bool column holds no missing value (public, from its dtype):
+    value_counts(dropna=False) has pandas' index, in the column's dtype."""
+    ints: Any = pd.Series([1, 2, 2, 3, 3, 3])
+    flags: Any = pd.Series([True, False, True, True])
+    for s, cats in ((ints, [1, 2, 3]), (flags, [False, True])):
+        got = s.dp.value_counts(dropna=False, categories=cats, **CATS)
+        pd.testing.assert_series_equal(got, s.value_counts(dropna=False))
+        shares = s.dp.proportions(dropna=False, categories=cats, **CATS)
+        assert list(shares.index) == cats and shares.index.dtype == s.dtype
+    frame: Any = pd.DataFrame({"g": ["a", "b", "a", "a"], "f": flags})
+    grouped = frame.dp.groupby("g", keys=["a", "b"])["f"].value_counts(
+        dropna=False, categories=[False, True], **CATS
+    )
+    assert [lv.dtype for lv in grouped.index.levels] == [
+        lv.dtype for lv in frame.groupby("g")["f"].value_counts(dropna=False).index.levels
+    ]
+    floats: Any = pd.Series([1.0, 2.0, 2.0])  # a float column may hold one: always released
+    counted = floats.dp.value_counts(dropna=False, categories=[1.0, 2.0], **CATS)
+    assert len(counted) == 3 and np.isnan(counted.index[-1])

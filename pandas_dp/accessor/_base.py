@@ -20,6 +20,7 @@ from pandas_dp.accessor._arguments import (
     check_not_boolean,
     declared_bounds,
     declared_categories,
+    missing_dropped,
     numeric_labels,
 )
 from pandas_dp.accessor._bound import BINDABLE, BoundAccessor
@@ -306,6 +307,7 @@ class _Base:
         hist.check_method(method, via)
         decl = self._categorical(series, arguments["categories"], arguments["schema"])
         shown = {k: arguments[k] for k in ("sort", "ascending", "dropna", "other")}
+        shown["dropna"] = missing_dropped(shown["dropna"], series.dtype)
         if statistic == "proportions" or arguments["normalize"]:
             return hist.release_proportions(
                 series, decl, settings, method=method, via=via, frame=self._frame(), **shown
