@@ -124,9 +124,7 @@ def _numeric_only(owner: Any, kind: str, method: str, args: dict[str, Any]) -> N
     """``numeric_only=True``: the numeric columns among those named (dtypes are public)."""
     frame = _frame_of(owner, kind)
     if kind == "series":
-        if not pd.api.types.is_numeric_dtype(frame.dtype) or pd.api.types.is_bool_dtype(
-            frame.dtype
-        ):
+        if not pd.api.types.is_numeric_dtype(frame.dtype):  # (bool: the release decides)
             raise TypeError(
                 f"{method}(numeric_only=True) of a Series of dtype {frame.dtype}: the "
                 f"Series is not numeric, and pandas refuses it too. Leave numeric_only= out"
