@@ -430,3 +430,18 @@ def test_tuple_values_are_flat_labels_like_pandas(name: str) -> None:
     np.testing.assert_allclose(got.to_numpy(dtype=float), want.to_numpy(dtype=float), atol=1e-4)
     interval = got.attrs["dp"].interval(0.05)
     assert list(interval.index) == list(got.index)
+
+
+def test_dropna_false_releases_the_missing_bucket_when_the_dtype_can_hold_one() -> None:
+    """DEVIATIONS['missing-bucket']: pandas shows NaN only when a value is missing."""
+    text: Any = pd.Series(["x", "y", "y"])
+    want = text.value_counts(dropna=False)
+    got = text.dp.value_counts(dropna=False, epsilon=1e7, categories=["x", "y"], random_state=0)
+    assert len(want) == 2 and len(got) == 3 and pd.isna(got.index[-1])
+    pd.testing.assert_series_equal(got.iloc[:2], want.sort_index(ascending=False))
+    assert got.iloc[2] == 0
+    ints: Any = pd.Series([3, 1, 1])
+    pd.testing.assert_series_equal(
+        ints.dp.value_counts(dropna=False, epsilon=1e7, categories=[1, 3], random_state=0),
+        ints.value_counts(dropna=False),
+    )
