@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from pandas.api.types import is_integer_dtype
 
 import pandas_dp  # noqa: F401  (registers .dp)
 
@@ -129,6 +130,23 @@ DEVIATIONS: dict[str, Deviation] = {
         reason="differences.md#what-is-released (cov and corr leave out incomplete rows)",
         not_yet=False,
     ),
+    "text-counts": Deviation(
+        case="value_counts or proportions of a string or string[pyarrow] column",
+        pandas="Int64 or int64[pyarrow] counts (Float64 or double[pyarrow] shares)",
+        ours="int64 counts and float64 shares, whatever the text's storage (a Dask "
+        "release, whose text Dask holds as string[pyarrow], equals the in-memory one)",
+        reason="differences.md#result-types (counts of a text column are int64)",
+        not_yet=False,
+    ),
+    "missing-bucket": Deviation(
+        case="value_counts or proportions with dropna=False, no value missing, of a dtype "
+        "that can hold one (float, text, object, nullable, Arrow, categorical)",
+        pandas="no NaN entry",
+        ours="a NaN entry, released like a declared category (noise on zero); none for "
+        "numpy integer and bool columns, which cannot hold one (as in pandas)",
+        reason="differences.md#what-is-released (the missing bucket of dropna=False)",
+        not_yet=False,
+    ),
     "declared-keys": Deviation(
         case="group-by or value_counts with a declared key or category nobody has",
         pandas="the key is absent",
@@ -161,6 +179,8 @@ def dtype_deviation(kind: str, method: str, grouped: bool = False) -> str | None
         return "integer-sum"
     if method in {"quantile", "median"} and kind in INTEGER_KINDS:
         return "integer-quantile"
+    if method in COUNTS and kind == "string[pyarrow]-keys":
+        return "text-counts"
     return None
 
 
@@ -387,6 +407,8 @@ def documented_dtypes(want: Any, deviation: str | None) -> list[Any]:
         return [np.dtype("float64")]
     if deviation in {"integer-sum", "integer-quantile"}:
         return [pd.api.types.pandas_dtype(FLOAT_OF.get(str(d), str(d))) for d in theirs]
+    if deviation == "text-counts":  # the numpy dtype of the same kind
+        return [np.dtype("int64") if is_integer_dtype(d) else np.dtype("float64") for d in theirs]
     return theirs
 
 

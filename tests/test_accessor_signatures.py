@@ -22,6 +22,7 @@ import pandas as pd
 import pytest
 
 import pandas_dp  # noqa: F401  (registers .dp)
+from pandas_dp.errors import MissingBoundsError
 
 SNAPSHOT = Path(__file__).resolve().parent / "data" / "accessor_signatures.json"
 
@@ -144,7 +145,11 @@ def test_every_release_method_is_made_from_its_catalogue_entry() -> None:
 def test_a_call_reads_as_one_to_a_written_method() -> None:
     """Python's own messages name the accessor's method, as for a written one."""
     df: Any = pd.DataFrame({"x": [0.5]})
-    with pytest.raises(TypeError, match=r"DPFrameAccessor\.value_counts\(\) missing .*'column'"):
+    with pytest.raises(TypeError, match=r"DPFrameAccessor\.counts\(\) missing .*'queries'"):
+        df.dp.counts(epsilon=1.0)
+    # (df.dp.value_counts() with no column counts every column, like pandas: it asks
+    # for their categories, issue 32)
+    with pytest.raises(MissingBoundsError, match="'x'"):
         df.dp.value_counts(epsilon=1.0)
     with pytest.raises(TypeError, match=r"DPGroupBy\.quantile\(\) got an unexpected .*'bonds'"):
         df.dp.groupby("x", keys=[0.5]).quantile("x", epsilon=1.0, bonds=(0, 1))

@@ -103,6 +103,22 @@ SPECS: dict[str, Spec] = {
     **_m("var", ddof=0, atol=1e-4, tag="-ddof0"),
     **_m("sem", atol=1e-4),
     **_m("skew", atol=1e-3),
+    **_m("sum", axis=0, atol=1e-3, tag="-axis0"),  # pandas' keywords, pandas' meaning
+    **_m("mean", axis="index", atol=1e-4, tag="-axis-index"),
+    "frame-value_counts-subset": Spec(
+        "value_counts",
+        lambda f: f.df.dp.value_counts(
+            subset=[f.k1], epsilon=1e7, categories={f.k1: f.keys[f.k1]}, random_state=0
+        ),
+        lambda f, how, dq: f.df.value_counts(subset=[f.k1]),
+        "exact",
+    ),
+    "frame-count-axis0": Spec(
+        "count",
+        lambda f: f.df[f.values].dp.count(axis=0, epsilon=1e7, random_state=0),
+        lambda f, how, dq: f.df[f.values].count(axis=0),
+        "exact",
+    ),
     "frame-median": Spec(
         "median",
         lambda f: f.df.dp.median(f.values, **f.kw()),
@@ -267,10 +283,6 @@ FINDINGS: dict[str, Finding] = {
         and (name in QUANTILES or name.endswith("describe"))
         and not name.endswith("-quantile")
     ),
-    "key dtype lost: the value_counts/proportions index of a string[pyarrow] column "
-    "becomes str (result/ shaping of categorical releases)": lambda kind, name: (
-        kind == "string[pyarrow]-keys" and ("value_counts" in name or "proportions" in name)
-    ),
 }
 
 
@@ -361,3 +373,75 @@ def test_cov_and_corr_leave_out_incomplete_rows() -> None:
     np.testing.assert_allclose(pair.loc["a", "b"], pairwise.loc["a", "b"], atol=1e-3)
     corr = df.dp.corr(cols, **kw)
     np.testing.assert_allclose(corr.to_numpy(), df[cols].dropna().corr().to_numpy(), atol=1e-3)
+
+
+# Tuple data values (declared categories or keys that are tuples): a flat Index of
+# tuples, as pandas gives, never a MultiIndex.
+TUPLES: Any = pd.DataFrame(
+    {
+        "t": pd.Series([(1, 2)] * 5 + [(3, 4)] * 3 + [("a", 0)] * 2 + [None], dtype=object),
+        "g": [*"ababababab", "a"],
+        "x": np.arange(11.0) % 4,
+    }
+)
+TUPLE_CATS = [(1, 2), (3, 4), ("a", 0)]
+TUPLE_CASES: dict[str, tuple[Any, Any]] = {
+    "value_counts": (
+        lambda: TUPLES["t"].dp.value_counts(epsilon=1e7, categories=TUPLE_CATS, random_state=0),
+        lambda: TUPLES["t"].value_counts(),
+    ),
+    "value_counts-normalize": (
+        lambda: TUPLES["t"].dp.value_counts(
+            normalize=True, epsilon=1e7, categories=TUPLE_CATS, random_state=0
+        ),
+        lambda: TUPLES["t"].value_counts(normalize=True),
+    ),
+    "frame-value_counts": (
+        lambda: TUPLES.dp.value_counts("t", epsilon=1e7, categories=TUPLE_CATS, random_state=0),
+        lambda: TUPLES["t"].value_counts(),
+    ),
+    "proportions": (
+        lambda: TUPLES["t"].dp.proportions(epsilon=1e7, categories=TUPLE_CATS, random_state=0),
+        lambda: TUPLES["t"].value_counts(normalize=True),  # (declared order: the same here)
+    ),
+    "groupby-keys-mean": (
+        lambda: TUPLES.dp.groupby("t", keys=sorted(TUPLE_CATS, key=str)).mean(
+            "x", epsilon=1e7, bounds=(0, 4), random_state=0
+        ),
+        lambda: TUPLES.groupby("t")["x"].mean().reindex(sorted(TUPLE_CATS, key=str)),
+    ),
+    "groupby-value_counts": (
+        lambda: TUPLES.dp.groupby("g", keys=["a", "b"])["t"].value_counts(
+            epsilon=1e7, categories=TUPLE_CATS, random_state=0
+        ),
+        lambda: TUPLES.groupby("g")["t"].value_counts(),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(TUPLE_CASES))
+def test_tuple_values_are_flat_labels_like_pandas(name: str) -> None:
+    ours, theirs = TUPLE_CASES[name]
+    got, want = ours(), theirs()
+    assert not isinstance(want.index, pd.MultiIndex) or want.index.nlevels == 2
+    assert type(got.index) is type(want.index), (type(got.index), type(want.index))
+    assert list(got.index) == list(want.index)
+    assert got.index.names == want.index.names and got.name == want.name
+    np.testing.assert_allclose(got.to_numpy(dtype=float), want.to_numpy(dtype=float), atol=1e-4)
+    interval = got.attrs["dp"].interval(0.05)
+    assert list(interval.index) == list(got.index)
+
+
+def test_dropna_false_releases_the_missing_bucket_when_the_dtype_can_hold_one() -> None:
+    """DEVIATIONS['missing-bucket']: pandas shows NaN only when a value is missing."""
+    text: Any = pd.Series(["x", "y", "y"])
+    want = text.value_counts(dropna=False)
+    got = text.dp.value_counts(dropna=False, epsilon=1e7, categories=["x", "y"], random_state=0)
+    assert len(want) == 2 and len(got) == 3 and pd.isna(got.index[-1])
+    pd.testing.assert_series_equal(got.iloc[:2], want.sort_index(ascending=False))
+    assert got.iloc[2] == 0
+    ints: Any = pd.Series([3, 1, 1])
+    pd.testing.assert_series_equal(
+        ints.dp.value_counts(dropna=False, epsilon=1e7, categories=[1, 3], random_state=0),
+        ints.value_counts(dropna=False),
+    )

@@ -148,6 +148,25 @@ SPECS: dict[str, Spec] = {
         lambda f, how, dq: f.pgroup()[f.k2].value_counts(),
         "exact",
     ),
+    "g1-value_counts-subset": Spec(
+        "value_counts",
+        lambda f: f.group().value_counts(subset=[f.k2], **_k2(f)),
+        lambda f, how, dq: f.pgroup().value_counts(subset=[f.k2]),
+        "exact",
+    ),
+    "g1-median-numeric_only": Spec(
+        "median",
+        lambda f: _only_values(f, False)[0].median(numeric_only=True, **f.kw()),
+        lambda f, how, dq: _median(_only_values(f, False)[1], how, dq),
+        "quantile",
+    ),
+    "g1-sum-numeric_only": Spec(
+        "sum",
+        lambda f: _only_values(f, False)[0].sum(numeric_only=True, **f.kw()),
+        lambda f, how, dq: _only_values(f, False)[1].sum(numeric_only=True),
+        "moment",
+        1e-3,
+    ),
     "gcol-value_counts": Spec(
         "value_counts",
         lambda f: f.group()[f.k2].value_counts(**_k2(f)),
@@ -227,6 +246,7 @@ QUANTILES = {
     "gcol-quantile",
     "gcol-quantile-list",
     "gcol-median",
+    "g1-median-numeric_only",
 }
 # pandas refuses g[("v", "a")] ("Cannot subset columns with a tuple"), and agg over
 # tuple labels ("Length of names must match number of levels"): no oracle there
@@ -237,10 +257,6 @@ NO_ORACLE = {
     if name.startswith(("gcol-", "g1-one-")) or name == "g1-value_counts"
 } | {("tuple-labels", name) for name in SPECS if "agg" in name}
 FINDINGS: dict[str, Finding] = {
-    "key dtype lost: a string[pyarrow] key becomes str in every grouped release (text "
-    "is typed as pandas infers it, equal on Dask)": lambda kind, name: (
-        kind == "string[pyarrow]-keys"
-    ),
     "one value x: a median, a list of quantiles or describe's percentiles is released "
     "anywhere in [lower bound, x) (x's own edge pays the base penalty and ties with the "
     "coarse edges below it); a single q = 0.3 gives x; pandas gives x "

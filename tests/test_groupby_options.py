@@ -346,3 +346,25 @@ def test_dask_groupby_refuses_the_same_options_before_the_charge() -> None:
     with pytest.raises(ValueError, match="dropna=False"):
         ddf.dp.groupby("g", keys=["a", None]).size(epsilon=1.0, budget=budget)
     assert len(budget.ledger) == 0
+
+
+def test_named_aggregation_intervals_are_labelled_by_the_new_names() -> None:
+    """A named aggregation's interval() is indexed like its cells, ``(key, name)`` (the
+    frame's ``(name, column)``), and holds the same bounds as the release of the same
+    statistics under their own names."""
+    g = DF.dp.groupby("g", keys=KEYS)
+    named = g.agg(m=("x", "mean"), s=("y", "std"), t=("x", "sum"), **KW)
+    plain = g.agg({"x": ["mean", "sum"], "y": ["std"]}, **KW)
+    got, base = named.attrs["dp"].interval(0.05), plain.attrs["dp"].interval(0.05)
+    want = [(k, n) for k in KEYS for n in ("m", "s", "t")]
+    assert list(got.index) == want
+    old = {"m": ("x", "mean"), "s": ("y", "std"), "t": ("x", "sum")}
+    for (key, name), row in got.iterrows():
+        np.testing.assert_array_equal(row.to_numpy(), base.loc[(key, *old[name])].to_numpy())
+    col = g["x"].agg(lo="mean", hi="var", **KW).attrs["dp"].interval(0.05)
+    assert list(col.index) == [(k, n) for k in KEYS for n in ("lo", "hi")]
+    frame = DF.dp.agg(m=("x", "mean"), v=("y", "var"), w=("x", "sum"), **KW)
+    rows = frame.attrs["dp"].interval(0.05)
+    assert list(rows.index) == [("m", "x"), ("v", "y"), ("w", "x")]
+    whole = DF.dp.agg({"x": ["mean", "sum"], "y": ["var"]}, **KW).attrs["dp"].interval(0.05)
+    np.testing.assert_array_equal(rows.loc[("w", "x")].to_numpy(), whole.loc[("x", "sum")])

@@ -20,6 +20,7 @@ from pandas_dp.accessor._arguments import (
     check_not_boolean,
     declared_bounds,
     declared_categories,
+    missing_dropped,
     numeric_labels,
 )
 from pandas_dp.accessor._bound import BINDABLE, BoundAccessor
@@ -28,6 +29,7 @@ from pandas_dp.request.declared_columns import NumericDeclaration
 from pandas_dp.request.settings import Contributions, check_seed, check_skipna
 from pandas_dp.request.unit_declarations import resolve_unit
 from pandas_dp.result.dtypes import all_plain, like_pandas
+from pandas_dp.result.keys import like_key_dtypes, text_dtype
 from pandas_dp.result.labels import VALUE_ROWS, like_frame_columns
 from pandas_dp.result.values import DPFloat, DPInt
 from pandas_dp.stats import auto_bounds
@@ -127,6 +129,11 @@ class _Base:
             )
         return ONE_ROW_PER_UNIT
 
+    def _text_keys(self, dtype: Any) -> Any:
+        """The dtype a release's keys of a column of ``dtype`` keep: the column's own
+        for text (:func:`~pandas_dp.result.keys.text_dtype`), else ``None``."""
+        return text_dtype(dtype)
+
     def _rows(self, neighbouring: str) -> int | None:
         """The frame's length for :class:`~pandas_dp.request.settings.Settings` (public only under
         ``"substitute"``; the Dask accessor computes it only then)."""
@@ -165,6 +172,11 @@ class _Base:
         obj: Any = self._obj
         if self._frame() is not None:  # the frame's column structure on the label axes
             out = like_frame_columns(out, obj.columns, rows=name not in VALUE_ROWS)
+            out = like_key_dtypes(out, lambda c: self._text_keys(obj[c].dtype))
+        else:
+            out = like_key_dtypes(
+                out, lambda c: self._text_keys(obj.dtype) if c == obj.name else None
+            )
         if all_plain(obj.dtype if self._frame() is None else obj.dtypes):
             return out
         meta = out.attrs.get("dp")
@@ -295,6 +307,7 @@ class _Base:
         hist.check_method(method, via)
         decl = self._categorical(series, arguments["categories"], arguments["schema"])
         shown = {k: arguments[k] for k in ("sort", "ascending", "dropna", "other")}
+        shown["dropna"] = missing_dropped(shown["dropna"], series.dtype)
         if statistic == "proportions" or arguments["normalize"]:
             return hist.release_proportions(
                 series, decl, settings, method=method, via=via, frame=self._frame(), **shown

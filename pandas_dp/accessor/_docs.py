@@ -207,6 +207,33 @@ SHARED: dict[str, str] = {
     "    refused before the charge.",
     "engine_kwargs": "engine_kwargs : None\n"
     "    Options of pandas' numba engine: any value is refused before the charge.",
+    "axis": 'axis : {0, "index"}, optional\n'
+    "    pandas' default, a statistic of each column. A statistic of each row\n"
+    '    (``1``/``"columns"``) is one record\'s own values, released once per record:\n'
+    "    refused before the charge.",
+    "min_periods": "min_periods : None\n"
+    "    pandas answers NaN below this many complete rows, which would reveal the\n"
+    "    private count: any value is refused before the charge.",
+    **dict.fromkeys(
+        (f"{name}.numeric_only" for name in ("median", "quantile", "cov", "corr")),
+        "numeric_only : bool, optional\n"
+        "    Only the numeric columns among those named (every column when none are),\n"
+        "    as pandas does; on a Series or ``g[col]``, a column that is not numeric is\n"
+        "    refused, as pandas refuses it.",
+    ),
+    "include": "include : 'all', dtype or list of dtypes, optional\n"
+    "    Describe the columns of these dtypes, as pandas' ``select_dtypes`` picks\n"
+    "    them (``'all'``: every column); instead of naming the columns. Ignored on a\n"
+    "    Series and ``g[col]``, like pandas.",
+    "exclude": "exclude : dtype or list of dtypes, optional\n"
+    "    Leave the columns of these dtypes out (with or without ``include``).",
+    "subset": "subset : label or list of labels, optional\n"
+    "    pandas' name for the columns to count (instead of ``column``); a frame's\n"
+    "    ``value_counts()`` with neither counts every column, like pandas.",
+    "value_counts.bins": "bins : None\n"
+    "    pandas cuts the data's own [min, max] range into equal bins, and those\n"
+    "    extremes are private: any value is refused before the charge. Cut a declared\n"
+    "    range with ``pd.cut`` and count the bins (``categories='dtype'``) instead.",
     "min_count": "min_count : int, default 0\n"
     "    Only pandas' default, 0, is supported: pandas answers NaN when fewer values\n"
     "    are present, which would reveal the private count.",

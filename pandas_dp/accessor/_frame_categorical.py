@@ -22,6 +22,7 @@ from pandas_dp.accessor._base import _Base
 from pandas_dp.request.grouping import resolve_grouping
 from pandas_dp.request.queries import Query
 from pandas_dp.request.settings import Settings
+from pandas_dp.result.values import attach
 from pandas_dp.stats import histograms as hist
 from pandas_dp.stats.grouped import release_contingency
 
@@ -116,7 +117,7 @@ class _FrameCategorical(_Base):
         if isinstance(categories, str):  # e.g. "dtype": for every column
             categories = dict.fromkeys(columns, categories)
         grouping = resolve_grouping(self._obj, columns, keys=categories, schema=arguments["schema"])
-        return release_contingency(
+        out = release_contingency(
             settings,
             grouping,
             self._obj,
@@ -124,6 +125,14 @@ class _FrameCategorical(_Base):
             sort=arguments["sort"],
             ascending=arguments["ascending"],
         )
+        if len(columns) == 1 and not isinstance(out.index, pd.MultiIndex):
+            meta = out.attrs.get("dp")  # pandas' one-level MultiIndex (post-processing)
+            out = pd.Series(
+                out.to_numpy(), index=pd.MultiIndex.from_arrays([out.index]), name=out.name
+            )
+            if meta is not None:
+                out = attach(out, meta)
+        return out
 
     def _release_counts(self, statistic: str, arguments: Mapping[str, Any]) -> pd.Series:
         """A workload of counting queries, released together."""

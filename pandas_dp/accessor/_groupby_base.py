@@ -25,6 +25,7 @@ from pandas_dp.request.grouping_options import GroupByOptions
 from pandas_dp.request.settings import Contributions, check_skipna
 from pandas_dp.request.unit_declarations import resolve_unit
 from pandas_dp.result.dtypes import all_plain, like_pandas
+from pandas_dp.result.keys import like_key_dtypes, text_dtype
 from pandas_dp.result.labels import like_frame_columns
 from pandas_dp.stats import numeric as st
 
@@ -116,6 +117,7 @@ class _GroupByBase:
         out = release(name, arguments)
         frame = self._frame
         out = like_frame_columns(out, frame.columns, rows=False)  # the rows hold keys
+        out = like_key_dtypes(out, lambda c: self._text_keys(frame[c].dtype))
         if not isinstance(out, pd.Series | pd.DataFrame) or all_plain(frame.dtypes):
             return out
         meta = out.attrs.get("dp")
@@ -133,6 +135,11 @@ class _GroupByBase:
         )
 
     # -------------------------------------------------------------- helpers
+    def _text_keys(self, dtype: Any) -> Any:
+        """The dtype a release's keys of a column of ``dtype`` keep: the column's own
+        for text (:func:`~pandas_dp.result.keys.text_dtype`), else ``None``."""
+        return text_dtype(dtype)
+
     def _rows(self, neighbouring: str) -> int | None:
         """The frame's length for the settings (the Dask group-by: only if public)."""
         return len(self._frame)

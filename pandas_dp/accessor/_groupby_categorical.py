@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
-from pandas_dp.accessor._arguments import declared_categories
+from pandas_dp.accessor._arguments import declared_categories, missing_dropped
 from pandas_dp.accessor._groupby_base import _GroupByBase
 from pandas_dp.stats import grouped
 
@@ -72,7 +72,7 @@ class _GroupByCategorical(_GroupByBase):
             grouping,
             self._frame,
             normalize=normalize,
-            dropna=kw.get("dropna", True),
+            dropna=missing_dropped(kw.get("dropna", True), series.dtype),
             other=kw.get("other"),
             sort=bool(kw.get("sort", False)),
             ascending=bool(kw.get("ascending", False)),

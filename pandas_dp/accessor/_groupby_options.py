@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any, TypeVar
@@ -86,9 +87,66 @@ def named_aggregation(
     return request, columns
 
 
+def _renamed(meta: Any, entries: list[tuple[Any, list[Any]]]) -> Any:
+    """The record ``meta`` with its interval's entries chosen and relabelled:
+    ``entries`` lists ``(new label, [labels it may have in meta])`` in the new order.
+    Post-processing of the released record; the record as it is when an entry is not
+    found (never raises after the charge)."""
+    old = getattr(meta, "_index", None)
+    if old is None or getattr(meta, "_interval", None) is None:
+        return meta
+    where: dict[Any, int] = {}
+    for i, label in enumerate(old):
+        try:
+            where.setdefault(label, i)
+        except TypeError:  # (an unhashable label: that entry cannot be named)
+            continue
+    order = []
+    for _, candidates in entries:
+        found = [where[c] for c in candidates if c in where]
+        if not found:
+            return meta
+        order.append(found[0])
+    return dataclasses.replace(
+        meta,
+        _interval=functools.partial(_chosen, meta._interval, np.asarray(order, dtype=np.intp)),
+        _index=[label for label, _ in entries],
+    )
+
+
+def _chosen(
+    interval: Callable[[float], tuple[np.ndarray, np.ndarray]], order: np.ndarray, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
+    lo, hi = interval(alpha)
+    return np.asarray(lo)[order], np.asarray(hi)[order]
+
+
+def _cell(column: Hashable, statistic: str, one: bool) -> list[Any]:
+    """The labels a ``(column, statistic)`` entry may have in an ``agg`` record: with
+    the statistic, or without it where the column has one statistic only."""
+    return [(column, statistic), (column,)] if one else [(column, statistic)]
+
+
+def _single(columns: list[tuple[str, Hashable, str]]) -> dict[Hashable, bool]:
+    """Whether each named column is asked for one statistic only."""
+    stats: dict[Hashable, set[str]] = {}
+    for _, c, stat in columns:
+        stats.setdefault(c, set()).add(stat)
+    return {c: len(v) == 1 for c, v in stats.items()}
+
+
 def named_columns(table: pd.DataFrame, columns: list[tuple[str, Hashable, str]]) -> pd.DataFrame:
-    """The released table's ``(column, statistic)`` columns, renamed and in order."""
+    """The released table's ``(column, statistic)`` columns, renamed and in order; the
+    record's interval labelled ``(key, name)`` like the table's cells."""
     meta = table.attrs.get("dp")
+    if meta is not None:
+        one = _single(columns)
+        entries = [
+            ((key, name), [(key, *cell) for cell in _cell(c, s, one[c])])
+            for key in table.index
+            for name, c, s in columns
+        ]
+        meta = _renamed(meta, entries)
     if isinstance(table.columns, pd.MultiIndex):
         depth = table.columns.nlevels  # MultiIndex columns' levels, then the statistic
         picked = table.loc[
@@ -107,8 +165,12 @@ def named_columns(table: pd.DataFrame, columns: list[tuple[str, Hashable, str]])
 def named_rows(table: pd.DataFrame, rows: list[tuple[str, Hashable, str]]) -> pd.DataFrame:
     """A frame's named aggregation, like pandas' ``df.agg(m=("x", "mean"))``: one row
     per name, one column per column named, the statistic where the name asked for
-    it and missing elsewhere (post-processing of ``table``, statistics by column)."""
+    it and missing elsewhere (post-processing of ``table``, statistics by column); the
+    record's interval labelled ``(name, column)`` like the cells released."""
     meta = table.attrs.get("dp")
+    if meta is not None:
+        one = _single(rows)
+        meta = _renamed(meta, [((n, c), _cell(c, s, one[c])) for n, c, s in rows])
     columns = list(dict.fromkeys(c for _, c, _ in rows))
     values = np.full((len(rows), len(columns)), np.nan)
     for i, (_, column, stat) in enumerate(rows):

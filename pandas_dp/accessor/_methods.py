@@ -36,6 +36,7 @@ T = TypeVar("T", bound=type)
 
 _PRIVACY = ("mechanism", "bounding", "neighbouring", "out_of_bounds", "random_state", "budget")
 _UNIT = ("privacy_unit", "max_rows_per_unit")
+_AXIS = ("agg", "count", "mean", "median", "quantile", "sem", "skew", "std", "sum", "var")
 _GROUPS = ("max_groups_per_unit", "max_rows_per_group")
 
 #: The privacy keywords each accessor adds after a method's own (a Series holds no
@@ -60,6 +61,28 @@ KEYWORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 
 _REQUIRED = object()
+
+#: pandas keywords read with pandas' meaning or refused with the reason
+#: (:mod:`~pandas_dp.accessor._pandas_keywords`), ``accessor.name`` -> keywords: in the
+#: signature with the default ``None`` (pandas' default meaning), read only when given.
+PANDAS_KEYWORDS: dict[str, tuple[str, ...]] = {
+    **{f"frame.{m}": ("axis",) for m in _AXIS},
+    **{f"series.{m}": ("axis",) for m in _AXIS if m not in ("count", "quantile")},
+    "frame.median": ("axis", "numeric_only"),
+    "frame.quantile": ("axis", "numeric_only"),
+    "series.median": ("axis", "numeric_only"),
+    "frame.cov": ("min_periods", "numeric_only"),
+    "frame.corr": ("min_periods", "numeric_only"),
+    **{f"{kind}.describe": ("include", "exclude") for kind in ("frame", "series", "groupby")},
+    "frame.value_counts": ("subset",),
+    "series.value_counts": ("bins",),
+    "groupby.median": ("numeric_only",),
+    "groupby.quantile": ("numeric_only",),
+    "groupby.value_counts": ("subset", "bins"),
+}
+#: Further conditions on which a call reads its pandas keywords: a frame's
+#: ``value_counts()`` with no column counts every column, like pandas'.
+TRIGGERS: dict[str, tuple[str, ...]] = {"frame.value_counts": ("column is None",)}
 
 #: pandas keywords with no private meaning (``accessor.name`` or ``name``): in the
 #: signature with the default ``None``, so that pandas' call reads; any other value
@@ -93,6 +116,11 @@ _PARAMETERS: dict[str, tuple[Any, str]] = {
     "columns": (None, "Columns"),
     "column": (_REQUIRED, "Hashable"),
     "groupby.column": (None, "Hashable"),
+    "frame.value_counts.column": (None, "Hashable | Sequence[Hashable] | None"),
+    "axis": (None, "int | str | None"),
+    "min_periods": (None, "int | None"),
+    **dict.fromkeys(("include", "exclude", "subset"), (None, "Any")),
+    **{f"{k}.numeric_only": (None, "bool | None") for k in ("median", "quantile", "cov", "corr")},
     "queries": (_REQUIRED, "Mapping[Hashable, Any]"),
     "func": (_REQUIRED, "Any"),
     "groupby.agg.func": (None, "Mapping[Hashable, str | Sequence[str]] | None"),
@@ -217,7 +245,8 @@ def _method(kind: str, entry: Entry, module: str, doc: str) -> Callable[..., Any
     the globals of the accessor's ``module`` (so doctest finds its examples there)."""
     positional, keywords = _layout(kind, entry)
     refused = REFUSED.get(f"{kind}.{entry.name}", REFUSED.get(entry.name, ()))
-    keywords = [*keywords, *refused]
+    pandas_kw = [k for k in PANDAS_KEYWORDS.get(f"{kind}.{entry.name}", ()) if k not in keywords]
+    keywords = [*keywords, *refused, *pandas_kw]
     defaults = {p: _parameter(kind, entry.name, p) for p in (*positional, *keywords)}
 
     def param(p: str) -> str:
@@ -238,6 +267,17 @@ def _method(kind: str, entry: Entry, module: str, doc: str) -> Callable[..., Any
             f"    if {' or '.join(f'{p} is not None' for p in refused)}:\n"
             f"        from pandas_dp.accessor._refused import refuse\n"
             f"        refuse({entry.name!r}, {{{given}}})\n"
+        )
+    triggers = [f"{p} is not None" for p in pandas_kw]
+    triggers += TRIGGERS.get(f"{kind}.{entry.name}", ())
+    if triggers:  # pandas' keywords read, or refused, first (imported only then)
+        pandas_call = call.replace(
+            "locals())", f"translate(self, {kind!r}, {entry.name!r}, locals()))"
+        )
+        check += (
+            f"    if {' or '.join(triggers)}:\n"
+            f"        from pandas_dp.accessor._pandas_keywords import translate\n"
+            f"        return {pandas_call}\n"
         )
     source = f"def {entry.name}({head}):\n{check}    return {call}\n"
     namespace: dict[str, Any] = {}

@@ -60,6 +60,7 @@ from pandas_dp.accessor.groupby import DPGroupBy
 from pandas_dp.accessor.series import DPSeriesAccessor
 from pandas_dp.engines.dask.partitions import compute_error
 from pandas_dp.errors import ComputeError
+from pandas_dp.result.keys import text_dtype
 from pandas_dp.result.values import DPInt
 from pandas_dp.stats import numeric as st
 from pandas_dp.stats.catalogue import METHODS, MOMENTS
@@ -227,6 +228,17 @@ def _length_if_public(self: Any, neighbouring: str) -> int | None:
     return _public_length(self._obj, neighbouring)
 
 
+def _dask_text_keys(self: Any, dtype: Any) -> Any:
+    """``_text_keys`` on Dask: the column's text dtype, except the ``string[pyarrow]``
+    Dask makes of every text column itself (``dataframe.convert-string``, its
+    default): its keys stay pandas' ``str``, the in-memory release of the frame Dask
+    read (Dask cannot tell a converted ``str`` column from a ``string[pyarrow]`` one)."""
+    from dask.dataframe.utils import pyarrow_strings_enabled
+
+    converted = dtype == pd.StringDtype("pyarrow") and pyarrow_strings_enabled()
+    return None if converted else text_dtype(dtype)
+
+
 @_checked
 class DaskGroupBy(DPGroupBy):
     """``ddf.dp.groupby(by, keys=...)``: the group-by of :class:`DPGroupBy` on Dask.
@@ -239,6 +251,8 @@ class DaskGroupBy(DPGroupBy):
     #: How a call is named in error messages.
     _CALL = "ddf.dp.groupby(...)"
 
+    _text_keys = _dask_text_keys
+
     def _rows(self, neighbouring: str) -> int | None:
         return _public_length(self._frame, neighbouring)
 
@@ -250,6 +264,7 @@ class DaskFrameAccessor(DPFrameAccessor):
     __slots__ = ()
     _CALL = "ddf.dp"
     _rows = _length_if_public
+    _text_keys = _dask_text_keys
 
     def _frame(self) -> Any:
         return self._obj
@@ -303,6 +318,7 @@ class DaskSeriesAccessor(DPSeriesAccessor):
     __slots__ = ()
     _CALL = "dseries.dp"
     _rows = _length_if_public
+    _text_keys = _dask_text_keys
 
     def _release_len(self, statistic: str, arguments: Mapping[str, Any]) -> DPInt:
         """``len(s)``, counted on the Series as a one-column frame."""

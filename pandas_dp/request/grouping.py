@@ -119,7 +119,7 @@ class Grouping:
         if self.other is None:
             return self.keys
         if len(self.by) == 1:
-            return self.keys.append(pd.Index([self.other], name=self.by[0]))
+            return self.keys.append(pd.Index([self.other], name=self.by[0], tupleize_cols=False))
         return self.keys.append(_tuples([tuple(self.other for _ in self.by)], self.by))
 
 
@@ -465,7 +465,7 @@ def resolve_grouping(
     if ordered is None:
         typed = [_typed(v, v, d) for v, d in zip(levels, dtypes, strict=True)]
         keys_index = (
-            pd.Index(typed[0], name=labels[0])
+            pd.Index(typed[0], name=labels[0], tupleize_cols=False)
             if len(labels) == 1
             else pd.MultiIndex.from_product(typed, names=list(labels))
         )
@@ -475,7 +475,7 @@ def resolve_grouping(
             _typed([t[i] for t in ordered], levels[i], dtypes[i]) for i in range(len(labels))
         ]
         keys_index = (
-            pd.Index(columns[0], name=labels[0])
+            pd.Index(columns[0], name=labels[0], tupleize_cols=False)
             if len(labels) == 1
             else pd.MultiIndex.from_arrays(columns, names=list(labels))
         )

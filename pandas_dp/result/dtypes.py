@@ -390,9 +390,17 @@ def _cache_key(
     try:
         shaping = tuple(_frozen(arguments.get(a)) for a in _SHAPING)
         func = _frozen(_func(arguments["func"], found)) if "func" in arguments else None
-        return (method, tuple(dtypes), shaping, func, grouped, series, one)
+        listed = _listed(arguments)
+        return (method, tuple(dtypes), shaping, func, grouped, series, one, listed)
     except Exception:
         return None
+
+
+def _listed(arguments: Mapping[str, Any]) -> bool:
+    """Whether ``value_counts`` named its column(s) in a list (``[c]``, ``subset=``):
+    pandas then answers as for a frame (``df.value_counts(subset)``), not a Series."""
+    column = arguments.get("column")
+    return isinstance(column, list | pd.Index) or arguments.get("subset") is not None
 
 
 def _remember(key: Hashable, answer: Any) -> None:
@@ -417,7 +425,8 @@ def _answer(
     # one row or rows sorted by key: the sample is the usual case)
     frame = sample_frame(dtypes, 4 if groups else 2)
     positions = list(range(len(dtypes)))
-    single = series or one or (method in _ONE_COLUMN and len(positions) == 1)
+    listed = _listed(arguments)  # value_counts([c]) or (subset=[c])
+    single = series or one or (method in _ONE_COLUMN and len(positions) == 1 and not listed)
     kw = dict(arguments)
     if "func" in kw:
         kw["func"] = _func(kw["func"], found)

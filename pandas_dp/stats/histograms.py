@@ -220,7 +220,7 @@ def _missing(x: Any) -> bool:
 
 
 def _index(labels: list[Any], name: Hashable, public: Any = None) -> pd.Index:
-    index: pd.Index = pd.Index(typed_labels(labels, public), name=name)
+    index: pd.Index = pd.Index(typed_labels(labels, public), name=name, tupleize_cols=False)
     return index
 
 
@@ -514,7 +514,7 @@ def _single_bucket(
         value=np.array([1.0]),
         details={"method": method, "via": via, "note": "a single bucket needs no noise"},
         _interval=partial(fixed_bounds, np.array([1.0])),
-        _index=pd.Index(labels),
+        _index=pd.Index(labels, tupleize_cols=False),
     )
     out = pd.Series([1.0], index=_index(labels, decl.column, public), name="proportion")
     return attach(out, meta)
