@@ -26,3 +26,19 @@ def spies(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     monkeypatch.setattr(cli, "read_header", spy_header)
     monkeypatch.setattr(cli, "read_table", spy_table)
     return calls
+
+
+@pytest.fixture
+def charges(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The statistic of every plan charge, in order (a release's budget charges)."""
+    from pandas_dp.plan.running import PlanRun
+
+    seen: list[str] = []
+    charge = PlanRun.charge
+
+    def spy(self: PlanRun, statistic: str, *args: Any, **kwargs: Any) -> None:
+        seen.append(statistic)
+        charge(self, statistic, *args, **kwargs)
+
+    monkeypatch.setattr(PlanRun, "charge", spy)
+    return seen

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -12,7 +11,6 @@ import pytest
 
 import pandas_dp
 from pandas_dp.noise.mechanisms import representable_scale
-from pandas_dp.plan.running import PlanRun
 from pandas_dp.request.settings import Settings
 from pandas_dp.stats import describe_auto
 from pandas_dp.stats.describe_auto import AUTO_SHARE
@@ -34,20 +32,6 @@ def raw_frame(n: int = 3000, seed: int = 0) -> pd.DataFrame:
     df.loc[[5, 6], "age"] = np.nan
     df.loc[7, "city"] = None
     return df
-
-
-@pytest.fixture
-def charges(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The statistic of every plan charge, in order."""
-    seen: list[str] = []
-    charge = PlanRun.charge
-
-    def spy(self: PlanRun, statistic: str, *args: Any, **kwargs: Any) -> None:
-        seen.append(statistic)
-        charge(self, statistic, *args, **kwargs)
-
-    monkeypatch.setattr(PlanRun, "charge", spy)
-    return seen
 
 
 def test_a_raw_frame_is_described(charges: list[str]) -> None:

@@ -15,7 +15,6 @@ import pandas as pd
 import pytest
 
 import pandas_dp
-from pandas_dp.plan.running import PlanRun
 
 KEYS = ["a", "b", "c"]
 
@@ -31,19 +30,6 @@ def frame(n: int = 3000, seed: int = 1) -> pd.DataFrame:
             "smoker": rng.random(n) < 0.3,
         }
     )
-
-
-@pytest.fixture
-def charges(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    seen: list[str] = []
-    charge = PlanRun.charge
-
-    def spy(self: PlanRun, statistic: str, *args: Any, **kwargs: Any) -> None:
-        seen.append(statistic)
-        charge(self, statistic, *args, **kwargs)
-
-    monkeypatch.setattr(PlanRun, "charge", spy)
-    return seen
 
 
 @pytest.mark.parametrize("mechanism", ["laplace", "gaussian"])
