@@ -52,14 +52,6 @@ class Deviation:
 
 
 DEVIATIONS: dict[str, Deviation] = {
-    "integer-sum": Deviation(
-        case="agg's sum of an int64, Int64, bool, boolean or int64[pyarrow] column",
-        pandas="an integer (int64, Int64, int64[pyarrow])",
-        ours="a whole number in a float column of the input's family (float64, Float64, "
-        "double[pyarrow])",
-        reason="differences.md#not-yet-like-pandas (integer sums as floats)",
-        not_yet=True,
-    ),
     "integer-quantile": Deviation(
         case="quantile or median of an Int64 or boolean column",
         pandas="Int64 where every interpolated quantile happens to be a whole number "
@@ -159,8 +151,8 @@ DEVIATIONS: dict[str, Deviation] = {
 INTEGER_KINDS = {"int64", "Int64-NA", "bool", "boolean-NA", "int64[pyarrow]"}
 COUNTS = {"value_counts", "value_counts-normalize", "proportions"}
 COUNT_METHODS = {"count", "size", "value_counts"}
-#: The float dtype of each integer dtype's family: what a noisy integer sum is released
-#: as (DEVIATIONS['integer-sum']).
+#: The float dtype of each integer dtype's family: what a quantile of an integer column
+#: is released as (DEVIATIONS['integer-quantile']).
 FLOAT_OF = {"int64": "float64", "Int64": "Float64", "int64[pyarrow]": "double[pyarrow]"}
 
 
@@ -175,8 +167,6 @@ def dtype_deviation(kind: str, method: str, grouped: bool = False) -> str | None
     frame of ``kind`` (``grouped``: through the group-by), or None if pandas-dp must give
     pandas' dtype. ``method`` "agg+sum" is an ``agg`` whose sum has its own column; a
     scalar float32 is DEVIATIONS['python-scalar'] whatever the method."""
-    if method == "agg+sum" and kind in INTEGER_KINDS:
-        return "integer-sum"
     if method in {"quantile", "median"} and kind in INTEGER_KINDS:
         return "integer-quantile"
     if method in COUNTS and kind == "string[pyarrow]-keys":
@@ -400,12 +390,12 @@ def _float32_scalar(want: Any) -> bool:
 
 def documented_dtypes(want: Any, deviation: str | None) -> list[Any]:
     """The value dtypes pandas-dp documents for pandas' answer ``want``: pandas' own,
-    an integer sum's in the float dtype of its family (DEVIATIONS['integer-sum']), a
+    a quantile of integers in the float dtype of its family (DEVIATIONS['integer-quantile']), a
     float32 scalar as a Python float (DEVIATIONS['python-scalar'])."""
     theirs = value_dtypes(want)
     if _float32_scalar(want):
         return [np.dtype("float64")]
-    if deviation in {"integer-sum", "integer-quantile"}:
+    if deviation == "integer-quantile":
         return [pd.api.types.pandas_dtype(FLOAT_OF.get(str(d), str(d))) for d in theirs]
     if deviation == "text-counts":  # the numpy dtype of the same kind
         return [np.dtype("int64") if is_integer_dtype(d) else np.dtype("float64") for d in theirs]

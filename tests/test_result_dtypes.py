@@ -89,8 +89,8 @@ def test_value_dtypes_are_pandas_and_numbers_unchanged(name: str, dtype: str) ->
     integer sum: on int64 columns), bit for bit (float32: rounded once)."""
     if "pyarrow" in dtype:
         pytest.importorskip("pyarrow")
-    # an integer sum is an integer release (discrete noise): held to the int64 column's
-    integer_sum = name in {"sum", "groupby-sum"} and dtype in INTEGER_FAMILY
+    # an integer sum (agg's too) is an integer release (discrete noise): held to the int64 column's
+    integer_sum = name in {"sum", "groupby-sum", "agg"} and dtype in INTEGER_FAMILY
     df, plain = _frame(dtype), _frame("int64" if integer_sum else "float64")
     got, base = CALLS[name](df), CALLS[name](plain)
     theirs = _dtypes(_pandas(name, df))

@@ -514,9 +514,9 @@ def release_agg(
     index = table.index if table.index is not None else pd.RangeIndex(1)
     data = {pair: table.values[pair] for pair in pairs}
     out = pd.DataFrame(data, index=index, columns=pd.MultiIndex.from_tuples(pairs))
-    for pair in pairs:
-        if pair[1] == "count":
-            out[pair] = out[pair].astype(np.int64)
+    for c, s in pairs:  # counts, and sums of whole numbers (discrete noise): integers
+        if _released_whole(s, decls.get(c)):
+            out[(c, s)] = out[(c, s)].astype(np.int64)
     groups = len(index)
     fns = [table.fns[pair][g] for g in range(groups) for pair in pairs]
     meta = table.metadata(
