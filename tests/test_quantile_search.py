@@ -626,3 +626,19 @@ def test_base_penalty_levels_and_units() -> None:
     for level, u in enumerate(units.tolist()):
         nats = 0 if level == 0 else 8 + (level - 1)
         assert u * float(rate) >= nats and (u - 1) * float(rate) < nats
+
+
+def test_huge_epsilon_median_of_one_value_is_its_edge() -> None:
+    """At a huge epsilon the base penalty rounds up to one unit of score (a sixteenth
+    of a rank at the median), while a coarse edge half a rank from the value scores 8
+    units: the value's own (finer) edge wins. (In units of half a rank, before the trim,
+    both cost one unit, and the median of a one-value column was uniform over the 1,001
+    coarse edges.)"""
+    step = 100 / SELECT_BINS
+    for values in ([56.3217], [56.3217, 56.3217, 56.3217], [3.0, 56.3217, 70.1]):
+        s = pd.Series(values)
+        got = {
+            float(s.dp.median(epsilon=1e7, bounds=(0, 100), interval=False, random_state=i))
+            for i in range(8)
+        }
+        assert len(got) == 1 and abs(got.pop() - 56.3217) <= step / 2, (values, got)

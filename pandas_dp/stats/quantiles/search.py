@@ -269,26 +269,24 @@ def quantile_scores(
     # (in place, over few arrays: a fresh megabyte-sized temporary costs more in
     # page faults than the arithmetic on it)
     cells = np.add(h[:, 0], h[:, 1])
-    below = np.zeros(h.shape[0] + 1, dtype=np.int64)
-    np.cumsum(cells, out=below[1:])
-    target = trim * p * int(below[-1])  # trim p N
-    cut = np.minimum(cells, trim * cap)  # d = trim min(C / trim, cap)
-    lo = np.multiply(below[:-1], trim)  # q (trim A + d) - trim p N
-    lo += cut
-    lo *= q
-    lo -= target
-    hi = np.multiply(below[1:], trim)  # trim p N - q (trim (A + C) - d)
-    hi -= cut
-    hi *= -q
-    hi += target
-    np.maximum(lo, hi, out=lo)
-    np.maximum(lo, 0, out=lo)
-    cell = np.multiply(below[:-1], trim * q)  # trim |q A + p C - p N|: OpenDP's
-    cells *= trim * p
-    cell += cells
-    cell -= target
-    np.abs(cell, out=cell)
-    out: IntArray = np.minimum(lo, cell, out=lo)
+    ranks = np.zeros(h.shape[0] + 1, dtype=np.int64)  # trim q (values below edge j's cell)
+    np.cumsum(cells, out=ranks[1:])
+    target = trim * p * int(ranks[-1])  # trim p N
+    ranks *= trim * q
+    # max(lo, hi) = q d + max(trim q A - trim p N, trim p N - trim q (A + C))
+    out: IntArray = np.subtract(ranks[:-1], target)
+    far = np.subtract(target, ranks[1:])
+    np.maximum(out, far, out=out)
+    np.minimum(cells, trim * cap, out=far)  # d = min(C, trim cap)
+    far *= q
+    out += far
+    np.maximum(out, 0, out=out)
+    if 2 * p != q:  # OpenDP's, trim |q A + p C - p N| (at the median never smaller)
+        cells *= trim * p
+        cells += ranks[:-1]
+        cells -= target
+        np.abs(cells, out=cells)
+        np.minimum(out, cells, out=out)
     return out
 
 
