@@ -29,8 +29,8 @@ much finer than the rank noise, long runs of edges share one score and
 permute-and-flip degenerates to the exponential mechanism (``benchmarks/
 quantile_defaults.py``); the penalty lets the coarse grid decide unless the data
 are dense enough to pay for a finer edge (rounded up, a finer edge costs at least
-one unit of score however large epsilon is: an eighth of a rank's unit, so a finer
-edge holding the data still wins over coarse edges a rank off). It depends on the
+one unit of score however large epsilon is: ``1 / (8 q)`` of a rank, so a finer edge
+holding the data still wins over coarse edges half a rank off). It depends on the
 bounds' grid, ``q`` and the selection's rate alone (public), so the score's
 sensitivity is unchanged: with ``L`` the histogram's L1 sensitivity (rows a unit may
 add or remove, over all cells) the selection's rate is
