@@ -52,7 +52,7 @@ import math
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -160,6 +160,9 @@ def grid_gaps(
     d: int,
     margin: float = OLD_MARGIN,
     neutral: bool = False,
+    shrink: tuple[int, int] = (0, 1),
+    with_point: bool = True,
+    cap: int | None = None,
 ) -> IntArray:
     """Point-or-pile scores of the ``bins + 1`` edges from the counts of the
     ``2 bins`` half cells, minus the best (units of ``1 / d``).
@@ -170,20 +173,33 @@ def grid_gaps(
     ``neutral`` adds a third, OpenDP's score with the cell's values on neither side,
     ``|(d - m) cum[2j - 1] - m (N - cum[2j + 1])|`` (a value in the cell moves it by 0,
     below it by ``d - m``, above it by ``m``: the same sensitivity ``max(m, d - m)``).
+
+    ``shrink = (a, b)`` measures the pile's distance from its ranks shrunk by ``a / b``
+    of the pile at each end, ``[A + t C, A + (1 - t) C]`` (``t = a / b <= 1/2``; ``t = 1/2``
+    is OpenDP's cell score), every score then in units of ``1 / (b d)`` (a value in the
+    cell moves a shrunk end by ``t d - m`` or ``m - (1 - t) d``, at most
+    ``max(m, d - m)`` in size: the sensitivity is unchanged).
     """
+    a, b = shrink
     cum = np.concatenate([[0], np.cumsum(counts2)])
     n = int(cum[-1])
     j = np.arange(bins + 1)
-    point = np.abs(d * cum[2 * j] - m * n)
+    point = np.abs(b * d * cum[2 * j] - b * m * n)
     if math.isinf(margin):
         s = point
     else:
         lo = cum[np.clip(2 * j - 1, 0, 2 * bins)]
         hi = cum[np.clip(2 * j + 1, 0, 2 * bins)]
-        pile = np.maximum(np.maximum(d * lo - m * n, m * n - d * hi), 0) + int(margin) * d
-        s = np.minimum(point, pile)
+        cut = a * (hi - lo)  # the trim at each end, in units of 1 / b rank
+        if cap is not None:  # at most ``cap`` ranks
+            cut = np.minimum(cut, b * cap)
+        pile = np.maximum(
+            np.maximum(d * (b * lo + cut) - b * m * n, b * m * n - d * (b * hi - cut)), 0
+        )
+        pile += int(margin) * b * d
+        s = np.minimum(point, pile) if with_point else pile
         if neutral:  # OpenDP's score on the cell: its values on neither side
-            np.minimum(s, np.abs((d - m) * lo - m * (n - hi)), out=s)
+            np.minimum(s, b * np.abs((d - m) * lo - m * (n - hi)), out=s)
     return np.asarray(s - s.min(), dtype=np.int64)
 
 
@@ -228,17 +244,26 @@ class Rule:
     offset: float = 0.0  # (opendp) candidates shifted by this fraction of a step
     neutral: bool = False  # also OpenDP's score on each edge's cell (grid_gaps)
     collapse: bool = False  # diagnostic: one candidate per run of equal scores
+    shrink: tuple[int, int] = (0, 1)  # the pile's ranks shrunk by a / b at each end
+    rounding: str = "up"  # the base penalty in whole units: "up" or "nearest"
+    cap: int | None = None  # the trim at most this many ranks at each end
+    with_point: bool = True  # the point score in the minimum (never below the unshrunk pile's)
 
 
 def penalty(rule: Rule, rate: float) -> IntArray:
-    """The public base penalty of each edge (units of score), 0 without ``theta``."""
+    """The public base penalty of each edge (units of score at ``rate`` per unit), 0
+    without ``theta``; rounded up, or to the nearest unit (``rule.rounding``)."""
     if rule.theta <= 0 and not rule.theta0:
         return np.zeros(rule.bins + 1, dtype=np.int64)
     first = rule.theta if rule.theta0 is None else rule.theta0
     nats = np.array([0.0] + [first + rule.theta * (lv - 1) for lv in range(1, rule.halvings + 1)])
     # whole units, rounded up exactly: rate = s / 2**j (selection_rate), nats whole
     s, j = rate_fraction(rate)
-    units = np.array([-((-round(float(v)) << j) // s) if v else 0 for v in nats], dtype=np.int64)
+    if rule.rounding == "nearest":  # floor(nats / rate + 1/2), exactly
+        units = np.array([((2 * round(float(v)) << j) + s) // (2 * s) for v in nats])
+    else:
+        units = np.array([-((-round(float(v)) << j) // s) if v else 0 for v in nats])
+    units = units.astype(np.int64)
     assert np.allclose(nats, np.round(nats)), "whole nats only"
     return units[finer_levels(rule.bins, rule.halvings)]
 
@@ -257,7 +282,18 @@ def rule_gaps(
     else:
         cands = edge_values(lower, upper, rule.bins)
         counts2 = fine_counts(xs, lower, upper, 2 * rule.bins)
-        gaps = grid_gaps(counts2, rule.bins, m, d, rule.margin, rule.neutral)
+        gaps = grid_gaps(
+            counts2,
+            rule.bins,
+            m,
+            d,
+            rule.margin,
+            rule.neutral,
+            rule.shrink,
+            rule.with_point,
+            rule.cap,
+        )
+        rate = selection_rate(rate / rule.shrink[1])  # units of 1 / (b d): exact for b = 2**k
         if rule.theta > 0 or rule.theta0:
             gaps = gaps + penalty(rule, rate)
             gaps -= gaps.min()
@@ -428,15 +464,22 @@ def check_opendp(reps: int = 20_000) -> list[str]:
 
 # ----------------------------------------------------------------------------- table
 
-#: The library's rule (issue 35; ``pandas_dp.stats.quantiles.search``), proposed in
-#: session 20 and measured here: 128 000 = 1000 * 2**7 cells (OpenDP's 1 001
-#: candidates, and every multiple of a thousandth of the range, are edges); the
-#: edges of the 1 000-cell grid cost nothing, an edge ``l`` halvings finer costs
-#: ``8 + (l - 1)`` nats; the score is the smallest of the point's, OpenDP's on the
-#: edge's cell (``neutral``) and the pile's (margin 0: measured against margins 1, 2
-#: and 4, it is the best on piled data and level on continuous data once the base
-#: penalty is there).
-LIBRARY = Rule("today", bins=128_000, margin=0, neutral=True, theta=1.0, theta0=8.0, halvings=7)
+#: The library's rule from session 20 to the trim (issue 35): 128 000 = 1000 * 2**7
+#: cells (OpenDP's 1 001 candidates, and every multiple of a thousandth of the range,
+#: are edges); the edges of the 1 000-cell grid cost nothing, an edge ``l`` halvings
+#: finer costs ``8 + (l - 1)`` nats; the score is the smallest of the point's, OpenDP's
+#: on the edge's cell (``neutral``) and the pile's (margin 0: measured against margins
+#: 1, 2 and 4, it is the best on piled data and level on continuous data once the base
+#: penalty is there; at margin 0 the pile's is never above the other two).
+UNTRIMMED = Rule(
+    "untrimmed", bins=128_000, margin=0, neutral=True, theta=1.0, theta0=8.0, halvings=7
+)
+#: The library's rule (``pandas_dp.stats.quantiles.search``): the same grid and base
+#: penalty; the score the pile's distance with the pile's ranks trimmed by 1/8 of the
+#: pile but at most one rank at each end (``PILE_TRIM``, ``TRIM_CAP``), or OpenDP's on
+#: the cell where smaller, in units of 1/8 of the former (chosen by ``--variants``:
+#: ``results/quantile_variants.md``).
+LIBRARY = replace(UNTRIMMED, name="today", shrink=(1, 8), with_point=False, cap=1)
 PROPOSED = LIBRARY
 #: The rule before issue 35: 2**17 bins, point-or-pile (margin 2), no penalty.
 OLD = Rule("old")
@@ -445,6 +488,36 @@ RULES: dict[str, Rule] = {
     "OpenDP": Rule("OpenDP", kind="opendp", bins=OPENDP_CANDIDATES - 1),
     "old": OLD,
     "today": LIBRARY,
+}
+#: Candidate changes to the untrimmed rule (issue 35, ``--variants``): the pile's ranks
+#: trimmed by ``t`` of the pile at each end (the point score dropped: with the trim it
+#: would make an edge just below a pile look like a median; untrimmed it is never below
+#: the pile's), and the base penalty rounded to the nearest unit instead of up.
+VARIANTS: dict[str, Rule] = {
+    "OpenDP": RULES["OpenDP"],
+    "untrimmed": UNTRIMMED,
+    "nearest": replace(UNTRIMMED, name="nearest", rounding="nearest"),
+    "shrink 1/8": replace(UNTRIMMED, name="shrink 1/8", shrink=(1, 8), with_point=False),
+    "shrink 1/4": replace(UNTRIMMED, name="shrink 1/4", shrink=(1, 4), with_point=False),
+    "trim 1/8 cap 1": replace(
+        UNTRIMMED, name="trim 1/8 cap 1", shrink=(1, 8), with_point=False, cap=1
+    ),
+}
+#: What each rule's column is, for the report.
+DESCRIPTIONS = {
+    "old": "the library before issue 35: 2**17 bins, point-or-pile score (margin 2), "
+    "permute-and-flip",
+    "untrimmed": "the library's rule from session 20 (issue 35) to the trim: 128,000 bins, "
+    "the smallest of the point score, OpenDP's score on the edge's cell and the pile's "
+    "(margin 0), plus the base penalty",
+    "today": "the library's rule: 128,000 bins, the distance of the rank from the ranks of "
+    "the edge's cell trimmed by 1/8 of its values but at most one rank at each end, or "
+    "OpenDP's score on the cell where smaller, plus the base penalty",
+    "nearest": "`untrimmed` with the base penalty rounded to the nearest unit instead of up",
+    "shrink 1/8": "`untrimmed` with the pile's ranks trimmed by 1/8 at each end and no point score",
+    "shrink 1/4": "`untrimmed` with the pile's ranks trimmed by 1/4 at each end and no point score",
+    "trim 1/8 cap 1": "`untrimmed` with the pile's ranks trimmed by 1/8 of the pile but at "
+    "most one rank at each end, and no point score",
 }
 ALPHAS = (0.5, 0.25, 0.9)
 
@@ -569,13 +642,9 @@ def report(cells: list[dict[str, Any]], draws: int, seconds: float, header: list
         "",
         *header,
         "",
-        "Rules: `old` -- the library before issue 35: 2**17 bins, point-or-pile score "
-        "(margin 2), permute-and-flip; `today` -- the library's rule since issue 35: "
-        f"{LIBRARY.bins:,} bins, the smallest of the point score, OpenDP's "
-        f"score on the edge's cell and the pile's (margin {LIBRARY.margin:g}), plus a "
-        "public base penalty "
-        f"({LIBRARY.theta0:g} nats for an edge one halving finer than the 1 000-cell grid, "
-        f"{LIBRARY.theta:g} more per further halving, in whole units of score); OpenDP -- "
+        "Rules: " + "; ".join(f"`{k}` -- {DESCRIPTIONS[k]}" for k in ours) + "; the base penalty "
+        f"{LIBRARY.theta0:g} nats for an edge one halving finer than the 1 000-cell grid, "
+        f"{LIBRARY.theta:g} more per further halving, in whole units of score; OpenDP -- "
         "1 001 candidates on the bounds. RMSE over the data sets of the exact expectation; "
         "ratio = RMSE / OpenDP's, 95 % bootstrap interval over the data sets.",
         "",
@@ -637,12 +706,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="the engine against the library")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--report", action="store_true", help="re-render the saved JSON")
+    parser.add_argument("--variants", action="store_true", help="the VARIANTS rules")
+    parser.add_argument("--rules", default="", help="with --variants: these rules only")
     args = parser.parse_args(argv)
     here = Path(__file__).resolve().parent / "results"
+    stem = "quantile_defaults"
+    if args.variants:  # (the pool's workers are forked: they see the rebound global)
+        global RULES
+        RULES, stem = VARIANTS, "quantile_variants"
+        if args.rules:  # a subset (merged into the saved table by hand)
+            RULES = {k: v for k, v in VARIANTS.items() if k in args.rules.split(",")}
+            stem = "quantile_variants_part"
     if args.report:
-        saved = json.loads((here / "quantile_defaults.json").read_text())
+        saved = json.loads((here / f"{stem}.json").read_text())
         text = report(saved["cells"], saved["draws"], saved["seconds"], saved["header"])
-        (here / "quantile_defaults.md").write_text(text)
+        (here / f"{stem}.md").write_text(text)
         print(text)
         return 0
     if args.check:
@@ -669,9 +747,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     seconds = time.perf_counter() - start
     text = report(cells, args.draws, seconds, header)
-    (here / "quantile_defaults.md").write_text(text)
+    (here / f"{stem}.md").write_text(text)
     saved = {"draws": args.draws, "seconds": seconds, "header": header, "cells": cells}
-    (here / "quantile_defaults.json").write_text(json.dumps(saved, indent=1))
+    (here / f"{stem}.json").write_text(json.dumps(saved, indent=1))
     print(text)
     return 0
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import decimal
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -26,7 +27,8 @@ from pandas_dp.noise.mechanisms.selection import flip_coins, permute_and_flip, s
 from pandas_dp.plan.sensitivity import sensitivity
 from pandas_dp.stats.quantiles.releases import SELECT_BINS, default_bins
 from pandas_dp.stats.quantiles.search import (
-    PILE_MARGIN,
+    PILE_TRIM,
+    TRIM_CAP,
     half_cells,
     ladder_counts,
     ladder_edges,
@@ -214,10 +216,10 @@ def test_sampler_refuses_bad_gaps() -> None:
 
 
 def scores(values: list[int], bins: int, p: int, q: int) -> np.ndarray:
-    """The selection's scores at every candidate ``0 .. bins - 1``, from the library;
-    checked against the definition below. A value is a bin ``k`` of the grid twice as
-    fine (``0 .. 2 bins - 3``): just below candidate ``(k + 1) // 2`` if ``k`` is odd,
-    at or just above it if even."""
+    """The selection's scores at every candidate ``0 .. bins - 1``, from the library
+    (units of ``1 / (PILE_TRIM q)``); checked against the definition below, in exact
+    fractions. A value is a bin ``k`` of the grid twice as fine (``0 .. 2 bins - 3``):
+    just below candidate ``(k + 1) // 2`` if ``k`` is odd, at or just above it if even."""
     fine = np.bincount(np.asarray(values, dtype=int), minlength=2 * (bins - 1))
     got = quantile_scores(half_cells(fine, bins - 1), p, q)
     v = np.asarray(values, dtype=int)
@@ -225,9 +227,13 @@ def scores(values: list[int], bins: int, p: int, q: int) -> np.ndarray:
     n = v.size
     want = []
     for j in range(bins):
-        point = abs(q * int((v < 2 * j).sum()) - p * n)
-        pile = max(0, q * int((cell < j).sum()) - p * n, p * n - q * int((cell <= j).sum()))
-        want.append(min(point, pile + PILE_MARGIN * q))
+        a, c = int((cell < j).sum()), int((cell == j).sum())
+        cut = min(Fraction(c, PILE_TRIM), Fraction(TRIM_CAP))  # ranks off each end
+        lo, hi = a + cut, a + c - cut  # the cell's ranks, trimmed
+        rank = Fraction(p * n, q)
+        dist = max(Fraction(0), lo - rank, rank - hi)  # in ranks
+        opendp = abs((q - p) * a - p * (n - a - c))  # the cell's values on neither side
+        want.append(min(dist * q * PILE_TRIM, opendp * PILE_TRIM))
     assert got.tolist() == want
     return got
 
@@ -237,8 +243,8 @@ def scores(values: list[int], bins: int, p: int, q: int) -> np.ndarray:
 def test_quantile_score_row_by_enumeration(alpha: float, k: int) -> None:
     """Every dataset of up to 3 values on a 3-edge grid (4 half cells), every neighbour (one unit of
     up to ``k`` rows added/removed, or changed): the largest change of the score at
-    any edge, in units of ``1/q``, is the table's row times ``k`` -- and is attained
-    (the bound is tight)."""
+    any edge, in units of ``1/q`` (the scores' units are ``1 / (PILE_TRIM q)``), is the
+    table's row times ``k`` -- and is attained (the bound is tight)."""
     p, q = score_rational(alpha)
     bins = 3
     worst = {"add_remove": 0.0, "substitute": 0.0}
@@ -253,11 +259,13 @@ def test_quantile_score_row_by_enumeration(alpha: float, k: int) -> None:
         s0 = scores(base, bins, p, q)
         for unit in units:
             s1 = scores(base + unit, bins, p, q)
-            worst["add_remove"] = max(worst["add_remove"], float(np.abs(s1 - s0).max()) / q)
+            move = float(np.abs(s1 - s0).max()) / (q * PILE_TRIM)
+            worst["add_remove"] = max(worst["add_remove"], move)
             for other in units:
                 if len(other) == len(unit):
                     s2 = scores(base + other, bins, p, q)
-                    worst["substitute"] = max(worst["substitute"], float(np.abs(s2 - s1).max()) / q)
+                    move = float(np.abs(s2 - s1).max()) / (q * PILE_TRIM)
+                    worst["substitute"] = max(worst["substitute"], move)
     for relation, seen in worst.items():
         bound = sensitivity("quantile_score", relation, p / q, k=k)
         assert seen <= bound + 1e-12, (relation, seen, bound)
@@ -559,9 +567,13 @@ def test_unrepresentable_rate_raises_before_the_charge() -> None:
     assert len(budget.ledger) == 1
 
 
-def test_the_score_is_also_the_best_of_opendps_cell_score() -> None:
-    """With margin 0 the score is the smallest of the point's, the pile's and OpenDP's
-    score of the edge's cell (its values on neither side): the cell's never wins."""
+def test_the_trimmed_score_between_the_untrimmed_and_the_midpoint() -> None:
+    """The score (units of ``1 / (PILE_TRIM q)``) is at least the untrimmed distance of
+    the rank from the cell's ranks, at most that plus the trim ``min(C / PILE_TRIM,
+    TRIM_CAP)`` ranks and at most OpenDP's score of the cell; it is 0 wherever the rank
+    falls in the pile but for the trims; and for a pile wholly on one side of the rank
+    it is the untrimmed distance plus the trim, or OpenDP's if smaller (at the median,
+    never: a neighbouring pile is ranked further off)."""
     rng = np.random.default_rng(35)
     for _ in range(200):
         halves = rng.integers(0, 6, (int(rng.integers(2, 30)), 2)) * (rng.random((1, 1)) < 0.5)
@@ -570,12 +582,31 @@ def test_the_score_is_also_the_best_of_opendps_cell_score() -> None:
         cells = halves.sum(axis=1)
         below = np.concatenate([[0], np.cumsum(cells)])
         n = int(below[-1])
-        a, b = below[:-1], n - below[1:]
-        point = np.abs(q * (a + halves[:, 0]) - p * n)
+        a = below[:-1]
         pile = np.maximum(np.maximum(q * a - p * n, p * n - q * (a + cells)), 0)
-        cell = np.abs((q - p) * a - p * b)
-        want = np.minimum(np.minimum(point, pile), cell)
-        assert quantile_scores(halves, p, q).tolist() == want.tolist()
+        opendp = PILE_TRIM * np.abs((q - p) * a - p * (n - a - cells))
+        got = quantile_scores(halves, p, q)
+        assert (got >= PILE_TRIM * pile).all()
+        cut = np.minimum(cells, PILE_TRIM * TRIM_CAP)  # the trim, in 1 / PILE_TRIM ranks
+        assert (got <= PILE_TRIM * pile + q * cut).all()
+        assert (got <= opendp).all()
+        middle = (PILE_TRIM * q * a + q * cut <= PILE_TRIM * p * n) & (
+            PILE_TRIM * p * n <= PILE_TRIM * q * (a + cells) - q * cut
+        )
+        assert (got[middle] == 0).all()
+        outside = pile > 0
+        trimmed = PILE_TRIM * pile + q * cut
+        assert (got[outside] == np.minimum(trimmed, opendp)[outside]).all()
+        if 2 * p == q:
+            assert (got[outside] == trimmed[outside]).all()
+    # a pile of 3 values holding the median between piles of 12 and 14 (integer ages):
+    # untrimmed, the piles of 12 and 14 are 2 and 1 ranks off; trimmed, 3 and 2
+    halves = np.array([[0, 486], [0, 12], [0, 3], [0, 14], [0, 485]])
+    assert quantile_scores(halves, 1, 2).tolist() == [240, 48, 0, 32, 256]
+    # a large pile holding the 0.9-quantile 159 ranks from its end scores 0 (trimmed by
+    # an eighth of it, 1111 ranks off: the empty edges below it, 159 ranks off, won)
+    halves = np.array([[0, 89841], [0, 10159]])
+    assert quantile_scores(halves, 9, 10).tolist() == [80 * 160, 0]
 
 
 def test_base_penalty_levels_and_units() -> None:
@@ -595,3 +626,19 @@ def test_base_penalty_levels_and_units() -> None:
     for level, u in enumerate(units.tolist()):
         nats = 0 if level == 0 else 8 + (level - 1)
         assert u * float(rate) >= nats and (u - 1) * float(rate) < nats
+
+
+def test_huge_epsilon_median_of_one_value_is_its_edge() -> None:
+    """At a huge epsilon the base penalty rounds up to one unit of score (a sixteenth
+    of a rank at the median), while a coarse edge half a rank from the value scores 8
+    units: the value's own (finer) edge wins. (In units of half a rank, before the trim,
+    both cost one unit, and the median of a one-value column was uniform over the 1,001
+    coarse edges.)"""
+    step = 100 / SELECT_BINS
+    for values in ([56.3217], [56.3217, 56.3217, 56.3217], [3.0, 56.3217, 70.1]):
+        s = pd.Series(values)
+        got = {
+            float(s.dp.median(epsilon=1e7, bounds=(0, 100), interval=False, random_state=i))
+            for i in range(8)
+        }
+        assert len(got) == 1 and abs(got.pop() - 56.3217) <= step / 2, (values, got)

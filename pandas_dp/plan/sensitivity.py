@@ -31,11 +31,11 @@ The sufficient statistics (what an engine computes and the plan noises):
 * ``category_counts`` / ``category_counts_l2`` -- counts over declared categories
   (L1 and L2 norm of the whole vector);
 * ``quantile_score`` -- the score of a candidate edge ``c`` for quantile level ``α``
-  (given as ``lower``): the smaller of the distance of the rank ``α N`` from the
-  rank of ``c`` (``|#{x < c} - α N|``) and, plus a public margin, from the ranks of
-  the values nearest ``c`` (zero when ``α N`` falls among them;
-  :func:`pandas_dp.stats.quantiles.search.quantile_scores`): each moves by at most the
-  row's value, so their minimum does too;
+  (given as ``lower``): the distance of the rank ``α N`` from the ranks of the values
+  nearest ``c`` (its cell's), trimmed by a public fraction of them at each end (zero
+  when ``α N`` falls in the middle of them;
+  :func:`pandas_dp.stats.quantiles.search.quantile_scores`): each end moves by at most
+  the row's value, so the distance does too;
 * Liu's direct releases, valid only where ``n`` is public (``substitute``):
   ``mean_direct``, ``var_direct``, ``proportion_direct``, ``proportions_direct``
   (L1), ``proportions_direct_l2`` and, for two columns, ``cov_direct``.

@@ -42,7 +42,7 @@ from pandas_dp.noise.plans import NoisePlan
 from pandas_dp.plan.plans import Plan
 from pandas_dp.request.declared_columns import NumericDeclaration
 from pandas_dp.stats.quantiles.search import (
-    PILE_MARGIN,
+    PILE_TRIM,
     SPLIT_SHARE,
     check_rates,
     grid_halvings,
@@ -259,10 +259,9 @@ class Selection(_Columns):
                 "each counted at its nearest edge, below or above it"
             ),
             "estimate": (
-                "permute-and-flip on integer rank scores (the better of an edge's own rank "
-                "and its values' ranks"
-                + (f" plus {PILE_MARGIN}" if PILE_MARGIN else "")
-                + ") plus a public base penalty for edges finer than the grid of "
+                "permute-and-flip on integer rank scores (the distance of the rank from "
+                f"the ranks of the values in an edge's cell, trimmed by 1/{PILE_TRIM} of "
+                "them at each end) plus a public base penalty for edges finer than the grid of "
                 f"{self.bins >> grid_halvings(self.bins)} bins, exact; several quantiles "
                 f"recursively ({levels(len(self.levels))} levels, each the selection's "
                 "epsilon divided by the levels; a level with levels below it spends "

@@ -8,16 +8,18 @@ pass, mergeable across chunks, partitions and groups; :func:`half_cells`).
 
 One quantile ``alpha`` (a rational ``p / q``) is selected by exact
 permute-and-flip (:mod:`pandas_dp.noise.mechanisms.selection`) on an integer score
-(:func:`quantile_scores`), the smaller of two distances of the rank ``alpha N``:
-from the rank of the edge itself (the values below it against those above, as a
-point), and from the ranks of the values in the edge's cell (as a pile; this is
-never above OpenDP's score on the cell, its values on neither side). On continuous
-data the first tells an edge from its neighbours by the few values between them;
-where values pile up on one point (an integer or a constant column) the second
-makes the pile's edge the one that fits, instead of a stretch of edges in the gap
-around it with equal scores. No public ``n`` is needed. Adding or removing one row
-moves each distance, and so their minimum, by at most ``max(p, q - p)`` -- the
-``quantile_score`` row of the sensitivity table, in units of ``1 / q``.
+(:func:`quantile_scores`): the distance of the rank ``alpha N`` from the ranks of the
+values in the edge's cell, those ranks trimmed at each end by ``1 / PILE_TRIM`` of
+the cell's values but at most :data:`TRIM_CAP` rank (or OpenDP's score of the cell,
+where smaller: never at the median). On continuous data (few values per cell) it tells an edge from
+its neighbours by the values between them, as the edge's own rank would; where
+values pile up on one point (an integer or a constant column) the pile's edge is
+the one that fits, instead of a stretch of edges in the gap around it with equal
+scores, and the trim ranks a neighbouring pile up to a rank further off than its
+nearest value.
+No public ``n`` is needed. Adding or removing one row moves the distance by at most
+``max(p, q - p)`` -- the ``quantile_score`` row of the sensitivity table, in units of
+``1 / q`` (the scores are in units of ``1 / (PILE_TRIM q)``).
 
 To the score each edge adds a public *base penalty* (:func:`base_penalty`): the
 edges of the coarse grid of ``bins / 2**h`` cells (:func:`grid_halvings`; 1 000 cells
@@ -27,10 +29,12 @@ much finer than the rank noise, long runs of edges share one score and
 permute-and-flip degenerates to the exponential mechanism (``benchmarks/
 quantile_defaults.py``); the penalty lets the coarse grid decide unless the data
 are dense enough to pay for a finer edge (rounded up, a finer edge costs at least
-one unit of score however large epsilon is). It depends on the bounds' grid, ``q``
-and the selection's rate alone (public), so the score's sensitivity is unchanged:
-with ``L`` the histogram's L1 sensitivity (rows a unit may add or remove, over all
-cells) the selection's rate is ``epsilon / (2 L max(p, q - p))`` per unit of score.
+one unit of score however large epsilon is: ``1 / (8 q)`` of a rank, so a finer edge
+holding the data still wins over coarse edges half a rank off). It depends on the
+bounds' grid, ``q`` and the selection's rate alone (public), so the score's
+sensitivity is unchanged: with ``L`` the histogram's L1 sensitivity (rows a unit may
+add or remove, over all cells) the selection's rate is
+``epsilon / (2 L PILE_TRIM max(p, q - p))`` per unit of score.
 
 Several quantiles share the budget by recursion (Kaplan, Schnapp & Stemmer
 2022): the middle quantile is selected first; the quantiles below it are then
@@ -87,7 +91,8 @@ __all__ = [
     "DENOMINATOR",
     "PENALTY_FIRST",
     "PENALTY_STEP",
-    "PILE_MARGIN",
+    "PILE_TRIM",
+    "TRIM_CAP",
     "base_penalty",
     "check_rates",
     "finer_levels",
@@ -112,12 +117,20 @@ FloatArray = NDArray[np.float64]
 #: at epsilon = 1) is far below a pile worth splitting; the level's selection keeps
 #: 90 %.
 SPLIT_SHARE = 0.1
-#: Ranks added to the pile's distance (see :func:`quantile_scores`). Chosen by the
-#: exact expected error of ``benchmarks/quantile_defaults.py`` (213 cells against
-#: OpenDP, ``results/quantile_defaults.md``): with the cell's own score and the base
-#: penalty in the score, 0 is the best on piled data and level with 1, 2 and 4 on
-#: continuous data. (Without them, ``benchmarks/quantile_scoring.py`` had chosen 2.)
-PILE_MARGIN = 0
+#: The score measures the rank's distance from the ranks of an edge's cell trimmed by
+#: ``1 / PILE_TRIM`` of the cell's values at each end (:func:`quantile_scores`), in
+#: units of ``1 / (PILE_TRIM q)``. Chosen by the exact expected error of
+#: ``benchmarks/quantile_defaults.py --variants`` (213 cells against OpenDP,
+#: ``results/quantile_variants.md``; with :data:`TRIM_CAP` geometric mean of the RMSE
+#: ratio 0.293 against 0.299 untrimmed): untrimmed, a small pile next to the median's
+#: pile was one rank off (integer ages on (0, 1000), n = 1000, median: 1.41x OpenDP's
+#: RMSE, now 0.86x). A power of two, so that the rate per unit is exact.
+PILE_TRIM = 8
+#: ... but at most this many ranks off each end (:func:`quantile_scores`): trimmed
+#: by 1/8 of a large pile, the quantile's own pile lost to the empty edges beside it
+#: wherever the rank fell within an eighth of the pile from its end (geometric mean
+#: 0.357 without the cap).
+TRIM_CAP = 1
 #: The coarse grid the base penalty leaves free: a grid of ``bins`` cells is
 #: ``bins / 2**h`` of these halved ``h`` times (:func:`grid_halvings`).
 BASE_CELLS = 1000
@@ -189,70 +202,91 @@ def check_rates(qs: Sequence[float], epsilon: float, l1: float) -> None:
     rate = level * (1.0 - SPLIT_SHARE if len(qs) > 1 else 1.0) / (2.0 * l1)
     for rel in _relative_levels(qs):
         p, q = score_rational(rel)
-        selection_rate(rate / (sensitivity("quantile_score", "add_remove", p / q) * q))
+        delta = sensitivity("quantile_score", "add_remove", p / q) * q * PILE_TRIM
+        selection_rate(rate / delta)
     if len(qs) > 1:
         representable_scale(l1 / (level * SPLIT_SHARE))
 
 
-def quantile_scores(halves: IntArray, p: int, q: int, margin: float = PILE_MARGIN) -> IntArray:
+def quantile_scores(
+    halves: IntArray, p: int, q: int, trim: int = PILE_TRIM, cap: int = TRIM_CAP
+) -> IntArray:
     """The selection's scores before the base penalty, lower is better, in units of
-    ``1 / q``.
+    ``1 / (trim q)``.
 
     ``halves`` holds, per candidate ``j``, the values in the lower and the upper
     half of its cell: ``L_j`` just below ``e_j``, ``R_j`` at or just above it (shape
-    ``(candidates, 2)``). With ``A_j`` and ``B_j`` the values in the cells below and
-    above, ``C_j = L_j + R_j`` and ``N`` all of them, two distances of the rank
-    ``alpha N`` from the ranks at ``e_j``:
+    ``(candidates, 2)``). With ``A_j`` the values in the cells below, ``C_j = L_j + R_j``
+    and ``N`` all of them, the cell's values occupy the ranks ``[A_j, A_j + C_j]``. The
+    score is the distance of the rank ``alpha N`` from those ranks *trimmed* at each
+    end by ``D_j = min(C_j / trim, cap)`` ranks (:data:`PILE_TRIM`, :data:`TRIM_CAP`);
+    with ``d_j = trim D_j = min(C_j, trim cap)``,
 
-    * as a point, from the rank of ``e_j`` itself: ``|q (A_j + L_j) - p N|``;
-    * as a pile, from the ranks ``[A_j, A_j + C_j]`` the cell's values occupy:
-      ``max(0, q A_j - p N, p N - q (A_j + C_j))`` plus ``margin`` ranks
-      (:data:`PILE_MARGIN`) -- zero where ``e_j`` is an ``alpha``-quantile, however
-      many values sit on it.
+    ``max(0, q (trim A_j + d_j) - trim p N, trim p N - q (trim (A_j + C_j) - d_j))``,
 
-    The score is the smaller: on continuous data (a few values per cell) an edge is
-    told apart from its neighbours by the values between them, and on a pile the
-    pile's own edge still wins. With ``margin = 0`` it is also the smallest of these
-    and OpenDP's score of the cell's values, ``|(q - p) A_j - p B_j|`` (the cell's
-    values on neither side): that one is the pile's plus ``p C_j`` where
-    ``q A_j > p N``, plus ``(q - p) C_j`` where ``q (A_j + C_j) < p N``, and at least
-    0 = the pile's in between. Each distance moves by at most ``max(p, q - p)`` when
-    one row is added or removed, so their minimum does too (``margin`` is public;
-    ``inf`` scores the point alone).
+    or, where smaller, OpenDP's score of the cell's values, the rank ``alpha N`` against
+    the point ``alpha`` of the way through them, ``trim |q A_j + p C_j - p N|`` (the
+    values on neither side: ``|(q - p) A_j - p B_j|``, ``B_j`` the values above the
+    cell; at the median never below the trimmed distance).
+
+    On continuous data (a value or none per cell) this is the distance from the
+    edge's own rank to within an eighth of a rank. Where values pile up on one point
+    (an integer or a constant column) the pile's edge scores 0 wherever the rank falls
+    in the pile, but for up to a rank at each end, and a neighbouring pile is ranked
+    up to one rank further off than its nearest value: untrimmed, a small pile next to
+    the median's pile was one rank off, and integer ages on (0, 1000) had 1.41x
+    OpenDP's error; trimmed by ``C / 8`` without the cap, a large pile holding the
+    quantile a few hundred ranks from its end lost to the empty edges beside it.
+    Untrimmed, the score was never above the edge's point score
+    ``|q (A_j + L_j) - p N|``, which it replaced.
+
+    Each term moves by at most ``trim max(p, q - p)`` when one row is added or removed:
+    a row below the cell moves the first by ``trim (q - p)`` and the second by
+    ``-trim (q - p)``, one above by ``-trim p`` and ``trim p``, one in the cell (``d_j``
+    grows by 0 or 1) by ``-trim p`` or ``q - trim p``, and by ``trim (p - q)`` or
+    ``trim p - (trim - 1) q`` (each at most ``trim max(p, q - p)`` in size for
+    ``trim >= 2``); so does their maximum with 0. OpenDP's moves by ``trim (q - p)``,
+    ``0`` or ``trim p``; so does the smaller of the two. The sensitivity in units of
+    ``1 / q`` is the table's ``max(alpha, 1 - alpha)``, unchanged.
 
     Examples
     --------
-    A pile of 60 values at the middle edge holds the median: it scores 0; split
-    evenly about its edge, so does the edge as a point:
+    A pile of 60 values at the middle edge holds the median: it scores 0 (units of
+    1/16 rank); a pile of 60 values split evenly about the middle edge as well; the
+    piles of 20 either side are 30 ranks off, plus the trim's one rank:
 
     >>> quantile_scores(np.array([[0, 20], [0, 60], [0, 20]]), 1, 2).tolist()
-    [60, 0, 60]
+    [496, 0, 496]
     >>> quantile_scores(np.array([[0, 20], [30, 30], [0, 20]]), 1, 2).tolist()
-    [60, 0, 60]
+    [496, 0, 496]
     """
+    if trim < 2 or cap < 0:
+        raise ValueError(
+            f"trim must be an integer of at least 2 (1 / trim of the pile off each end) "
+            f"and cap at least 0 ranks; got trim={trim}, cap={cap}"
+        )
     h = np.asarray(halves, dtype=np.int64).reshape(-1, 2)
     # (in place, over few arrays: a fresh megabyte-sized temporary costs more in
     # page faults than the arithmetic on it)
-    below = np.zeros(h.shape[0] + 1, dtype=np.int64)
-    np.add(h[:, 0], h[:, 1], out=below[1:])
-    np.cumsum(below[1:], out=below[1:])
-    n = int(below[-1])
-    point = np.add(below[:-1], h[:, 0])  # the values below each edge
-    point *= q
-    point -= p * n
-    np.abs(point, out=point)
-    if math.isinf(margin):
-        return point
-    pile = np.multiply(below[:-1], q)  # q A - p N, and p N - q (A + C) in ``above``
-    pile -= p * n
-    above = below[1:]  # (``below`` is not read again)
-    np.multiply(above, -q, out=above)
-    above += p * n
-    np.maximum(pile, above, out=pile)
-    np.maximum(pile, 0, out=pile)
-    if margin:
-        pile += int(margin) * q
-    out: IntArray = np.minimum(point, pile, out=point)
+    cells = np.add(h[:, 0], h[:, 1])
+    ranks = np.zeros(h.shape[0] + 1, dtype=np.int64)  # trim q (values below edge j's cell)
+    np.cumsum(cells, out=ranks[1:])
+    target = trim * p * int(ranks[-1])  # trim p N
+    ranks *= trim * q
+    # max(lo, hi) = q d + max(trim q A - trim p N, trim p N - trim q (A + C))
+    out: IntArray = np.subtract(ranks[:-1], target)
+    far = np.subtract(target, ranks[1:])
+    np.maximum(out, far, out=out)
+    np.minimum(cells, trim * cap, out=far)  # d = min(C, trim cap)
+    far *= q
+    out += far
+    np.maximum(out, 0, out=out)
+    if 2 * p != q:  # OpenDP's, trim |q A + p C - p N| (at the median never smaller)
+        cells *= trim * p
+        cells += ranks[:-1]
+        cells -= target
+        np.abs(cells, out=cells)
+        np.minimum(out, cells, out=out)
     return out
 
 
@@ -328,23 +362,26 @@ def selection_gaps(
     :func:`base_penalty`, minus the best), and the rational rate per unit of gap.
 
     ``rate`` is ``epsilon / (2 L)`` (``L`` the histogram's L1 sensitivity); it is
-    divided by the score's sensitivity ``max(p, q - p)`` (units of ``1 / q``) and
-    rounded down (:func:`~pandas_dp.noise.mechanisms.selection.selection_rate`).
+    divided by the score's sensitivity ``PILE_TRIM max(p, q - p)`` (units of
+    ``1 / (PILE_TRIM q)``) and rounded down
+    (:func:`~pandas_dp.noise.mechanisms.selection.selection_rate`).
 
     Examples
     --------
-    The middle edge is the median (score 0, the outer ones 4 in units of 1/2), but it
-    is one halving finer than the coarse grid: 8 nats at 0.5 per unit cost it 16:
+    The middle edge is the median (score 0, the outer ones 38 in units of 1/16: 2.375
+    ranks), but it is one halving finer than the coarse grid: 8 nats at 0.5 / 8 per
+    unit cost it 128:
 
     >>> halves = np.array([[0, 3], [2, 2], [3, 0]])
     >>> gaps, r = selection_gaps(halves, np.array([0, 1, 0], dtype=np.int8), 0.5, 0.5)
     >>> gaps.tolist(), float(r)
-    ([0, 12, 0], 0.5)
+    ([0, 90, 0], 0.0625)
     """
     p, q = score_rational(alpha)
     gaps = quantile_scores(halves, p, q)
-    # the table's per-row score sensitivity, in units of 1/q: max(alpha, 1 - alpha)
-    delta = sensitivity("quantile_score", "add_remove", p / q) * q
+    # the table's per-row score sensitivity, max(alpha, 1 - alpha), in units of
+    # 1 / (PILE_TRIM q)
+    delta = sensitivity("quantile_score", "add_remove", p / q) * q * PILE_TRIM
     r = selection_rate(rate / delta)
     if levels.size and levels.max() > 0:
         gaps += base_penalty(levels, r)
