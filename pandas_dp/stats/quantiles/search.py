@@ -268,25 +268,28 @@ def quantile_scores(
     h = np.asarray(halves, dtype=np.int64).reshape(-1, 2)
     # (in place, over few arrays: a fresh megabyte-sized temporary costs more in
     # page faults than the arithmetic on it)
-    cells = np.add(h[:, 0], h[:, 1])
     ranks = np.zeros(h.shape[0] + 1, dtype=np.int64)  # trim q (values below edge j's cell)
-    np.cumsum(cells, out=ranks[1:])
+    np.add(h[:, 0], h[:, 1], out=ranks[1:])  # (first the cells' own counts C)
+    near = np.minimum(ranks[1:], trim * cap)  # d = min(C, trim cap), as q d
+    near *= q
+    cell = None
+    if 2 * p != q:  # OpenDP's, trim |q A + p C - p N| (at the median never smaller)
+        cell = np.multiply(ranks[1:], trim * p)
+    np.cumsum(ranks[1:], out=ranks[1:])
     target = trim * p * int(ranks[-1])  # trim p N
     ranks *= trim * q
     # max(lo, hi) = q d + max(trim q A - trim p N, trim p N - trim q (A + C))
     out: IntArray = np.subtract(ranks[:-1], target)
-    far = np.subtract(target, ranks[1:])
+    if cell is not None:
+        cell += ranks[:-1]
+        cell -= target
+        np.abs(cell, out=cell)
+    far = np.subtract(target, ranks[1:], out=ranks[1:])  # (``ranks`` is not read again)
     np.maximum(out, far, out=out)
-    np.minimum(cells, trim * cap, out=far)  # d = min(C, trim cap)
-    far *= q
-    out += far
+    out += near
     np.maximum(out, 0, out=out)
-    if 2 * p != q:  # OpenDP's, trim |q A + p C - p N| (at the median never smaller)
-        cells *= trim * p
-        cells += ranks[:-1]
-        cells -= target
-        np.abs(cells, out=cells)
-        np.minimum(out, cells, out=out)
+    if cell is not None:
+        np.minimum(out, cell, out=out)
     return out
 
 
