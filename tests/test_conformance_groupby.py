@@ -257,13 +257,13 @@ NO_ORACLE = {
     if name.startswith(("gcol-", "g1-one-")) or name == "g1-value_counts"
 } | {("tuple-labels", name) for name in SPECS if "agg" in name}
 FINDINGS: dict[str, Finding] = {
-    "one value x: a median, a list of quantiles or describe's percentiles is released "
-    "anywhere in [lower bound, x) (x's own edge pays the base penalty and ties with the "
-    "coarse edges below it); a single q = 0.3 gives x; pandas gives x "
-    "(stats/quantiles rank convention)": lambda kind, name: (
+    "documented (differences.md#quantiles, very few values): one value x: a list of "
+    "quantiles or describe's percentiles selects the outer ones on one side of the "
+    "median, which the value's coin may leave empty; a median or a single q gives x, as "
+    "pandas does": lambda kind, name: (
         kind == "one-row"
         and (name in QUANTILES or name in {"g1-describe", "gcol-describe"})
-        and not name.endswith("-quantile")
+        and not name.endswith(("-quantile", "-median", "-median-numeric_only"))
     ),
 }
 
