@@ -343,8 +343,9 @@ def test_privacy_of_the_recursion_on_a_point_mass() -> None:
     the recursion's split of the pile (noisy counts set the coins' bias) keeps the
     joint output of the three selections epsilon-DP (exact conditional binomial
     tests over the outputs seen, Bonferroni; false-alarm rate 1e-4). Run at
-    epsilon = 12 the same outputs are rejected as epsilon = 1 (at 20, with the pile's
-    score unmargined since issue 35, every quartile lands on its pile every time)."""
+    epsilon = 16 the same outputs are rejected as epsilon = 1 (the test's power: with
+    the trimmed score, in units of 1/8, epsilon = 12 is not loud enough to be told
+    apart in 4,000 draws; at 16 over 12,000 the p-value is about 1e-11 to 1e-15)."""
     cells = np.zeros((8, 2), dtype=np.int64)
     cells[:, 1] = [8, 0, 0, 8, 0, 0, 8, 0]  # (at the edges: in their cells' upper halves)
     other = cells.copy()
@@ -359,7 +360,7 @@ def test_privacy_of_the_recursion_on_a_point_mass() -> None:
     ra = outputs(cells, int(rng.poisson(20_000)), 5, 1.0)
     rb = outputs(other, int(rng.poisson(20_000)), 6, 1.0)
     assert loss_pvalue(ra, rb, 1.0, 511) >= 1e-4
-    loud = outputs(cells, 4_000, 7, 12.0), outputs(other, 4_000, 8, 12.0)
+    loud = outputs(cells, 12_000, 7, 16.0), outputs(other, 12_000, 8, 16.0)
     assert loss_pvalue(*loud, 1.0, 511) < 1e-4
 
 
