@@ -164,9 +164,11 @@ def _edges(decl: NumericDeclaration, cuts: np.ndarray, cells: int) -> list[float
     return [float(e) for e in edges]
 
 
-def _shaped(counts: np.ndarray, grouped: bool) -> list[Any]:
-    """One row of counts (ungrouped) or one per released group."""
-    rows = [[float(v) for v in row] for row in counts]
+def _shaped(counts: np.ndarray, grouped: bool, integer: bool = False) -> list[Any]:
+    """One row of counts (ungrouped) or one per released group (``integer``: counts
+    with discrete noise, as Python ints)."""
+    kind = int if integer else float
+    rows = [[kind(v) for v in row] for row in counts]
     return rows if grouped else rows[0]
 
 
@@ -211,7 +213,7 @@ def measured_histograms(
         out[c] = {
             "bins": bins,
             "edges": _edges(decls[c], cuts, bins),
-            "counts": _shaped(counts, grouped),
+            "counts": _shaped(counts, grouped, integer=m.calibrated.integer),
             "source": f"own noisy counts of {bins} equal bins of the declared range "
             f"({HISTOGRAM_SHARE:g} of the column's part of epsilon)",
             "share": HISTOGRAM_SHARE,
